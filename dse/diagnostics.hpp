@@ -1,0 +1,51 @@
+// Diagnostics for bad user input: every problem at once, each as
+//   file:line:col: error: message
+//     <the offending line>
+//     ^~~~~
+//   with the valid choices and the closest match where there is one.
+// Lines and columns are 1-based. Diagnostics keep the text of every file they report on so the
+// offending line can be shown.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dsx {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;    // 1-based; 0 = unknown (whole file)
+  int column = 0;  // 1-based
+};
+
+struct Diagnostic {
+  SourceLocation where;
+  std::string message;
+  std::size_t span = 1;  // characters to underline
+};
+
+class Diagnostics {
+ public:
+  void add_source(std::string file, std::string text);
+  void error(SourceLocation where, std::string message, std::size_t span = 1);
+  // "unknown <what> 'got'; did you mean 'x'? valid <what>s: a, b, c"
+  void unknown(SourceLocation where, std::string_view what, std::string_view got,
+               std::span<const std::string> choices);
+
+  bool has_errors() const { return !errors_.empty(); }
+  const std::vector<Diagnostic>& errors() const { return errors_; }
+  // All errors, formatted with the offending line and a caret, in the order they were found.
+  std::string format() const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> sources_;
+  std::vector<Diagnostic> errors_;
+};
+
+// The choice closest to `word` by edit distance, or "" when none is close enough to suggest.
+std::string closest_match(std::string_view word, std::span<const std::string> choices);
+
+}  // namespace dsx

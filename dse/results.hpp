@@ -1,0 +1,34 @@
+// The rows a sweep produced, in point-index order, as the store and the outputs see them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+struct ResultTable {
+  std::vector<std::string> axis_names;    // columns identifying a point
+  std::vector<std::string> metric_names;  // metric columns
+  std::vector<std::string> reasons;       // infeasibility reason texts (solver->reasons())
+
+  std::vector<std::uint64_t> point_index;    // row -> grid point index
+  std::vector<std::string> axis_labels;      // row-major: rows x axis_names.size()
+  std::vector<PointStatus> status;
+  std::vector<std::string> status_detail;    // reason text or error message; "" when ok
+  std::vector<double> metrics;               // row-major: rows x metric_names.size()
+
+  std::size_t rows() const { return point_index.size(); }
+  double metric(std::size_t row, std::size_t m) const { return metrics[row * metric_names.size() + m]; }
+  const std::string& label(std::size_t row, std::size_t a) const {
+    return axis_labels[row * axis_names.size() + a];
+  }
+  int axis_column(std::string_view name) const;    // -1 when absent
+  int metric_column(std::string_view name) const;  // -1 when absent
+};
+
+std::string_view status_name(PointStatus s);
+
+}  // namespace dsx

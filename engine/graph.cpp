@@ -1,0 +1,39 @@
+#include "engine/graph.hpp"
+
+#include <array>
+
+namespace dsx {
+
+namespace {
+constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
+    "matmul", "conv", "attention", "elementwise", "normalization", "reduction", "embedding", "memory"};
+}
+
+std::string_view op_kind_name(OpKind k) { return kOpKindNames[static_cast<std::size_t>(k)]; }
+
+std::optional<OpKind> parse_op_kind(std::string_view name) {
+  for (std::size_t i = 0; i < kOpKindCount; ++i) {
+    if (kOpKindNames[i] == name) return static_cast<OpKind>(i);
+  }
+  return std::nullopt;
+}
+
+double ModelGraph::total_flops_per_sample() const {
+  double sum = 0;
+  for (const Op& op : ops) sum += op.flops_per_sample * op.repeat;
+  return sum;
+}
+
+double ModelGraph::total_kernels() const {
+  double sum = 0;
+  for (const Op& op : ops) sum += static_cast<double>(op.kernels) * op.repeat;
+  return sum;
+}
+
+double ModelGraph::total_weight_elements() const {
+  double sum = 0;
+  for (const Op& op : ops) sum += op.weight_elements * op.repeat;
+  return sum;
+}
+
+}  // namespace dsx

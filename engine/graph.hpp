@@ -1,0 +1,59 @@
+// Operator graphs: what a model asks of the hardware for one sample (or one token).
+//
+// Each op carries FLOPs and element counts rather than bytes, so the same graph serves every
+// precision: bytes = elements x bytes_per_element(precision). Activations scale with the batch;
+// weights are read once per op execution whatever the batch. Consecutive ops with the same
+// `repeat` form a block executed `repeat` times (a transformer layer, a ResNet stage); order inside a
+// block is execution order, which is what fusion (engine/fusion.hpp) relies on.
+// Graphs are generated from architecture parameters by engine/model_builders.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dsx {
+
+enum class OpKind : std::uint8_t {
+  matmul,         // dense GEMM / linear layer
+  conv,           // convolution (incl. depthwise)
+  attention,      // score/softmax/value products of attention
+  elementwise,    // activation, dropout, residual add, scale, bias
+  normalization,  // LayerNorm, RMSNorm, BatchNorm (inference: per-channel affine)
+  reduction,      // pooling, softmax over a large axis, loss
+  embedding,      // table lookup
+  memory,         // copies, transposes, concatenations
+};
+
+inline constexpr std::size_t kOpKindCount = 8;
+std::string_view op_kind_name(OpKind k);
+std::optional<OpKind> parse_op_kind(std::string_view name);
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::elementwise;
+  double flops_per_sample = 0;           // FLOP for one sample (or token), one execution
+  double input_elements_per_sample = 0;  // activation elements read
+  double output_elements_per_sample = 0; // activation elements written
+  double weight_elements = 0;            // parameter elements read per execution (batch-independent)
+  std::uint32_t kernels = 1;             // kernel launches per execution in eager mode
+  std::uint32_t repeat = 1;              // executions per forward pass (e.g. number of layers)
+};
+
+// What one "sample" means for a graph: an image, an utterance, a token, a sequence.
+struct ModelGraph {
+  std::string id;
+  std::string name;
+  std::string sample_unit = "sample";
+  double parameter_count = 0;
+  std::vector<Op> ops;
+  std::string source;
+
+  double total_flops_per_sample() const;
+  double total_kernels() const;
+  double total_weight_elements() const;
+};
+
+}  // namespace dsx

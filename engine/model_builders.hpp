@@ -1,0 +1,39 @@
+// Operator graphs generated from architecture parameters, never typed in.
+//
+// Each architecture declares its parameters (name, dimension, default) like a solver does, so the
+// catalog reader (dse/catalog.hpp) can validate models.yaml with file:line:col messages and the
+// closest match. build() receives the values in params() order, SI units, defaults filled in.
+// FLOPs count a multiply-accumulate as 2 FLOP (shared/reference mlsysim-catalog, section 0).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "engine/graph.hpp"
+#include "engine/units.hpp"
+
+namespace dsx {
+
+struct ArchParamSpec {
+  std::string_view name;
+  Dimension dimension = Dimension::count;
+  std::string_view description;
+  bool has_default = false;
+  double default_value = 0;
+  bool integer = true;
+};
+
+struct Architecture {
+  std::string_view name;
+  std::string_view description;
+  std::string_view sample_unit;  // "sample", "image", "token", "utterance", ...
+  std::span<const ArchParamSpec> params;
+  // Builds the eager graph (ids/name/source are filled in by the caller). Throws
+  // std::invalid_argument on values that describe no valid network.
+  ModelGraph (*build)(std::span<const double> values);
+};
+
+std::span<const Architecture> all_architectures();
+const Architecture* find_architecture(std::string_view name);
+
+}  // namespace dsx

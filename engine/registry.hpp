@@ -1,0 +1,14 @@
+// The solver table: every solver dsx knows, by the name a study uses in `solver:`.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+std::span<const Solver* const> all_solvers();
+const Solver* find_solver(std::string_view name);  // nullptr when unknown
+
+}  // namespace dsx

@@ -1,0 +1,77 @@
+// One interface, many solvers: a solver declares the parameters it reads and the metrics it writes,
+// and evaluates one design point. The registry (engine/registry.hpp) maps study names to solvers.
+//
+// Contract for evaluate(): pure, thread-safe, allocation-free, no string formatting. It writes
+// exactly metrics().size() values into `metrics_out`. An infeasible point (does not fit, unsupported
+// precision) returns PointStatus::infeasible with a reason index into reasons(); its metrics may be
+// NaN. A bug throws; the sweep turns the exception into an error row.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "engine/fusion.hpp"
+#include "engine/hardware.hpp"
+#include "engine/units.hpp"
+
+namespace dsx {
+
+enum class ParamKind : std::uint8_t {
+  hardware,   // a catalog hardware id
+  model,      // a catalog model id
+  precision,  // fp32 ... int4 (value = index into kAllPrecisions)
+  choice,     // one of `choices` (value = index)
+  number,     // a quantity of `dimension`
+};
+
+struct ParamSpec {
+  std::string_view name;
+  ParamKind kind = ParamKind::number;
+  Dimension dimension = Dimension::dimensionless;
+  std::span<const std::string_view> choices = {};
+  std::string_view description;
+  bool has_default = false;
+  double default_value = 0;  // number: SI value; choice: index
+  double min_value = 0;      // inclusive bounds for numbers
+  double max_value = 0;
+  bool min_exclusive = false;  // (min, max] instead of [min, max]
+  bool integer = false;
+};
+
+struct MetricSpec {
+  std::string_view name;  // snake_case with the SI unit as suffix
+  Dimension dimension = Dimension::dimensionless;
+  std::string_view description;
+};
+
+inline constexpr std::size_t kMaxParams = 16;
+
+// One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
+// catalog, which outlives the sweep.
+struct PointInputs {
+  const HardwareSpec* hardware = nullptr;
+  const PreparedModel* model = nullptr;
+  std::array<double, kMaxParams> values{};
+};
+
+enum class PointStatus : std::uint8_t { ok, infeasible, error };
+
+struct PointResult {
+  PointStatus status = PointStatus::ok;
+  std::uint8_t reason = 0;  // index into Solver::reasons() when infeasible
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  virtual std::span<const ParamSpec> params() const = 0;
+  virtual std::span<const MetricSpec> metrics() const = 0;
+  virtual std::span<const std::string_view> reasons() const = 0;
+  virtual PointResult evaluate(const PointInputs& in, std::span<double> metrics_out) const = 0;
+};
+
+}  // namespace dsx

@@ -1,0 +1,47 @@
+// Solver "inference": one forward pass of a model on one accelerator, eager or compiled.
+//
+// Physics: operator-level roofline (engine/roofline.hpp), dispatch tax per kernel
+// (engine/dispatch.hpp, seeds/000 lab_07 Act 1), element-wise fusion in compiled mode
+// (engine/fusion.hpp). Energy = latency x TDP x (idle + (1 - idle) x utilization): the device draws its
+// idle share of TDP throughout and the dynamic share only while computing (the energy-proportional
+// model of shared/reference mlsysim-models, idle share per device from the catalog).
+// Memory footprint = weights + the largest single op's activations (inputs + outputs) at the batch;
+// a point whose footprint exceeds device memory is infeasible, as is a precision the device lacks.
+#pragma once
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+class InferenceSolver final : public Solver {
+ public:
+  enum Param : std::size_t { hardware, model, precision, batch, execution, launch_overhead, eta, kParamCount };
+  enum Metric : std::size_t {
+    latency_s,
+    throughput_samples_per_s,
+    gpu_utilization,
+    dispatch_share,
+    compute_s,
+    memory_s,
+    dispatch_s,
+    kernel_count,
+    flops,
+    bytes_moved,
+    arithmetic_intensity_flop_per_byte,
+    memory_footprint_bytes,
+    power_w,
+    energy_j,
+    energy_per_sample_j,
+    kMetricCount
+  };
+  enum Reason : std::uint8_t { precision_unsupported, exceeds_memory };
+
+  std::string_view name() const override { return "inference"; }
+  std::string_view description() const override;
+  std::span<const ParamSpec> params() const override;
+  std::span<const MetricSpec> metrics() const override;
+  std::span<const std::string_view> reasons() const override;
+  PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
+};
+
+}  // namespace dsx
