@@ -79,7 +79,9 @@ struct ResolvedStudy {
   std::string question;
   std::string content_hash;  // of the study text (hex)
   const Solver* solver = nullptr;
-  Catalog catalog;  // the catalog after the study's additions and overrides
+  // The catalog entries the grid uses (after the study's additions and overrides), in catalog order;
+  // hardware/model axis values index into these vectors.
+  Catalog catalog;
   std::vector<Axis> axes;  // declaration order; the last axis varies fastest
   // Values of parameters that are not axes, indexed like solver->params(); labels as written.
   std::array<double, kMaxParams> fixed_values{};

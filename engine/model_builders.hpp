@@ -4,6 +4,15 @@
 // catalog reader (dse/catalog.hpp) can validate models.yaml with file:line:col messages and the
 // closest match. build() receives the values in params() order, SI units, defaults filled in.
 // FLOPs count a multiply-accumulate as 2 FLOP (shared/reference mlsysim-catalog, section 0).
+//
+// Architectures (formulas and sources at the top of each builder in model_builders.cpp):
+//  - transformer: decoder/encoder stack (GPT-2, BERT, Llama; MHA or GQA); a sample is one sequence.
+//  - resnet: bottleneck ResNet (ResNet-50 = blocks 3,4,6,3); a sample is one image.
+//  - ds_cnn: Hello Edge / MLPerf Tiny keyword-spotting DS-CNN; a sample is one utterance.
+//  - kernel_profile: seeds/000 lab_07's "N kernels of t each" abstraction; a sample is one pass.
+//    Its bytes_per_kernel is stated at fp16: input = output = bytes_per_kernel / 4 elements.
+// Each graph lists one Op per eager kernel in execution order, so fusion (engine/fusion.hpp) yields
+// the compiled graph; identical blocks (layers, ResNet blocks, profile groups) use Op::repeat.
 #pragma once
 
 #include <span>

@@ -14,6 +14,7 @@ std::string_view si_unit(Dimension d) {
     case Dimension::power: return "W";
     case Dimension::energy: return "J";
     case Dimension::money: return "USD";
+    case Dimension::rate: return "1/s";
   }
   return "";
 }
@@ -30,6 +31,7 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::power: return "power";
     case Dimension::energy: return "energy";
     case Dimension::money: return "money";
+    case Dimension::rate: return "rate";
   }
   return "";
 }

@@ -2,7 +2,7 @@
 //
 // Internally every quantity is SI: seconds, bytes, FLOP, FLOP/s, bytes/s, watts, joules, USD.
 // Decimal prefixes (GB = 1e9 B) and binary prefixes (GiB = 2^30 B) are distinct; the study reader
-// (dse/units_parse.hpp) converts user strings such as "80 GiB" or "15 us" into these values and
+// (dse/quantity.hpp) converts user strings such as "80 GiB" or "15 us" into these values and
 // checks that the dimension matches what a parameter expects.
 #pragma once
 
@@ -24,6 +24,7 @@ enum class Dimension : std::uint8_t {
   power,          // W
   energy,         // J
   money,          // USD
+  rate,           // events per second (samples/s, tokens/s, requests/s)
 };
 
 // The SI unit written after a value of this dimension ("s", "B/s", ...); empty for dimensionless/count.

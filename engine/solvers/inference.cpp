@@ -35,9 +35,10 @@ constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
 
 constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"latency_s", Dimension::time, "wall time of one forward pass: compute + exposed memory + dispatch"},
-    {"throughput_samples_per_s", Dimension::dimensionless, "batch / latency"},
+    {"throughput_samples_per_s", Dimension::rate, "batch / latency"},
     {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)"},
     {"dispatch_share", Dimension::dimensionless, "launch overhead / latency"},
+    {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"compute_s", Dimension::time, "sum over ops of FLOPs / (peak x eta)"},
     {"memory_s", Dimension::time, "memory time not hidden behind compute"},
     {"dispatch_s", Dimension::time, "kernels x launch overhead"},
@@ -79,8 +80,10 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
     largest_activation_elements = std::max(
         largest_activation_elements, op.input_elements_per_sample + op.output_elements_per_sample);
   }
-  const double footprint =
-      (graph.total_weight_elements() + largest_activation_elements * batch) * bytes_per_element(precision);
+  // Weights resident in memory: every parameter, including embedding rows a pass does not read.
+  const double weights =
+      graph.parameter_count > 0 ? graph.parameter_count : graph.total_weight_elements();
+  const double footprint = (weights + largest_activation_elements * batch) * bytes_per_element(precision);
   const double latency = b.latency_s();
   const double utilization = b.gpu_utilization();
   const double power = hw.tdp_w * (hw.idle_power_fraction + (1.0 - hw.idle_power_fraction) * utilization);
@@ -89,6 +92,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   out[throughput_samples_per_s] = latency > 0 ? batch / latency : kHuge;
   out[gpu_utilization] = utilization;
   out[dispatch_share] = b.dispatch_share();
+  out[memory_share] = b.memory_s / latency;
   out[compute_s] = b.compute_s;
   out[memory_s] = b.memory_s;
   out[dispatch_s] = b.dispatch_s;

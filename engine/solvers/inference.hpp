@@ -21,6 +21,7 @@ class InferenceSolver final : public Solver {
     throughput_samples_per_s,
     gpu_utilization,
     dispatch_share,
+    memory_share,
     compute_s,
     memory_s,
     dispatch_s,

@@ -1,0 +1,432 @@
+#include "dse/catalog.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "dse/quantity.hpp"
+#include "dse/yaml_reader.hpp"
+#include "engine/model_builders.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+constexpr std::array<std::string_view, 12> kHardwareKeys = {
+    "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
+    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price"};
+constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
+
+constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
+constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
+constexpr QuantityBounds kFraction{.bounded = true, .min_value = 0, .max_value = 1};
+
+// A number field of a hardware entry: its key, dimension, bounds and where it lives in HardwareSpec.
+struct HardwareField {
+  std::string_view key;
+  Dimension dimension;
+  QuantityBounds bounds;
+  double HardwareSpec::*member;
+};
+
+constexpr std::array<HardwareField, 7> kHardwareFields = {{
+    {"memory", Dimension::bytes, kPositive, &HardwareSpec::memory_bytes},
+    {"memory_bandwidth", Dimension::bandwidth, kPositive, &HardwareSpec::memory_bandwidth_bytes_per_s},
+    {"host_link", Dimension::bandwidth, kPositive, &HardwareSpec::host_link_bandwidth_bytes_per_s},
+    {"accelerator_link", Dimension::bandwidth, kNonNegative, &HardwareSpec::accelerator_link_bandwidth_bytes_per_s},
+    {"tdp", Dimension::power, kPositive, &HardwareSpec::tdp_w},
+    {"idle_power_fraction", Dimension::dimensionless, kFraction, &HardwareSpec::idle_power_fraction},
+    {"price", Dimension::money, kNonNegative, &HardwareSpec::price_usd},
+}};
+
+bool valid_id(std::string_view id) {
+  if (id.empty()) return false;
+  for (char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.' || c == '+';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string item_path(std::string_view path, std::size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
+
+// The entry's id, checked for spelling and uniqueness within this list; nullopt after an error.
+std::optional<std::string> read_id(const YamlReader& r, const YamlNode& entry, const std::string& path,
+                                   std::vector<const YamlNode*>& seen, std::string_view kind) {
+  const YamlNode* node = r.require(entry, "id", path);
+  if (node == nullptr) return std::nullopt;
+  auto id = r.string(*node, path + ".id");
+  if (!id) return std::nullopt;
+  if (!valid_id(*id)) {
+    r.error(*node, path + ".id: '" + *id + "' is not a valid id: use letters, digits, '_', '-', '.' and '+'");
+    return std::nullopt;
+  }
+  for (const YamlNode* earlier : seen) {
+    if (earlier->text == *id) {
+      r.error(*node, "duplicate " + std::string(kind) + " id '" + *id + "': already defined at line " +
+                         std::to_string(earlier->line) + ", column " + std::to_string(earlier->column));
+      return std::nullopt;
+    }
+  }
+  seen.push_back(node);
+  return id;
+}
+
+std::string read_file_text(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ok = false;
+    return std::strerror(errno);
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  ok = true;
+  return s.str();
+}
+
+template <class Entry>
+void add_or_replace(std::vector<Entry>& into, Entry entry) {
+  for (Entry& existing : into) {
+    if (existing.id == entry.id) {
+      existing = std::move(entry);
+      return;
+    }
+  }
+  into.push_back(std::move(entry));
+}
+
+// Returns whether the entry was added; `id_out` receives its id when it has a valid one.
+bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, Catalog& into,
+                         std::vector<const YamlNode*>& seen, std::string& id_out) {
+  if (!r.expect_mapping(entry, path)) return false;
+  r.check_keys(entry, kHardwareKeys, path);
+  const std::size_t errors_before = r.diags().errors().size();
+  const auto id = read_id(r, entry, path, seen, "hardware");
+  if (id) id_out = *id;
+
+  HardwareSpec hw;
+  bool from_base = false;
+  if (const YamlNode* base_node = entry.find("base")) {
+    if (const auto base = r.string(*base_node, path + ".base")) {
+      if (const HardwareSpec* b = into.find_hardware(*base)) {
+        hw = *b;
+        from_base = true;
+      } else {
+        r.unknown(*base_node, "hardware id", into.hardware_ids());
+      }
+    }
+  }
+  if (id) hw.id = *id;
+  // `base:` copies every field but the source: an entry that changes numbers says where they come from.
+  if (const YamlNode* n = r.require(entry, "source", path)) {
+    if (auto s = r.string(*n, path + ".source")) hw.source = *s;
+  }
+  const auto field = [&](std::string_view key) -> const YamlNode* {
+    if (const YamlNode* n = entry.find(key)) return n;
+    if (!from_base && entry.find("base") == nullptr) r.require(entry, key, path);
+    return nullptr;
+  };
+  if (const YamlNode* n = field("name")) {
+    if (auto s = r.string(*n, path + ".name")) hw.name = *s;
+  }
+  if (const YamlNode* peaks = field("peak_flops")) {
+    if (r.expect_mapping(*peaks, path + ".peak_flops")) {
+      std::vector<std::string> names;
+      for (Precision p : kAllPrecisions) names.emplace_back(precision_name(p));
+      if (!from_base) hw.peak_flops_per_s.fill(0);
+      const std::size_t errors_before_peaks = r.diags().errors().size();
+      for (const YamlEntry& e : peaks->entries) {
+        const auto precision = parse_precision(e.key.text);
+        if (!precision) {
+          r.unknown(e.key, "precision", names);
+          continue;
+        }
+        const std::string name = path + ".peak_flops." + e.key.text;
+        if (auto q = r.quantity(e.value, Dimension::flop_rate, name, kNonNegative)) {
+          hw.peak_flops_per_s[index_of(*precision)] = q->value;
+        }
+      }
+      bool any = false;
+      for (double v : hw.peak_flops_per_s) any = any || v > 0;
+      if (!any && r.diags().errors().size() == errors_before_peaks) {
+        r.error(*peaks, path + ".peak_flops: give a non-zero peak for at least one precision");
+      }
+    }
+  }
+  for (const HardwareField& f : kHardwareFields) {
+    if (const YamlNode* n = field(f.key)) {
+      if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
+    }
+  }
+  if (!id || r.diags().errors().size() != errors_before) return false;
+  add_or_replace(into.hardware, std::move(hw));
+  return true;
+}
+
+// Returns whether the entry was added; `id_out` receives its id when it has a valid one.
+bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, Catalog& into,
+                      std::vector<const YamlNode*>& seen, std::string& id_out) {
+  if (!r.expect_mapping(entry, path)) return false;
+  r.check_keys(entry, kModelKeys, path);
+  const std::size_t errors_before = r.diags().errors().size();
+  const auto id = read_id(r, entry, path, seen, "model");
+  if (id) id_out = *id;
+
+  CatalogModel model;
+  const CatalogModel* base = nullptr;
+  if (const YamlNode* base_node = entry.find("base")) {
+    if (const auto name = r.string(*base_node, path + ".base")) {
+      base = into.find_model(*name);
+      if (base == nullptr) r.unknown(*base_node, "model id", into.model_ids());
+    }
+  }
+  const bool has_base = entry.find("base") != nullptr;
+  if (base != nullptr) {
+    model.name = base->name;
+    model.architecture = base->architecture;
+  }
+  if (id) model.id = *id;
+  if (const YamlNode* n = r.require(entry, "source", path)) {
+    if (auto s = r.string(*n, path + ".source")) model.source = *s;
+  }
+  if (const YamlNode* n = entry.find("name")) {
+    if (auto s = r.string(*n, path + ".name")) model.name = *s;
+  } else if (!has_base) {
+    r.require(entry, "name", path);
+  }
+
+  const Architecture* arch = nullptr;
+  if (const YamlNode* n = entry.find("architecture")) {
+    if (auto s = r.string(*n, path + ".architecture")) {
+      arch = find_architecture(*s);
+      if (arch == nullptr) {
+        std::vector<std::string> names;
+        for (const Architecture& a : all_architectures()) names.emplace_back(a.name);
+        r.unknown(*n, "architecture", names);
+      } else {
+        model.architecture = *s;
+      }
+    }
+  } else if (!has_base) {
+    r.require(entry, "architecture", path);
+  } else if (base != nullptr) {
+    arch = find_architecture(base->architecture);
+  }
+  if (arch == nullptr) return false;
+
+  // Values in the architecture's parameter order: the entry's, else the base entry's (same
+  // architecture only), else the default.
+  const auto specs = arch->params;
+  std::vector<double> values(specs.size(), 0.0);
+  std::vector<std::string> labels(specs.size());
+  std::vector<bool> given(specs.size(), false);
+  if (base != nullptr && base->architecture == model.architecture) {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      for (const auto& [name, label] : base->params) {
+        if (name != specs[i].name) continue;
+        const QuantityParse q = parse_quantity(label, specs[i].dimension, name);
+        if (!q.quantity) throw std::logic_error("catalog model '" + base->id + "' holds an unreadable label");
+        values[i] = q.quantity->value;
+        labels[i] = label;
+        given[i] = true;
+      }
+    }
+  }
+  const YamlNode* params = entry.find("params");
+  if (params != nullptr && params->is_null()) params = nullptr;  // `params:` with nothing under it
+  if (params != nullptr && r.expect_mapping(*params, path + ".params")) {
+    std::vector<std::string> names;
+    for (const ArchParamSpec& s : specs) names.emplace_back(s.name);
+    for (const YamlEntry& e : params->entries) {
+      const auto it = std::find(names.begin(), names.end(), e.key.text);
+      if (it == names.end()) {
+        r.unknown(e.key, std::string(arch->name) + " parameter", names);
+        continue;
+      }
+      const auto i = static_cast<std::size_t>(it - names.begin());
+      const QuantityBounds bounds{.integer = specs[i].integer};
+      if (auto q = r.quantity(e.value, specs[i].dimension, path + ".params." + e.key.text, bounds)) {
+        values[i] = q->value;
+        labels[i] = e.value.text;
+        given[i] = true;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (given[i]) continue;
+    if (specs[i].has_default) {
+      values[i] = specs[i].default_value;
+      labels[i] = exact_quantity_label(specs[i].default_value, specs[i].dimension);
+    } else {
+      const YamlNode& at = params != nullptr ? *params : entry;
+      r.error(at, path + ": architecture '" + std::string(arch->name) + "' needs parameter '" +
+                      std::string(specs[i].name) + "' (" + std::string(specs[i].description) + ")");
+    }
+  }
+  if (!id || r.diags().errors().size() != errors_before) return false;
+  for (std::size_t i = 0; i < specs.size(); ++i) model.params.emplace_back(std::string(specs[i].name), labels[i]);
+  try {
+    ModelGraph graph = arch->build(values);
+    graph.id = model.id;
+    graph.name = model.name;
+    graph.source = model.source;
+    model.prepared = prepare_model(std::move(graph));
+  } catch (const std::invalid_argument& e) {
+    r.error(params != nullptr ? *params : entry,
+            path + ": " + e.what());
+    return false;
+  }
+  add_or_replace(into.models, std::move(model));
+  return true;
+}
+
+void load_list_text(const std::string& file, const std::string& text, std::string_view key, Catalog& into,
+                    Diagnostics& diags,
+                    void (*read)(const YamlReader&, const YamlNode&, std::string_view, Catalog&,
+                                 std::vector<std::string>*)) {
+  YamlReader r(file, diags);
+  const auto root = r.parse(text);
+  if (!root) return;
+  if (!r.expect_mapping(*root, "")) return;
+  const std::array<std::string_view, 1> keys = {key};
+  r.check_keys(*root, keys, "");
+  if (const YamlNode* list = r.require(*root, key, "")) read(r, *list, key, into, nullptr);
+}
+
+std::string join_path(const std::string& dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  return dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
+}
+
+// FNV-1a, 64 bit (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/).
+std::uint64_t fnv1a(std::string_view data, std::uint64_t hash = 14695981039346656037ULL) {
+  for (unsigned char c : data) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+}  // namespace
+
+void read_hardware_entries(const YamlReader& r, const YamlNode& list, std::string_view path, Catalog& into,
+                           std::vector<std::string>* broken_ids) {
+  if (!r.expect_sequence(list, path)) return;
+  std::vector<const YamlNode*> seen;
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    std::string id;
+    const bool added = read_hardware_entry(r, list.items[i], item_path(path, i), into, seen, id);
+    if (!added && !id.empty() && broken_ids != nullptr) broken_ids->push_back(id);
+  }
+}
+
+void read_model_entries(const YamlReader& r, const YamlNode& list, std::string_view path, Catalog& into,
+                        std::vector<std::string>* broken_ids) {
+  if (!r.expect_sequence(list, path)) return;
+  std::vector<const YamlNode*> seen;
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    std::string id;
+    const bool added = read_model_entry(r, list.items[i], item_path(path, i), into, seen, id);
+    if (!added && !id.empty() && broken_ids != nullptr) broken_ids->push_back(id);
+  }
+}
+
+const HardwareSpec* Catalog::find_hardware(std::string_view id) const {
+  for (const HardwareSpec& h : hardware) {
+    if (h.id == id) return &h;
+  }
+  return nullptr;
+}
+
+const CatalogModel* Catalog::find_model(std::string_view id) const {
+  for (const CatalogModel& m : models) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Catalog::hardware_ids() const {
+  std::vector<std::string> out;
+  for (const HardwareSpec& h : hardware) out.push_back(h.id);
+  return out;
+}
+
+std::vector<std::string> Catalog::model_ids() const {
+  std::vector<std::string> out;
+  for (const CatalogModel& m : models) out.push_back(m.id);
+  return out;
+}
+
+void load_hardware_text(const std::string& file, const std::string& text, Catalog& into, Diagnostics& diags) {
+  load_list_text(file, text, "hardware", into, diags, &read_hardware_entries);
+}
+
+void load_models_text(const std::string& file, const std::string& text, Catalog& into, Diagnostics& diags) {
+  load_list_text(file, text, "models", into, diags, &read_model_entries);
+}
+
+Catalog load_catalog(const std::string& dir, Diagnostics& diags) {
+  Catalog catalog;
+  const std::string hardware_file = join_path(dir, "hardware.yaml");
+  const std::string models_file = join_path(dir, "models.yaml");
+  bool ok = false;
+  std::string text = read_file_text(hardware_file, ok);
+  if (ok) {
+    load_hardware_text(hardware_file, text, catalog, diags);
+  } else {
+    diags.error(SourceLocation{hardware_file}, "cannot read the hardware catalog: " + text);
+  }
+  text = read_file_text(models_file, ok);
+  if (ok) {
+    load_models_text(models_file, text, catalog, diags);
+  } else {
+    diags.error(SourceLocation{models_file}, "cannot read the model catalog: " + text);
+  }
+  return catalog;
+}
+
+std::string catalog_hash(const Catalog& catalog) {
+  // Fields are separated by 0x1F and entries by 0x1E so no two catalogs share a serialisation.
+  std::string canonical;
+  const auto field = [&](std::string_view s) {
+    canonical += s;
+    canonical += '\x1F';
+  };
+  for (const HardwareSpec& h : catalog.hardware) {
+    field("hardware");
+    field(h.id);
+    field(h.name);
+    field(h.source);
+    for (double v : h.peak_flops_per_s) field(number_text(v));
+    for (const HardwareField& f : kHardwareFields) field(number_text(h.*f.member));
+    canonical += '\x1E';
+  }
+  for (const CatalogModel& m : catalog.models) {
+    field("model");
+    field(m.id);
+    field(m.name);
+    field(m.source);
+    field(m.architecture);
+    for (const auto& [k, v] : m.params) {
+      field(k);
+      field(v);
+    }
+    canonical += '\x1E';
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::uint64_t h = fnv1a(canonical);
+  std::string out(16, '0');
+  for (int i = 0; i < 16; ++i) out[15 - i] = kHex[(h >> (4 * i)) & 0xFU];
+  return out;
+}
+
+}  // namespace dsx

@@ -1,0 +1,253 @@
+#include "dse/cli/commands.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "dse/catalog.hpp"
+#include "dse/cli/options.hpp"
+#include "dse/grid.hpp"
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+#include "engine/registry.hpp"
+#include "output/format.hpp"
+
+namespace dsx::cli {
+
+namespace {
+
+constexpr std::array<Command, 5> kCommands = {{
+    {"run", "sweep a study, analyse it and render its report", run_command},
+    {"validate", "load and check studies without evaluating anything", validate_command},
+    {"eval", "evaluate one design point and print every metric", eval_command},
+    {"catalog", "list the hardware, models and solvers dsx knows, with sources", catalog_command},
+    {"report", "re-render figures and reports of a stored run", report_command},
+}};
+
+std::string yaml_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string show(double value, std::string_view name, Dimension dimension) {
+  return format_quantity(value, describe_quantity(name, dimension));
+}
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+std::string default_catalog_dir() { return std::string(DSX_SOURCE_DIR) + "/studies/catalog"; }
+std::string default_template_dir() { return std::string(DSX_SOURCE_DIR) + "/templates"; }
+
+int validate_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx validate options");
+  std::vector<std::string> files;
+  std::string catalog_dir;
+  options.add_options()("study", po::value(&files)->required(), "study files to check")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
+  po::positional_options_description positional;
+  positional.add("study", -1);
+  po::variables_map vm;
+  if (auto code = parse_options("validate", "dsx validate STUDY.yaml... [--catalog DIR]", args, options,
+                                positional, vm)) {
+    return *code;
+  }
+  int status = kSuccess;
+  for (const std::string& file : files) {
+    Diagnostics diags;
+    const auto study = load_study(file, catalog_dir, diags);
+    if (!study) {
+      fmt::print(stderr, "{}", diags.format());
+      status = kBadInput;
+      continue;
+    }
+    const Grid grid(*study);
+    fmt::print("{}: ok: solver {}, {} axes, {} design points\n", file, study->solver->name(),
+               study->axes.size(), grid.size());
+  }
+  return status;
+}
+
+int eval_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx eval options");
+  std::string solver_name;
+  std::vector<std::string> assignments;
+  std::string catalog_dir;
+  bool json = false;
+  options.add_options()("solver", po::value(&solver_name)->required(), "solver name (dsx catalog solvers)")(
+      "assignment", po::value(&assignments), "parameter=value, e.g. hardware=h100_sxm launch_overhead='10 us'")(
+      "json", po::bool_switch(&json), "print JSON")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
+  po::positional_options_description positional;
+  positional.add("solver", 1).add("assignment", -1);
+  po::variables_map vm;
+  if (auto code = parse_options("eval", "dsx eval SOLVER key=value... [--json]", args, options, positional, vm)) {
+    return *code;
+  }
+  // A one-point study: each assignment becomes a one-value axis, so every check of the study
+  // loader (units, ids, ranges, suggestions) applies to the command line too.
+  std::string text = fmt::format("study: eval\ntitle: dsx eval\nquestion: one design point\nsolver: {}\naxes:\n",
+                                 yaml_quote(solver_name));
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "dsx eval: error: expected key=value, got '{}'\n", a);
+      return kBadInput;
+    }
+    text += fmt::format("  {}: [{}]\n", a.substr(0, eq), yaml_quote(a.substr(eq + 1)));
+  }
+  Diagnostics diags;
+  const auto study = load_study_text("<command line>", text, catalog_dir, diags);
+  if (!study) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  const Grid grid(*study);
+  PointInputs inputs;
+  grid.inputs(0, inputs);
+  const auto metrics = study->solver->metrics();
+  std::vector<double> values(metrics.size());
+  const PointResult result = study->solver->evaluate(inputs, values);
+  const std::string status(status_name(result.status));
+  const std::string reason =
+      result.status == PointStatus::infeasible ? std::string(study->solver->reasons()[result.reason]) : "";
+  if (json) {
+    nlohmann::ordered_json out;
+    out["solver"] = std::string(study->solver->name());
+    for (const Axis& axis : study->axes) out["inputs"][axis.param] = axis.values[0].label;
+    for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
+      if (!study->is_axis[p]) out["inputs"][std::string(study->solver->params()[p].name)] = study->fixed_labels[p];
+    }
+    out["status"] = status;
+    if (!reason.empty()) out["reason"] = reason;
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      out["metrics"][std::string(metrics[m].name)] = std::isfinite(values[m]) ? nlohmann::json(values[m]) : nullptr;
+    }
+    fmt::print("{}\n", out.dump(2));
+    return kSuccess;
+  }
+  fmt::print("solver {}: {}{}\n", study->solver->name(), status, reason.empty() ? "" : " (" + reason + ")");
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    fmt::print("  {:<36} {:>14}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
+               metrics[m].description);
+  }
+  return kSuccess;
+}
+
+int catalog_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx catalog options");
+  std::string what = "all";
+  std::string catalog_dir;
+  bool json = false;
+  options.add_options()("what", po::value(&what), "hardware, models, solvers or all (default)")(
+      "json", po::bool_switch(&json), "print JSON")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
+  po::positional_options_description positional;
+  positional.add("what", 1);
+  po::variables_map vm;
+  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|solvers] [--json]", args, options,
+                                positional, vm)) {
+    return *code;
+  }
+  const std::vector<std::string> kinds = {"all", "hardware", "models", "solvers"};
+  if (std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
+    const std::string near = closest_match(what, kinds);
+    fmt::print(stderr, "dsx catalog: error: unknown section '{}'{}; valid sections: {}\n", what,
+               near.empty() ? "" : fmt::format("; did you mean '{}'?", near), fmt::join(kinds, ", "));
+    return kBadInput;
+  }
+  Diagnostics diags;
+  const Catalog catalog = load_catalog(catalog_dir, diags);
+  if (diags.has_errors()) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  const bool all = what == "all";
+  nlohmann::ordered_json out;
+  if (all || what == "hardware") {
+    if (!json) fmt::print("hardware ({} entries)\n", catalog.hardware.size());
+    for (const HardwareSpec& hw : catalog.hardware) {
+      nlohmann::ordered_json entry;
+      entry["id"] = hw.id;
+      entry["name"] = hw.name;
+      std::string peaks;
+      for (Precision p : kAllPrecisions) {
+        if (!hw.supports(p)) continue;
+        entry["peak_flops_per_s"][std::string(precision_name(p))] = hw.peak(p);
+        peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", precision_name(p),
+                             show(hw.peak(p), "peak_flops_per_s", Dimension::flop_rate));
+      }
+      entry["memory_bytes"] = hw.memory_bytes;
+      entry["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+      entry["host_link_bandwidth_bytes_per_s"] = hw.host_link_bandwidth_bytes_per_s;
+      entry["accelerator_link_bandwidth_bytes_per_s"] = hw.accelerator_link_bandwidth_bytes_per_s;
+      entry["tdp_w"] = hw.tdp_w;
+      entry["idle_power_fraction"] = hw.idle_power_fraction;
+      entry["price_usd"] = hw.price_usd;
+      entry["source"] = hw.source;
+      out["hardware"].push_back(entry);
+      if (!json) {
+        fmt::print("  {:<16} {}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n",
+                   hw.id, hw.name, peaks, show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
+                   show(hw.memory_bandwidth_bytes_per_s, "memory_bandwidth_bytes_per_s", Dimension::bandwidth),
+                   show(hw.tdp_w, "tdp_w", Dimension::power), show(hw.price_usd, "price_usd", Dimension::money),
+                   hw.source);
+      }
+    }
+  }
+  if (all || what == "models") {
+    if (!json) fmt::print("models ({} entries)\n", catalog.models.size());
+    for (const CatalogModel& m : catalog.models) {
+      const ModelGraph& g = m.prepared.eager;
+      nlohmann::ordered_json entry;
+      entry["id"] = m.id;
+      entry["name"] = m.name;
+      entry["architecture"] = m.architecture;
+      for (const auto& [k, v] : m.params) entry["params"][k] = v;
+      entry["sample_unit"] = g.sample_unit;
+      entry["flops_per_sample"] = g.total_flops_per_sample();
+      entry["parameters"] = g.total_weight_elements();
+      entry["kernels_eager"] = g.total_kernels();
+      entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
+      entry["source"] = m.source;
+      out["models"].push_back(entry);
+      if (!json) {
+        fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n",
+                   m.id, m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops),
+                   g.sample_unit, show(g.total_weight_elements(), "parameters", Dimension::count),
+                   g.total_kernels(), m.prepared.compiled.total_kernels(), m.source);
+      }
+    }
+  }
+  if (all || what == "solvers") {
+    if (!json) fmt::print("solvers ({} entries)\n", all_solvers().size());
+    for (const Solver* s : all_solvers()) {
+      nlohmann::ordered_json entry;
+      entry["name"] = std::string(s->name());
+      entry["description"] = std::string(s->description());
+      if (!json) fmt::print("  {:<16} {}\n    parameters:\n", s->name(), s->description());
+      for (const ParamSpec& p : s->params()) {
+        entry["params"].push_back({{"name", std::string(p.name)}, {"description", std::string(p.description)}});
+        if (!json) fmt::print("      {:<20} {}\n", p.name, p.description);
+      }
+      if (!json) fmt::print("    metrics:\n");
+      for (const MetricSpec& m : s->metrics()) {
+        entry["metrics"].push_back({{"name", std::string(m.name)}, {"description", std::string(m.description)}});
+        if (!json) fmt::print("      {:<36} {}\n", m.name, m.description);
+      }
+      out["solvers"].push_back(entry);
+    }
+  }
+  if (json) fmt::print("{}\n", out.dump(2));
+  return kSuccess;
+}
+
+}  // namespace dsx::cli

@@ -1,0 +1,224 @@
+// `dsx run` and `dsx report`: sweep into the store, then analyse and render from what was stored.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "dse/cli/commands.hpp"
+#include "dse/cli/options.hpp"
+#include "dse/grid.hpp"
+#include "dse/pareto.hpp"
+#include "dse/store.hpp"
+#include "dse/study.hpp"
+#include "dse/sweep.hpp"
+#include "output/csv.hpp"
+#include "output/figures.hpp"
+#include "output/files.hpp"
+#include "output/report.hpp"
+
+namespace dsx::cli {
+
+namespace {
+
+constexpr std::uint64_t kBlockPoints = 1 << 16;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Row indices of the Pareto front of the study's objectives over feasible rows (none below two).
+std::vector<std::size_t> pareto_rows(const ResolvedStudy& study, const ResultTable& results) {
+  if (study.objectives.size() < 2) return {};
+  return pareto_front(results, study.objectives);
+}
+
+RunInfo run_info_from_meta(const ResultStore& store, const ResultTable& results) {
+  RunInfo info;
+  info.dsx_version = store.meta("dsx_version").value_or("");
+  info.git_revision = store.meta("git_revision").value_or("");
+  info.study_hash = store.meta("study_hash").value_or("");
+  info.catalog_hash = store.meta("catalog_hash").value_or("");
+  info.points = results.rows();
+  for (PointStatus s : results.status) {
+    (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
+  }
+  return info;
+}
+
+// Everything after the sweep: Pareto, CSV, figures, report. Reads only stored results.
+void analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
+                        const std::string& template_dir, nlohmann::ordered_json& manifest) {
+  const auto start = Clock::now();
+  const ResultTable results = store.read_results();
+  const std::vector<std::size_t> front = pareto_rows(study, results);
+  store.write_pareto(point_indices_of(results, front));
+  write_file_atomic(run_dir + "/results.csv", results_csv(results));
+  write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front));
+
+  const RunInfo info = run_info_from_meta(store, results);
+  const ReportInputs inputs{study, results, front, info, run_dir, template_dir};
+  const auto figures = render_figures(inputs);
+  render_report(inputs, figures);
+  manifest["rows"] = {{"points", info.points},
+                      {"feasible", info.feasible},
+                      {"infeasible", info.infeasible},
+                      {"errors", info.errors},
+                      {"pareto", front.size()}};
+  manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
+}
+
+std::string template_dir_for(const std::string& option) {
+  return option.empty() ? default_template_dir() : option;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx run options");
+  std::string file, out_dir, catalog_dir, template_dir;
+  unsigned threads = 0;
+  bool fresh = false, quiet = false;
+  options.add_options()("study", po::value(&file)->required(), "study file")(
+      "out", po::value(&out_dir), "run folder (default runs/<study>)")(
+      "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
+      "fresh", po::bool_switch(&fresh), "discard results already in the run folder")(
+      "quiet", po::bool_switch(&quiet), "no progress output")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder")(
+      "templates", po::value(&template_dir), "report template folder (default: the shipped templates)");
+  po::positional_options_description positional;
+  positional.add("study", 1);
+  po::variables_map vm;
+  if (auto code = parse_options("run", "dsx run STUDY.yaml [--out DIR] [--threads N] [--fresh] [--quiet]", args,
+                                options, positional, vm)) {
+    return *code;
+  }
+  const auto start = Clock::now();
+  Diagnostics diags;
+  auto loaded = load_study(file, catalog_dir, diags);
+  if (!loaded) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  const ResolvedStudy& study = *loaded;
+  const std::string run_dir = out_dir.empty() ? "runs/" + study.name : out_dir;
+  make_directories(run_dir);
+  const std::string store_path = result_store_path(run_dir);
+  if (fresh) remove_result_store(store_path);
+
+  ResultStore store(store_path);
+  const std::vector<std::pair<std::string, std::string>> identity = {
+      {"study_hash", study.content_hash},
+      {"catalog_hash", catalog_hash(study.catalog)},
+      {"dsx_version", DSX_VERSION},
+  };
+  if (store.has_results()) {
+    for (const auto& [key, value] : identity) {
+      const std::string stored = store.meta(key).value_or("");
+      if (stored == value) continue;
+      fmt::print(stderr,
+                 "dsx run: error: {} holds a run of a different study: {} is {} there and {} now\n"
+                 "  to start over in this folder: dsx run {} --fresh\n",
+                 run_dir, key, stored.empty() ? "missing" : stored, value, file);
+      return kBadInput;
+    }
+  }
+  store.set_meta(identity);
+  store.set_meta("git_revision", DSX_GIT_REVISION);
+  store.set_meta("study_file", file);
+  write_file_atomic(run_dir + "/study.resolved.yaml", resolved_study_yaml(study));
+
+  ResultTable columns = make_result_table(study);
+  store.ensure_schema(columns);
+  const Grid grid(study);
+  const std::uint64_t total = grid.size();
+  const std::uint64_t resumed = store.row_count();
+  if (resumed > 0 && store.max_point_index().value_or(0) + 1 != resumed) {
+    throw std::runtime_error(store_path + " holds rows that are not a prefix of the grid; run with --fresh");
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!quiet) {
+    fmt::print(stderr, "dsx run: {} design points{}\n", total,
+               resumed > 0 ? fmt::format(", resuming after {} stored", resumed) : "");
+  }
+  const auto sweep_start = Clock::now();
+  SweepBlock block;
+  for (std::uint64_t first = resumed; first < total; first += kBlockPoints) {
+    const std::uint64_t count = std::min(kBlockPoints, total - first);
+    evaluate_block(grid, *study.solver, first, count, threads, block);
+    ResultTable rows = make_result_table(study);
+    append_block(study, grid, block, rows);
+    store.append(rows);
+    if (!quiet && (tty || first + count == total)) {
+      const double elapsed = seconds_since(sweep_start);
+      fmt::print(stderr, "{}dsx run: {}/{} points ({:.0f}%), {:.3g} points/s{}", tty ? "\r" : "", first + count,
+                 total, 100.0 * static_cast<double>(first + count) / static_cast<double>(total),
+                 elapsed > 0 ? static_cast<double>(first + count - resumed) / elapsed : 0.0, tty ? "" : "\n");
+    }
+  }
+  if (!quiet && tty) fmt::print(stderr, "\n");
+  const double sweep_seconds = seconds_since(sweep_start);
+
+  nlohmann::ordered_json manifest;
+  manifest["dsx_version"] = DSX_VERSION;
+  manifest["git_revision"] = DSX_GIT_REVISION;
+  manifest["study"] = file;
+  manifest["study_hash"] = study.content_hash;
+  manifest["catalog_hash"] = catalog_hash(study.catalog);
+  manifest["threads"] = threads;
+  manifest["resumed_after_points"] = resumed;
+  manifest["timings_s"]["sweep"] = sweep_seconds;
+  analyse_and_render(study, store, run_dir, template_dir_for(template_dir), manifest);
+  manifest["timings_s"]["total"] = seconds_since(start);
+  write_file_atomic(run_dir + "/manifest.json", manifest.dump(2) + "\n");
+  const auto rows = manifest["rows"];
+  if (!quiet) {
+    fmt::print(stderr, "dsx run: {} points: {} feasible, {} infeasible, {} errors in {:.2f} s\n",
+               rows["points"].get<std::uint64_t>(), rows["feasible"].get<std::uint64_t>(),
+               rows["infeasible"].get<std::uint64_t>(), rows["errors"].get<std::uint64_t>(), sweep_seconds);
+  }
+  fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
+  return kSuccess;
+}
+
+int report_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx report options");
+  std::string run_dir, template_dir;
+  options.add_options()("run", po::value(&run_dir)->required(), "run folder written by dsx run")(
+      "templates", po::value(&template_dir), "report template folder (default: the shipped templates)");
+  po::positional_options_description positional;
+  positional.add("run", 1);
+  po::variables_map vm;
+  if (auto code = parse_options("report", "dsx report RUN_DIR [--templates DIR]", args, options, positional, vm)) {
+    return *code;
+  }
+  const std::string resolved = run_dir + "/study.resolved.yaml";
+  const std::string store_path = result_store_path(run_dir);
+  if (!std::filesystem::exists(resolved) || !std::filesystem::exists(store_path)) {
+    fmt::print(stderr, "dsx report: error: {} is not a run folder (needs study.resolved.yaml and results.sqlite)\n",
+               run_dir);
+    return kBadInput;
+  }
+  Diagnostics diags;
+  // The resolved study carries every catalog entry it uses: no catalog folder is read, so later
+  // catalog edits cannot change a re-rendered report.
+  auto study = load_study(resolved, "", diags);
+  if (!study) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  ResultStore store(store_path, StoreMode::read_write);
+  study->file = store.meta("study_file").value_or(study->file);
+  nlohmann::ordered_json manifest;
+  const std::string manifest_path = run_dir + "/manifest.json";
+  if (std::filesystem::exists(manifest_path)) manifest = nlohmann::ordered_json::parse(read_file(manifest_path));
+  analyse_and_render(*study, store, run_dir, template_dir_for(template_dir), manifest);
+  write_file_atomic(manifest_path, manifest.dump(2) + "\n");
+  fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
+  return kSuccess;
+}
+
+}  // namespace dsx::cli

@@ -1,0 +1,533 @@
+#include "dse/store.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <system_error>
+
+namespace dsx {
+
+namespace {
+
+struct StmtDeleter {
+  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
+};
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
+
+constexpr std::string_view kPointIndexColumn = "point_index";
+constexpr std::string_view kStatusColumn = "status";
+constexpr std::string_view kDetailColumn = "detail";
+
+std::string quote_identifier(std::string_view name) {
+  std::string out;
+  out.reserve(name.size() + 2);
+  out += '"';
+  for (const char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+// Every column of the results table, in order, must have a distinct name under SQLite's
+// ASCII case folding, and none may be empty or hold a NUL byte.
+void check_column_names(const std::vector<std::string>& axes, const std::vector<std::string>& metrics) {
+  std::vector<std::pair<std::string, std::string>> seen;  // folded, original
+  auto add = [&](std::string_view name, std::string_view role) {
+    if (name.empty()) throw std::logic_error(std::string("result store: empty ") + std::string(role) + " name");
+    if (name.find('\0') != std::string_view::npos) {
+      throw std::logic_error(std::string("result store: ") + std::string(role) + " name holds a NUL byte");
+    }
+    std::string folded = ascii_lower(name);
+    for (const auto& [f, original] : seen) {
+      if (f == folded) {
+        throw std::logic_error("result store: " + std::string(role) + " column '" + std::string(name) +
+                               "' collides with column '" + original + "'");
+      }
+    }
+    seen.emplace_back(std::move(folded), std::string(name));
+  };
+  add(kPointIndexColumn, "reserved");
+  add(kStatusColumn, "reserved");
+  add(kDetailColumn, "reserved");
+  for (const auto& a : axes) add(a, "axis");
+  for (const auto& m : metrics) add(m, "metric");
+}
+
+void check_table_shape(const ResultTable& t) {
+  const std::size_t rows = t.point_index.size();
+  if (t.axis_labels.size() != rows * t.axis_names.size() || t.status.size() != rows ||
+      t.status_detail.size() != rows || t.metrics.size() != rows * t.metric_names.size()) {
+    throw std::logic_error("result store: ResultTable vectors disagree in length");
+  }
+}
+
+std::optional<PointStatus> parse_status(std::string_view s) {
+  for (const PointStatus p : {PointStatus::ok, PointStatus::infeasible, PointStatus::error}) {
+    if (status_name(p) == s) return p;
+  }
+  return std::nullopt;
+}
+
+std::string_view column_text(sqlite3_stmt* s, int col) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, col));
+  if (text == nullptr) return {};
+  return {text, static_cast<std::size_t>(sqlite3_column_bytes(s, col))};
+}
+
+std::int64_t to_rowid(std::uint64_t point_index) {
+  if (point_index > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw std::logic_error("result store: point_index " + std::to_string(point_index) +
+                           " exceeds SQLite's 64-bit signed integer range");
+  }
+  return static_cast<std::int64_t>(point_index);
+}
+
+}  // namespace
+
+std::string result_store_path(std::string_view run_dir) {
+  return (std::filesystem::path(run_dir) / "results.sqlite").string();
+}
+
+void remove_result_store(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string file = path + suffix;
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+    if (ec) throw std::runtime_error("cannot remove " + file + ": " + ec.message());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(path)) {
+  const int flags = mode == StoreMode::read_only ? SQLITE_OPEN_READONLY
+                                                 : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
+    close();
+    throw std::runtime_error(path_ + ": cannot open result store: " + message);
+  }
+  try {
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, 10'000);
+    if (mode == StoreMode::read_write) {
+      exec("PRAGMA journal_mode=WAL");
+      exec("PRAGMA synchronous=NORMAL");
+    }
+    int version = 0;
+    int tables = 0;
+    {
+      Stmt s(prepare("PRAGMA user_version"));
+      if (sqlite3_step(s.get()) != SQLITE_ROW) fail("cannot read the store format");
+      version = sqlite3_column_int(s.get(), 0);
+    }
+    {
+      Stmt s(prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'"));
+      if (sqlite3_step(s.get()) != SQLITE_ROW) fail("cannot read the schema");
+      tables = sqlite3_column_int(s.get(), 0);
+    }
+    if (version > kStoreFormatVersion) {
+      throw std::runtime_error(path_ + ": result store format " + std::to_string(version) +
+                               " is newer than this dsx reads (" +
+                               std::to_string(kStoreFormatVersion) + ")");
+    }
+    if (version == 0) {
+      if (tables > 0 || mode == StoreMode::read_only) {
+        throw std::runtime_error(path_ + ": not a dsx result store");
+      }
+      exec("BEGIN IMMEDIATE");
+      try {
+        exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)");
+        exec("CREATE TABLE IF NOT EXISTS pareto(point_index INTEGER PRIMARY KEY)");
+        exec("CREATE TABLE IF NOT EXISTS reasons(reason_index INTEGER PRIMARY KEY, text TEXT)");
+        exec(("PRAGMA user_version=" + std::to_string(kStoreFormatVersion)).c_str());
+        exec("COMMIT");
+      } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    }
+    load_schema();
+  } catch (...) {
+    close();
+    throw;
+  }
+}
+
+ResultStore::~ResultStore() { close(); }
+
+ResultStore::ResultStore(ResultStore&& other) noexcept
+    : path_(std::move(other.path_)),
+      db_(std::exchange(other.db_, nullptr)),
+      has_schema_(std::exchange(other.has_schema_, false)),
+      axis_names_(std::move(other.axis_names_)),
+      metric_names_(std::move(other.metric_names_)),
+      insert_(std::exchange(other.insert_, nullptr)) {}
+
+ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
+  if (this != &other) {
+    close();
+    path_ = std::move(other.path_);
+    db_ = std::exchange(other.db_, nullptr);
+    has_schema_ = std::exchange(other.has_schema_, false);
+    axis_names_ = std::move(other.axis_names_);
+    metric_names_ = std::move(other.metric_names_);
+    insert_ = std::exchange(other.insert_, nullptr);
+  }
+  return *this;
+}
+
+void ResultStore::close() noexcept {
+  if (insert_ != nullptr) sqlite3_finalize(std::exchange(insert_, nullptr));
+  if (db_ != nullptr) sqlite3_close_v2(std::exchange(db_, nullptr));
+}
+
+void ResultStore::fail(std::string_view what) const {
+  throw std::runtime_error(path_ + ": " + std::string(what) + ": " +
+                           (db_ != nullptr ? sqlite3_errmsg(db_) : "database is closed"));
+}
+
+void ResultStore::exec(const char* sql) const {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message != nullptr ? message : sqlite3_errmsg(db_);
+    sqlite3_free(message);
+    throw std::runtime_error(path_ + ": " + sql + ": " + text);
+  }
+}
+
+sqlite3_stmt* ResultStore::prepare(std::string_view sql) const {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &s, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(s);
+    fail("cannot prepare \"" + std::string(sql) + "\"");
+  }
+  return s;
+}
+
+void ResultStore::load_schema() {
+  if (insert_ != nullptr) sqlite3_finalize(std::exchange(insert_, nullptr));
+  has_schema_ = false;
+  axis_names_.clear();
+  metric_names_.clear();
+
+  std::vector<std::string> columns;
+  {
+    Stmt s(prepare("SELECT name FROM pragma_table_info('results') ORDER BY cid"));
+    int rc = 0;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) columns.emplace_back(column_text(s.get(), 0));
+    if (rc != SQLITE_DONE) fail("cannot read the results table's columns");
+  }
+  if (columns.empty()) return;
+
+  std::size_t status_at = 0;
+  for (std::size_t i = 1; i < columns.size(); ++i) {
+    if (columns[i] == kStatusColumn) {
+      status_at = i;
+      break;
+    }
+  }
+  if (columns[0] != kPointIndexColumn || status_at == 0 || status_at + 1 >= columns.size() ||
+      columns[status_at + 1] != kDetailColumn) {
+    throw std::runtime_error(path_ + ": results table has unexpected columns (" + join_names(columns) +
+                             "); not a dsx result store");
+  }
+  axis_names_.assign(columns.begin() + 1, columns.begin() + static_cast<std::ptrdiff_t>(status_at));
+  metric_names_.assign(columns.begin() + static_cast<std::ptrdiff_t>(status_at) + 2, columns.end());
+  has_schema_ = true;
+
+  if (sqlite3_db_readonly(db_, "main") == 0) {
+    std::string sql = "INSERT OR IGNORE INTO results VALUES(?";
+    for (std::size_t i = 1; i < columns.size(); ++i) sql += ",?";
+    sql += ")";
+    insert_ = prepare(sql);
+  }
+}
+
+bool ResultStore::has_results() const { return has_schema_; }
+
+void ResultStore::ensure_schema(const ResultTable& columns) {
+  check_column_names(columns.axis_names, columns.metric_names);
+  if (has_schema_ &&
+      (columns.axis_names != axis_names_ || columns.metric_names != metric_names_)) {
+    throw std::runtime_error(path_ + ": the stored results have axes (" + join_names(axis_names_) +
+                             ") and metrics (" + join_names(metric_names_) +
+                             ") but this run has axes (" + join_names(columns.axis_names) +
+                             ") and metrics (" + join_names(columns.metric_names) +
+                             "); use another run folder or start fresh");
+  }
+  exec("BEGIN IMMEDIATE");
+  try {
+    if (!has_schema_) {
+      std::string sql = "CREATE TABLE results(point_index INTEGER PRIMARY KEY";
+      for (const auto& a : columns.axis_names) sql += ", " + quote_identifier(a) + " TEXT";
+      sql += ", status TEXT NOT NULL, detail TEXT";
+      for (const auto& m : columns.metric_names) sql += ", " + quote_identifier(m) + " REAL";
+      sql += ")";
+      exec(sql.c_str());
+    }
+    exec("DELETE FROM reasons");
+    Stmt s(prepare("INSERT INTO reasons(reason_index, text) VALUES(?, ?)"));
+    for (std::size_t i = 0; i < columns.reasons.size(); ++i) {
+      const std::string& r = columns.reasons[i];
+      sqlite3_bind_int64(s.get(), 1, static_cast<sqlite3_int64>(i));
+      sqlite3_bind_text(s.get(), 2, r.data(), static_cast<int>(r.size()), SQLITE_STATIC);
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail("cannot store the reasons");
+      sqlite3_reset(s.get());
+    }
+    s.reset();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  load_schema();
+}
+
+std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std::size_t count) {
+  if (!has_schema_) throw std::logic_error(path_ + ": append before ensure_schema");
+  if (insert_ == nullptr) throw std::logic_error(path_ + ": append to a store opened read-only");
+  if (table.axis_names != axis_names_ || table.metric_names != metric_names_) {
+    throw std::logic_error(path_ + ": append of a table whose columns differ from the store's");
+  }
+  check_table_shape(table);
+  const std::size_t rows = table.rows();
+  if (first >= rows) return 0;
+  const std::size_t last = first + std::min(count, rows - first);
+  for (std::size_t row = first; row < last; ++row) to_rowid(table.point_index[row]);
+
+  const int axes = static_cast<int>(axis_names_.size());
+  const std::size_t metrics = metric_names_.size();
+  const int status_param = axes + 2;
+  const int detail_param = axes + 3;
+  const int first_metric_param = axes + 4;
+
+  std::size_t inserted = 0;
+  exec("BEGIN IMMEDIATE");
+  try {
+    std::size_t in_transaction = 0;
+    for (std::size_t row = first; row < last; ++row) {
+      if (in_transaction == kStoreRowsPerTransaction) {
+        exec("COMMIT");
+        exec("BEGIN IMMEDIATE");
+        in_transaction = 0;
+      }
+      sqlite3_stmt* s = insert_;
+      sqlite3_bind_int64(s, 1, to_rowid(table.point_index[row]));
+      for (int a = 0; a < axes; ++a) {
+        const std::string& label = table.label(row, static_cast<std::size_t>(a));
+        sqlite3_bind_text(s, a + 2, label.data(), static_cast<int>(label.size()), SQLITE_STATIC);
+      }
+      const std::string_view status = status_name(table.status[row]);
+      sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
+      const std::string& detail = table.status_detail[row];
+      if (detail.empty()) {
+        sqlite3_bind_null(s, detail_param);
+      } else {
+        sqlite3_bind_text(s, detail_param, detail.data(), static_cast<int>(detail.size()), SQLITE_STATIC);
+      }
+      const double* values = table.metrics.data() + row * metrics;
+      for (std::size_t m = 0; m < metrics; ++m) {
+        const int param = first_metric_param + static_cast<int>(m);
+        if (std::isnan(values[m])) {
+          sqlite3_bind_null(s, param);
+        } else {
+          sqlite3_bind_double(s, param, values[m]);
+        }
+      }
+      if (sqlite3_step(s) != SQLITE_DONE) {
+        sqlite3_reset(s);
+        fail("cannot insert point " + std::to_string(table.point_index[row]));
+      }
+      inserted += static_cast<std::size_t>(sqlite3_changes(db_));
+      sqlite3_reset(s);
+      ++in_transaction;
+    }
+    sqlite3_clear_bindings(insert_);
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_clear_bindings(insert_);
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return inserted;
+}
+
+ResultTable ResultStore::read_results() const {
+  ResultTable t;
+  {
+    Stmt s(prepare("SELECT text FROM reasons ORDER BY reason_index"));
+    int rc = 0;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) t.reasons.emplace_back(column_text(s.get(), 0));
+    if (rc != SQLITE_DONE) fail("cannot read the reasons");
+  }
+  if (!has_schema_) return t;
+  t.axis_names = axis_names_;
+  t.metric_names = metric_names_;
+
+  const std::uint64_t expected_rows = row_count();
+  t.point_index.reserve(expected_rows);
+  t.axis_labels.reserve(expected_rows * axis_names_.size());
+  t.status.reserve(expected_rows);
+  t.status_detail.reserve(expected_rows);
+  t.metrics.reserve(expected_rows * metric_names_.size());
+
+  std::string sql = "SELECT point_index";
+  for (const auto& a : axis_names_) sql += ", " + quote_identifier(a);
+  sql += ", status, detail";
+  for (const auto& m : metric_names_) sql += ", " + quote_identifier(m);
+  sql += " FROM results ORDER BY point_index";
+  Stmt stmt(prepare(sql));
+  sqlite3_stmt* s = stmt.get();
+
+  const int axes = static_cast<int>(axis_names_.size());
+  const int metrics = static_cast<int>(metric_names_.size());
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const std::int64_t index = sqlite3_column_int64(s, 0);
+    t.point_index.push_back(static_cast<std::uint64_t>(index));
+    for (int a = 0; a < axes; ++a) t.axis_labels.emplace_back(column_text(s, 1 + a));
+    const std::string_view status = column_text(s, axes + 1);
+    const std::optional<PointStatus> parsed = parse_status(status);
+    if (!parsed) {
+      throw std::runtime_error(path_ + ": point " + std::to_string(index) + " has unknown status '" +
+                               std::string(status) + "'");
+    }
+    t.status.push_back(*parsed);
+    t.status_detail.emplace_back(column_text(s, axes + 2));
+    for (int m = 0; m < metrics; ++m) {
+      const int col = axes + 3 + m;
+      t.metrics.push_back(sqlite3_column_type(s, col) == SQLITE_NULL
+                              ? std::numeric_limits<double>::quiet_NaN()
+                              : sqlite3_column_double(s, col));
+    }
+  }
+  if (rc != SQLITE_DONE) fail("cannot read the results");
+  return t;
+}
+
+std::uint64_t ResultStore::row_count() const {
+  if (!has_schema_) return 0;
+  Stmt s(prepare("SELECT count(*) FROM results"));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) fail("cannot count the results");
+  return static_cast<std::uint64_t>(sqlite3_column_int64(s.get(), 0));
+}
+
+std::optional<std::uint64_t> ResultStore::max_point_index() const {
+  if (!has_schema_) return std::nullopt;
+  Stmt s(prepare("SELECT max(point_index) FROM results"));
+  if (sqlite3_step(s.get()) != SQLITE_ROW) fail("cannot read the highest point index");
+  if (sqlite3_column_type(s.get(), 0) == SQLITE_NULL) return std::nullopt;
+  return static_cast<std::uint64_t>(sqlite3_column_int64(s.get(), 0));
+}
+
+std::vector<std::uint64_t> ResultStore::point_indices() const {
+  std::vector<std::uint64_t> out;
+  if (!has_schema_) return out;
+  out.reserve(row_count());
+  Stmt s(prepare("SELECT point_index FROM results ORDER BY point_index"));
+  int rc = 0;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    out.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(s.get(), 0)));
+  }
+  if (rc != SQLITE_DONE) fail("cannot read the point indices");
+  return out;
+}
+
+void ResultStore::set_meta(std::string_view key, std::string_view value) {
+  const std::pair<std::string, std::string> entry{std::string(key), std::string(value)};
+  set_meta(std::span<const std::pair<std::string, std::string>>(&entry, 1));
+}
+
+void ResultStore::set_meta(std::span<const std::pair<std::string, std::string>> entries) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Stmt s(prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"));
+    for (const auto& [key, value] : entries) {
+      sqlite3_bind_text(s.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      sqlite3_bind_text(s.get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail("cannot store meta '" + key + "'");
+      sqlite3_reset(s.get());
+    }
+    s.reset();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<std::string> ResultStore::meta(std::string_view key) const {
+  Stmt s(prepare("SELECT value FROM meta WHERE key = ?"));
+  sqlite3_bind_text(s.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+  const int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) fail("cannot read meta '" + std::string(key) + "'");
+  return std::string(column_text(s.get(), 0));
+}
+
+std::vector<std::pair<std::string, std::string>> ResultStore::read_meta() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  Stmt s(prepare("SELECT key, value FROM meta ORDER BY key"));
+  int rc = 0;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    out.emplace_back(std::string(column_text(s.get(), 0)), std::string(column_text(s.get(), 1)));
+  }
+  if (rc != SQLITE_DONE) fail("cannot read meta");
+  return out;
+}
+
+void ResultStore::write_pareto(std::span<const std::uint64_t> point_indices) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    exec("DELETE FROM pareto");
+    Stmt s(prepare("INSERT OR IGNORE INTO pareto(point_index) VALUES(?)"));
+    for (const std::uint64_t p : point_indices) {
+      sqlite3_bind_int64(s.get(), 1, to_rowid(p));
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail("cannot store the Pareto front");
+      sqlite3_reset(s.get());
+    }
+    s.reset();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<std::uint64_t> ResultStore::read_pareto() const {
+  std::vector<std::uint64_t> out;
+  Stmt s(prepare("SELECT point_index FROM pareto ORDER BY point_index"));
+  int rc = 0;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    out.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(s.get(), 0)));
+  }
+  if (rc != SQLITE_DONE) fail("cannot read the Pareto front");
+  return out;
+}
+
+}  // namespace dsx

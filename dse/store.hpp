@@ -1,0 +1,128 @@
+// The result store: a run folder's `results.sqlite`, where a sweep commits its rows as they are
+// produced so that a killed run loses at most the rows of its last open transaction and a resumed
+// run (INSERT OR IGNORE keyed by point_index) never duplicates one. `dsx report` reads it back to
+// re-render without evaluating anything.
+//
+// Database layout (PRAGMA user_version = kStoreFormatVersion):
+//   results(point_index INTEGER PRIMARY KEY, "<axis>" TEXT ..., status TEXT, detail TEXT,
+//           "<metric>" REAL ...)
+//       one row per design point; status is status_name() ("ok", "infeasible", "error");
+//       detail is the reason or error message, NULL when empty; a NaN metric is NULL.
+//   meta(key TEXT PRIMARY KEY, value TEXT)        run metadata (study hash, catalog hash, version)
+//   pareto(point_index INTEGER PRIMARY KEY)        the rows of the study's Pareto front
+//   reasons(reason_index INTEGER PRIMARY KEY, text TEXT)  ResultTable::reasons, in order
+// Column roles are recovered from position: the columns between point_index and status are axes,
+// those after detail are metrics, which is why no axis or metric may be named point_index, status
+// or detail (SQLite column names are case-insensitive, so neither may differ only in case).
+//
+// The database runs in WAL mode with synchronous=NORMAL: a committed transaction survives a crash
+// of the process (a power loss may drop the last commits but never corrupts the file), and a
+// reader such as `dsx report` can read while a sweep writes. See SQLite's "Write-Ahead Logging"
+// and "PRAGMA synchronous" documentation.
+//
+// Limitations: SQLite stores a REAL that is a whole number as an integer, so -0.0 reads back as
+// +0.0; every other double, infinities included, reads back bit-identical.
+//
+// Errors: a failure of SQLite or of the file (cannot open, disk full, corrupt file, a store made
+// for other columns) throws std::runtime_error whose message names the database path and carries
+// sqlite3_errmsg. Misuse by the caller (appending before ensure_schema, a table whose vectors
+// disagree in length, column names that collide) throws std::logic_error.
+//
+// A ResultStore is used by one thread at a time; the sweep feeds it from a single writer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dse/results.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace dsx {
+
+inline constexpr int kStoreFormatVersion = 1;
+// Rows per transaction in ResultStore::append: bounds the work a crash can lose and the size of
+// the WAL between checkpoints.
+inline constexpr std::size_t kStoreRowsPerTransaction = 10'000;
+
+// `<run_dir>/results.sqlite`.
+std::string result_store_path(std::string_view run_dir);
+
+// Deletes a store and its -wal and -shm companions (for `dsx run --fresh`); missing files are
+// not an error. Throws std::runtime_error when a file exists but cannot be removed.
+void remove_result_store(const std::string& path);
+
+enum class StoreMode : std::uint8_t {
+  read_write,  // creates the file when absent
+  read_only,   // the file must exist
+};
+
+class ResultStore {
+ public:
+  // Opens (or, read_write, creates) the database at `path`, sets WAL and synchronous=NORMAL, and
+  // creates the meta, pareto and reasons tables. The results table exists once ensure_schema ran.
+  explicit ResultStore(std::string path, StoreMode mode = StoreMode::read_write);
+  ~ResultStore();
+  ResultStore(ResultStore&& other) noexcept;
+  ResultStore& operator=(ResultStore&& other) noexcept;
+  ResultStore(const ResultStore&) = delete;
+  ResultStore& operator=(const ResultStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // Creates the results table for `columns`' axis_names and metric_names (rows are ignored) and
+  // replaces the stored reasons with `columns.reasons`; when the table exists, checks that its
+  // columns are exactly these, in this order, and throws std::runtime_error listing both when not
+  // (a resumed run must be the same study).
+  void ensure_schema(const ResultTable& columns);
+  // True once the results table exists (in this file, by whoever made it).
+  bool has_results() const;
+
+  // Inserts rows [first, first + count) of `table` (count clamped to the table), committing every
+  // kStoreRowsPerTransaction rows and at the end. A point_index already stored is left as it is.
+  // Returns the number of rows actually inserted. Requires ensure_schema with the same columns.
+  std::size_t append(const ResultTable& table, std::size_t first = 0,
+                     std::size_t count = static_cast<std::size_t>(-1));
+
+  // The whole results table in point_index order, with its column names and reasons.
+  ResultTable read_results() const;
+  std::uint64_t row_count() const;
+  // Highest committed point_index; nullopt when no row is stored.
+  std::optional<std::uint64_t> max_point_index() const;
+  // Every committed point_index, ascending (what a resumed sweep may skip).
+  std::vector<std::uint64_t> point_indices() const;
+
+  // Run metadata; set_meta replaces an existing key. read_meta is ordered by key.
+  void set_meta(std::string_view key, std::string_view value);
+  void set_meta(std::span<const std::pair<std::string, std::string>> entries);  // one transaction
+  std::optional<std::string> meta(std::string_view key) const;
+  std::vector<std::pair<std::string, std::string>> read_meta() const;
+
+  // Replaces the stored Pareto front with `point_indices` (in one transaction).
+  void write_pareto(std::span<const std::uint64_t> point_indices);
+  // The stored front, ascending.
+  std::vector<std::uint64_t> read_pareto() const;
+
+ private:
+  void close() noexcept;
+  void exec(const char* sql) const;
+  [[noreturn]] void fail(std::string_view what) const;
+  sqlite3_stmt* prepare(std::string_view sql) const;
+  void load_schema();
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  bool has_schema_ = false;
+  std::vector<std::string> axis_names_;
+  std::vector<std::string> metric_names_;
+  sqlite3_stmt* insert_ = nullptr;  // prepared once the schema is known
+};
+
+}  // namespace dsx

@@ -1,0 +1,1072 @@
+#include "dse/study.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "dse/quantity.hpp"
+#include "dse/yaml_reader.hpp"
+#include "engine/registry.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr std::array<std::string_view, 10> kStudyKeys = {"study",      "title",    "question", "solver",  "axes",
+                                                         "fixed",      "objectives", "catalog", "compare", "figures"};
+constexpr std::array<std::string_view, 2> kCatalogKeys = {"hardware", "models"};
+constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
+constexpr std::array<std::string_view, 7> kCompareKeys = {"name",      "where",  "metric",     "expected",
+                                                          "tolerance", "source", "explanation"};
+constexpr std::array<std::string_view, 11> kFigureKeys = {"name",  "kind",  "title", "caption", "x",     "y",
+                                                          "group", "where", "log_x", "log_y",   "pareto"};
+constexpr std::array<std::string_view, 6> kRangeKeys = {"from", "to", "scale", "count", "step", "factor"};
+
+constexpr double kDefaultTolerance = 0.05;
+// A generated axis longer than this is almost certainly a typo in `step`.
+constexpr std::uint64_t kMaxAxisValues = 10'000'000;
+// Significant digits of generated range labels ("1.48718 us"); the value swept is the label's.
+constexpr int kRangeLabelDigits = 6;
+// Numbers on an axis are the same value when they agree to this relative precision ("10 us" = "0.01 ms").
+constexpr double kSameValueTolerance = 1e-9;
+
+bool same_number(double a, double b) {
+  return a == b || std::fabs(a - b) <= kSameValueTolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+bool valid_name(std::string_view s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; });
+}
+
+std::string hex64(std::uint64_t h) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 0; i < 16; ++i) out[15 - i] = kHex[(h >> (4 * i)) & 0xFU];
+  return out;
+}
+
+// FNV-1a, 64 bit (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/).
+std::uint64_t fnv1a(std::string_view data) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (unsigned char c : data) {
+    hash ^= c;
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::string index_path(std::string_view path, std::size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+std::string at_text(const YamlNode& n) {
+  return "line " + std::to_string(n.line) + ", column " + std::to_string(n.column);
+}
+
+QuantityBounds bounds_of(const ParamSpec& spec) {
+  QuantityBounds b;
+  b.bounded = spec.max_value > spec.min_value;
+  b.min_value = spec.min_value;
+  b.max_value = spec.max_value;
+  b.min_exclusive = spec.min_exclusive;
+  b.integer = spec.integer;
+  return b;
+}
+
+bool is_categorical(const ParamSpec& spec) { return spec.kind != ParamKind::number; }
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i > 0 ? ", " : "") + items[i];
+  return out;
+}
+
+class StudyLoader {
+ public:
+  StudyLoader(const std::string& file, Diagnostics& diags) : r_(file, diags) {}
+
+  std::optional<ResolvedStudy> load(const std::string& text, const std::string& catalog_dir) {
+    Diagnostics& diags = r_.diags();
+    const std::size_t errors_before = diags.errors().size();
+    const auto root = r_.parse(text);
+    if (!root) return std::nullopt;
+    if (root->is_null()) {
+      r_.error(*root, "the study is empty: it needs at least the keys study, title, question, solver and axes");
+      return std::nullopt;
+    }
+    if (!r_.expect_mapping(*root, "")) return std::nullopt;
+    r_.check_keys(*root, kStudyKeys, "");
+    s_.file = r_.file();
+    s_.content_hash = hex64(fnv1a(text));
+
+    if (const YamlNode* n = r_.require(*root, "study", "")) {
+      if (auto name = r_.string(*n, "study")) {
+        if (valid_name(*name)) {
+          s_.name = *name;
+        } else {
+          r_.error(*n, "study: '" + *name + "' is not a valid study name: use a-z, 0-9, '_' and '-' (it names the "
+                       "run folder runs/<study>/)");
+        }
+      }
+    }
+    if (const YamlNode* n = r_.require(*root, "title", "")) {
+      if (auto t = r_.string(*n, "title")) s_.title = *t;
+    }
+    if (const YamlNode* n = r_.require(*root, "question", "")) {
+      if (auto q = r_.string(*n, "question")) s_.question = *q;
+    }
+    const YamlNode* solver_node = r_.require(*root, "solver", "");
+    if (solver_node != nullptr) {
+      if (auto name = r_.string(*solver_node, "solver")) {
+        s_.solver = find_solver(*name);
+        if (s_.solver == nullptr) {
+          std::vector<std::string> names;
+          for (const Solver* solver : all_solvers()) names.emplace_back(solver->name());
+          r_.unknown(*solver_node, "solver", names);
+        }
+      }
+    }
+
+    if (!catalog_dir.empty()) catalog_ = load_catalog(catalog_dir, diags);
+    if (const YamlNode* block = root->find("catalog")) {
+      if (r_.expect_mapping(*block, "catalog")) {
+        r_.check_keys(*block, kCatalogKeys, "catalog");
+        if (const YamlNode* hw = block->find("hardware")) {
+          read_hardware_entries(r_, *hw, "catalog.hardware", catalog_, &broken_ids_);
+        }
+        if (const YamlNode* models = block->find("models")) {
+          read_model_entries(r_, *models, "catalog.models", catalog_, &broken_ids_);
+        }
+      }
+    }
+
+    const YamlNode* axes = r_.require(*root, "axes", "");
+    if (s_.solver != nullptr) {
+      for (const ParamSpec& p : s_.solver->params()) param_names_.emplace_back(p.name);
+      for (const MetricSpec& m : s_.solver->metrics()) metric_names_.emplace_back(m.name);
+      if (s_.solver->params().size() > kMaxParams) {
+        throw std::logic_error("solver '" + std::string(s_.solver->name()) + "' declares more than kMaxParams");
+      }
+      if (axes != nullptr) read_axes(*axes);
+      read_fixed(root->find("fixed"));
+      fill_defaults(*solver_node);
+      if (axes != nullptr) check_point_count(*axes);
+      if (const YamlNode* n = root->find("objectives")) {
+        objectives_written_ = n->is_sequence() && !n->items.empty();
+        read_objectives(*n);
+      }
+      if (const YamlNode* n = root->find("compare")) read_comparisons(*n);
+      if (const YamlNode* n = root->find("figures")) read_figures(*n);
+    }
+    if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
+    keep_used_catalog_entries();
+    return std::move(s_);
+  }
+
+ private:
+  const ParamSpec& spec(std::size_t p) const { return s_.solver->params()[p]; }
+
+  int param_index(std::string_view name) const {
+    for (std::size_t i = 0; i < param_names_.size(); ++i) {
+      if (param_names_[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  int metric_index(std::string_view name) const {
+    for (std::size_t i = 0; i < metric_names_.size(); ++i) {
+      if (metric_names_[i] == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+  const Axis* axis_of(std::size_t p) const {
+    for (const Axis& a : s_.axes) {
+      if (a.param_index == p) return &a;
+    }
+    return nullptr;
+  }
+  std::string solver_what() const { return std::string(s_.solver->name()) + " parameter"; }
+
+  // A misspelt parameter under axes: or fixed:. The parameter it was probably meant to be is not
+  // reported again as missing.
+  void unknown_param(const YamlNode& key) {
+    r_.unknown(key, solver_what(), param_names_);
+    const std::string near = closest_match(key.text, param_names_);
+    if (!near.empty()) misspelt_.insert(near);
+  }
+
+  // One value of a parameter, as an axis element, a fixed value or a selector. Catalog ids are
+  // stored as indices into catalog_ until keep_used_catalog_entries() renumbers them.
+  std::optional<AxisValue> read_value(const ParamSpec& p, const YamlNode& node, const std::string& path) const {
+    if (p.kind != ParamKind::number) {
+      if (!node.is_scalar() || node.text.empty()) {
+        r_.error(node, path + ": expected " + expected_phrase(p) + ", got " + node.describe());
+        return std::nullopt;
+      }
+    }
+    const auto lookup = [&](const std::vector<std::string>& choices, std::string_view what) -> std::optional<AxisValue> {
+      const auto it = std::find(choices.begin(), choices.end(), node.text);
+      if (it == choices.end()) {
+        // An entry of the study's own catalog block that had errors: already reported there.
+        const bool broken = (p.kind == ParamKind::hardware || p.kind == ParamKind::model) &&
+                            std::find(broken_ids_.begin(), broken_ids_.end(), node.text) != broken_ids_.end();
+        if (!broken) r_.unknown(node, what, choices);
+        return std::nullopt;
+      }
+      return AxisValue{node.text, static_cast<double>(it - choices.begin())};
+    };
+    switch (p.kind) {
+      case ParamKind::hardware: return lookup(catalog_.hardware_ids(), "hardware id");
+      case ParamKind::model: return lookup(catalog_.model_ids(), "model id");
+      case ParamKind::precision: {
+        std::vector<std::string> names;
+        for (Precision pr : kAllPrecisions) names.emplace_back(precision_name(pr));
+        return lookup(names, "precision");
+      }
+      case ParamKind::choice: {
+        const std::vector<std::string> names(p.choices.begin(), p.choices.end());
+        return lookup(names, std::string(p.name) + " choice");
+      }
+      case ParamKind::number: {
+        const auto q = r_.quantity(node, p.dimension, p.name, bounds_of(p));
+        if (!q) return std::nullopt;
+        return AxisValue{node.text, q->value};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::string expected_phrase(const ParamSpec& p) const {
+    switch (p.kind) {
+      case ParamKind::hardware: return "a hardware id";
+      case ParamKind::model: return "a model id";
+      case ParamKind::precision: return "a precision";
+      case ParamKind::choice: return "one of " + join(std::vector<std::string>(p.choices.begin(), p.choices.end()));
+      case ParamKind::number: return dimension_phrase(p.dimension);
+    }
+    return "a value";
+  }
+
+  // The label for a parameter's default value.
+  static std::string default_label(const ParamSpec& p) {
+    switch (p.kind) {
+      case ParamKind::choice: return std::string(p.choices[static_cast<std::size_t>(p.default_value)]);
+      case ParamKind::precision: return std::string(precision_name(kAllPrecisions[static_cast<std::size_t>(p.default_value)]));
+      case ParamKind::number: return exact_quantity_label(p.default_value, p.dimension);
+      case ParamKind::hardware:
+      case ParamKind::model: break;
+    }
+    throw std::logic_error("parameter '" + std::string(p.name) + "' has a default but names a catalog entry");
+  }
+
+  void read_axes(const YamlNode& axes) {
+    if (!r_.expect_mapping(axes, "axes")) return;
+    if (axes.entries.empty()) {
+      r_.error(axes, "axes: give at least one axis (a parameter and the values it takes)");
+      return;
+    }
+    for (const YamlEntry& e : axes.entries) {
+      const int p = param_index(e.key.text);
+      if (p < 0) {
+        unknown_param(e.key);
+        continue;
+      }
+      axis_nodes_.push_back(&e.key);
+      Axis axis;
+      axis.param = e.key.text;
+      axis.param_index = static_cast<std::size_t>(p);
+      s_.is_axis[axis.param_index] = true;
+      const std::string path = "axes." + e.key.text;
+      const ParamSpec& ps = spec(axis.param_index);
+      if (e.value.is_mapping()) {
+        if (ps.kind != ParamKind::number) {
+          r_.error(e.value, path + ": a range {from, to, ...} needs a numeric parameter; list the values instead, "
+                                   "e.g. [" + example_values(ps) + "]");
+          continue;
+        }
+        if (!read_range(ps, e.value, path, axis)) continue;
+      } else if (e.value.is_sequence()) {
+        if (e.value.items.empty()) {
+          r_.error(e.value, path + ": the axis is empty; give at least one value");
+          continue;
+        }
+        bool ok = true;
+        std::vector<const YamlNode*> nodes;
+        for (std::size_t i = 0; i < e.value.items.size(); ++i) {
+          const YamlNode& item = e.value.items[i];
+          auto v = read_value(ps, item, index_path(path, i));
+          if (!v) {
+            ok = false;
+            continue;
+          }
+          bool duplicate = false;
+          for (std::size_t j = 0; j < axis.values.size(); ++j) {
+            const bool same = ps.kind == ParamKind::number ? same_number(axis.values[j].value, v->value)
+                                                           : axis.values[j].value == v->value;
+            if (same) {
+              r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(*nodes[j]) +
+                                 ")");
+              duplicate = true;
+              break;
+            }
+          }
+          if (duplicate) {
+            ok = false;
+            continue;
+          }
+          axis.values.push_back(*v);
+          nodes.push_back(&item);
+        }
+        if (!ok) continue;
+      } else {
+        r_.error(e.value, path + ": an axis is a list of values, e.g. [" + example_values(ps) +
+                              "]; to hold one value constant, put it under fixed:");
+        continue;
+      }
+      s_.axes.push_back(std::move(axis));
+    }
+  }
+
+  std::string example_values(const ParamSpec& p) const {
+    switch (p.kind) {
+      case ParamKind::hardware: {
+        const auto ids = catalog_.hardware_ids();
+        return ids.size() >= 2 ? ids[0] + ", " + ids[1] : "a100_80gb_sxm, h100_sxm";
+      }
+      case ParamKind::model: {
+        const auto ids = catalog_.model_ids();
+        return ids.size() >= 2 ? ids[0] + ", " + ids[1] : "resnet50, gpt2_layer";
+      }
+      case ParamKind::precision: return "fp16, int8";
+      case ParamKind::choice:
+        return p.choices.size() >= 2 ? std::string(p.choices[0]) + ", " + std::string(p.choices[1])
+                                     : std::string(p.choices.empty() ? "" : p.choices[0]);
+      case ParamKind::number: return std::string(unit_example(p.dimension));
+    }
+    return "";
+  }
+
+  // A generated range: {from, to, scale: linear|log, count | step | factor}.
+  bool read_range(const ParamSpec& ps, const YamlNode& range, const std::string& path, Axis& axis) {
+    r_.check_keys(range, kRangeKeys, path);
+    const std::size_t errors_before = r_.diags().errors().size();
+    const YamlNode* from_node = r_.require(range, "from", path);
+    const YamlNode* to_node = r_.require(range, "to", path);
+    std::optional<Quantity> from;
+    std::optional<Quantity> to;
+    if (from_node != nullptr) from = r_.quantity(*from_node, ps.dimension, ps.name);
+    if (to_node != nullptr) to = r_.quantity(*to_node, ps.dimension, ps.name);
+    bool log = false;
+    if (const YamlNode* n = range.find("scale")) {
+      if (n->is_scalar() && (n->text == "linear" || n->text == "log")) {
+        log = n->text == "log";
+      } else if (r_.expect_scalar(*n, path + ".scale")) {
+        const std::vector<std::string> scales = {"linear", "log"};
+        r_.unknown(*n, "scale", scales);
+      }
+    }
+    const YamlNode* count_node = range.find("count");
+    const YamlNode* step_node = range.find("step");
+    const YamlNode* factor_node = range.find("factor");
+    const int given = (count_node != nullptr) + (step_node != nullptr) + (factor_node != nullptr);
+    if (given == 0) {
+      r_.error(range, path + ": give one of count, step (linear scale) or factor (log scale)");
+    } else if (given > 1) {
+      const YamlNode* second = count_node != nullptr ? (step_node != nullptr ? step_node : factor_node) : factor_node;
+      r_.error(*second, path + ": give only one of count, step and factor");
+    }
+    std::optional<double> count;
+    std::optional<double> step;
+    std::optional<double> factor;
+    if (count_node != nullptr) {
+      const QuantityBounds b{.bounded = true, .min_value = 2, .max_value = static_cast<double>(kMaxAxisValues),
+                             .integer = true};
+      if (auto q = r_.quantity(*count_node, Dimension::count, path + ".count", b)) count = q->value;
+    }
+    if (step_node != nullptr) {
+      if (log) {
+        r_.error(*step_node, path + ": step is for linear ranges; a log range takes factor (or count)");
+      } else {
+        const QuantityBounds b{.bounded = true, .min_value = 0, .max_value = HUGE_VAL, .min_exclusive = true};
+        if (auto q = r_.quantity(*step_node, ps.dimension, path + ".step", b)) step = q->value;
+      }
+    }
+    if (factor_node != nullptr) {
+      if (!log) {
+        r_.error(*factor_node, path + ": factor is for log ranges; add scale: log, or use step");
+      } else {
+        const QuantityBounds b{.bounded = true, .min_value = 1, .max_value = HUGE_VAL, .min_exclusive = true};
+        if (auto q = r_.quantity(*factor_node, Dimension::dimensionless, path + ".factor", b)) factor = q->value;
+      }
+    }
+    if (r_.diags().errors().size() != errors_before || !from || !to) return false;
+    const double a = from->value;
+    const double b = to->value;
+    if (!(a < b)) {
+      r_.error(*to_node, path + ": to (" + to_node->text + ") must be greater than from (" + from_node->text + ")");
+      return false;
+    }
+    if (log && a <= 0) {
+      r_.error(*from_node, path + ": a log range must start above zero, got from: " + from_node->text);
+      return false;
+    }
+    // Number of values, checked before anything is allocated.
+    double n = 0;
+    if (count) n = *count;
+    if (step) n = std::floor((b - a) / *step * (1 + 1e-12) + 1e-9) + 1;
+    if (factor) n = std::floor(std::log(b / a) / std::log(*factor) + 1e-9) + 1;
+    if (n > static_cast<double>(kMaxAxisValues)) {
+      r_.error(range, path + ": the range gives " + number_text(n, 6) + " values; an axis holds at most " +
+                          std::to_string(kMaxAxisValues));
+      return false;
+    }
+    const auto total = static_cast<std::size_t>(n);
+    const std::string unit = from->unit;
+    const double scale = from->unit_scale;
+    for (std::size_t i = 0; i < total; ++i) {
+      const double t = total > 1 ? static_cast<double>(i) / static_cast<double>(total - 1) : 0;
+      double v = 0;
+      if (count) {
+        v = log ? (i + 1 == total ? b : a * std::pow(b / a, t)) : (i + 1 == total ? b : a + (b - a) * t);
+      } else if (step) {
+        v = a + static_cast<double>(i) * *step;
+      } else {
+        v = a * std::pow(*factor, static_cast<double>(i));
+      }
+      if (ps.integer && log) v = std::round(v);
+      std::string label = label_in_unit(v, unit, scale, kRangeLabelDigits);
+      const QuantityParse back = parse_quantity(label, ps.dimension, ps.name);
+      if (!back.quantity) throw std::logic_error("range label '" + label + "' does not parse back");
+      const double value = back.quantity->value;
+      if (ps.integer && value != std::floor(value)) {
+        r_.error(range, path + ": " + std::string(ps.name) + " takes integers, but this range gives " + label +
+                            "; choose count or step so every value is an integer");
+        return false;
+      }
+      const std::string problem = check_bounds(value, bounds_of(ps), ps.dimension, ps.name, label);
+      if (!problem.empty()) {
+        r_.error(range, path + ": " + problem);
+        return false;
+      }
+      if (!axis.values.empty() && same_number(axis.values.back().value, value)) {
+        if (ps.integer && log) continue;  // rounding a log range to integers merges its small values
+        r_.error(range, path + ": the range gives '" + label + "' twice; use fewer values");
+        return false;
+      }
+      axis.values.push_back(AxisValue{std::move(label), value});
+    }
+    return true;
+  }
+
+  void read_fixed(const YamlNode* fixed) {
+    if (fixed == nullptr) return;
+    if (fixed->is_null()) return;  // `fixed:` with nothing under it
+    if (!r_.expect_mapping(*fixed, "fixed")) return;
+    for (const YamlEntry& e : fixed->entries) {
+      const int p = param_index(e.key.text);
+      if (p < 0) {
+        unknown_param(e.key);
+        continue;
+      }
+      const auto pi = static_cast<std::size_t>(p);
+      const std::string path = "fixed." + e.key.text;
+      fixed_keys_.insert(e.key.text);
+      if (s_.is_axis[pi]) {
+        const YamlNode* axis_key = nullptr;
+        for (const YamlNode* k : axis_nodes_) {
+          if (k->text == e.key.text) axis_key = k;
+        }
+        r_.error(e.key, "'" + e.key.text + "' is both an axis (" + (axis_key ? at_text(*axis_key) : "") +
+                            ") and fixed: keep one");
+        continue;
+      }
+      if (!e.value.is_scalar()) {
+        r_.error(e.value, path + ": a fixed value is a single value, got " + e.value.describe() +
+                              "; to sweep several values, put them under axes:");
+        continue;
+      }
+      if (auto v = read_value(spec(pi), e.value, path)) {
+        s_.fixed_values[pi] = v->value;
+        s_.fixed_labels[pi] = v->label;
+        fixed_[pi] = true;
+      }
+    }
+  }
+
+  void fill_defaults(const YamlNode& solver_node) {
+    const auto params = s_.solver->params();
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (s_.is_axis[p] || fixed_[p] || failed_param(p)) continue;
+      if (params[p].has_default) {
+        s_.fixed_values[p] = params[p].default_value;
+        s_.fixed_labels[p] = default_label(params[p]);
+        fixed_[p] = true;
+      } else if (misspelt_.count(param_names_[p]) == 0) {
+        const std::string example = params[p].kind == ParamKind::number
+                                        ? " such as '" + std::string(unit_example(params[p].dimension)) + "'"
+                                        : "";
+        r_.error(solver_node, "solver '" + std::string(s_.solver->name()) + "' needs a value for '" +
+                                  std::string(params[p].name) + "' (" + expected_phrase(params[p]) + example +
+                                  "): give it under axes: or fixed:");
+      }
+    }
+  }
+
+  // A parameter written under axes: or fixed: whose value had an error (already reported).
+  bool failed_param(std::size_t p) const {
+    return std::any_of(axis_nodes_.begin(), axis_nodes_.end(),
+                       [&](const YamlNode* k) { return k->text == param_names_[p]; }) ||
+           fixed_written(p);
+  }
+  bool fixed_written(std::size_t p) const { return fixed_keys_.count(param_names_[p]) > 0; }
+
+  void check_point_count(const YamlNode& axes) {
+    std::uint64_t total = 1;
+    for (const Axis& a : s_.axes) {
+      if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(a.values.size()), &total)) {
+        r_.error(axes, "axes: the grid has more than 2^64 design points; sweep fewer values");
+        return;
+      }
+    }
+  }
+
+  void read_objectives(const YamlNode& list) {
+    if (list.is_null()) return;
+    if (!r_.expect_sequence(list, "objectives")) return;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const YamlNode& item = list.items[i];
+      const std::string path = index_path("objectives", i);
+      if (!r_.expect_mapping(item, path)) continue;
+      r_.check_keys(item, kObjectiveKeys, path);
+      Objective o;
+      bool ok = true;
+      if (const YamlNode* m = r_.require(item, "metric", path)) {
+        ok = read_metric(*m, path + ".metric", o.metric, o.metric_index) && ok;
+        for (const Objective& earlier : s_.objectives) {
+          if (ok && earlier.metric == o.metric) {
+            r_.error(*m, path + ": metric '" + o.metric + "' is already an objective");
+            ok = false;
+          }
+        }
+      } else {
+        ok = false;
+      }
+      if (const YamlNode* d = r_.require(item, "direction", path)) {
+        if (d->is_scalar() && d->text == "min") {
+          o.direction = Direction::minimize;
+        } else if (d->is_scalar() && d->text == "max") {
+          o.direction = Direction::maximize;
+        } else {
+          if (r_.expect_scalar(*d, path + ".direction")) {
+            const std::vector<std::string> directions = {"min", "max"};
+            r_.unknown(*d, "direction", directions);
+          }
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+      if (ok) s_.objectives.push_back(std::move(o));
+    }
+  }
+
+  bool read_metric(const YamlNode& node, const std::string& path, std::string& name, std::size_t& index) const {
+    if (!r_.expect_scalar(node, path)) return false;
+    const int m = metric_index(node.text);
+    if (m < 0) {
+      r_.unknown(node, "metric", metric_names_);
+      return false;
+    }
+    name = node.text;
+    index = static_cast<std::size_t>(m);
+    return true;
+  }
+
+  // Selectors "param: value" that keep rows: the param must be swept or fixed and the value one it
+  // takes. Labels are normalised to the axis (or fixed) label.
+  std::optional<std::vector<Selector>> read_selectors(const YamlNode& where, const std::string& path) const {
+    if (!r_.expect_mapping(where, path)) return std::nullopt;
+    std::vector<Selector> out;
+    bool ok = true;
+    for (const YamlEntry& e : where.entries) {
+      const std::string item = path + "." + e.key.text;
+      const int p = param_index(e.key.text);
+      if (p < 0) {
+        r_.unknown(e.key, solver_what(), param_names_);
+        ok = false;
+        continue;
+      }
+      const auto pi = static_cast<std::size_t>(p);
+      const ParamSpec& ps = spec(pi);
+      if (!s_.is_axis[pi] && !fixed_[pi]) {
+        ok = false;  // its own error was reported under axes: or fixed:
+        continue;
+      }
+      if (!e.value.is_scalar()) {
+        r_.error(e.value, item + ": a selector takes one value, got " + e.value.describe());
+        ok = false;
+        continue;
+      }
+      const Axis* axis = axis_of(pi);
+      if (s_.is_axis[pi] && axis == nullptr) {
+        ok = false;  // the axis itself had an error
+        continue;
+      }
+      if (axis != nullptr) {
+        std::vector<std::string> labels;
+        for (const AxisValue& v : axis->values) labels.push_back(v.label);
+        const auto value = read_value(ps, e.value, item);
+        if (!value) {
+          ok = false;
+          continue;
+        }
+        const AxisValue* match = nullptr;
+        for (const AxisValue& v : axis->values) {
+          const bool same = ps.kind == ParamKind::number ? same_number(v.value, value->value) : v.value == value->value;
+          if (same) match = &v;
+        }
+        if (match == nullptr) {
+          // Numbers are matched by value, so a spelling suggestion ("15 us" -> "5 us") would mislead.
+          const std::string near = ps.kind == ParamKind::number ? "" : closest_match(e.value.text, labels);
+          r_.error(e.value, item + ": '" + e.value.text + "' is not a value of the " + e.key.text + " axis" +
+                                (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
+                                join(labels) + ")");
+          ok = false;
+          continue;
+        }
+        out.push_back(Selector{e.key.text, match->label});
+      } else {
+        const auto value = read_value(ps, e.value, item);
+        if (!value) {
+          ok = false;
+          continue;
+        }
+        const bool same = ps.kind == ParamKind::number ? same_number(s_.fixed_values[pi], value->value)
+                                                       : s_.fixed_values[pi] == value->value;
+        if (!same) {
+          r_.error(e.value, item + ": '" + e.value.text + "' selects nothing: " + e.key.text +
+                                " is fixed to '" + s_.fixed_labels[pi] + "' in this study");
+          ok = false;
+          continue;
+        }
+        out.push_back(Selector{e.key.text, s_.fixed_labels[pi]});
+      }
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+  void read_comparisons(const YamlNode& list) {
+    if (list.is_null()) return;
+    if (!r_.expect_sequence(list, "compare")) return;
+    std::vector<const YamlNode*> names;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const YamlNode& item = list.items[i];
+      const std::string path = index_path("compare", i);
+      if (!r_.expect_mapping(item, path)) continue;
+      r_.check_keys(item, kCompareKeys, path);
+      const std::size_t errors_before = r_.diags().errors().size();
+      Comparison c;
+      if (const YamlNode* n = r_.require(item, "name", path)) {
+        if (auto name = r_.string(*n, path + ".name")) {
+          c.name = *name;
+          for (const YamlNode* earlier : names) {
+            if (earlier->text == c.name) {
+              r_.error(*n, path + ": another comparison is already named '" + c.name + "' (" + at_text(*earlier) +
+                               ")");
+            }
+          }
+          names.push_back(n);
+        }
+      }
+      if (const YamlNode* n = r_.require(item, "where", path)) {
+        if (auto where = read_selectors(*n, path + ".where")) {
+          c.where = std::move(*where);
+          std::vector<std::string> missing;
+          for (const Axis& a : s_.axes) {
+            const bool selected = std::any_of(c.where.begin(), c.where.end(),
+                                              [&](const Selector& sel) { return sel.param == a.param; });
+            if (!selected && a.values.size() > 1) missing.push_back(a.param);
+          }
+          if (!missing.empty()) {
+            r_.error(*n, path + ".where: a comparison selects one design point; also give a value for: " +
+                             join(missing));
+          }
+        }
+      }
+      std::size_t metric = 0;
+      const YamlNode* metric_node = r_.require(item, "metric", path);
+      const bool metric_ok = metric_node != nullptr && read_metric(*metric_node, path + ".metric", c.metric, metric);
+      if (const YamlNode* n = r_.require(item, "expected", path)) {
+        if (metric_ok) {
+          const Dimension d = s_.solver->metrics()[metric].dimension;
+          if (auto q = r_.quantity(*n, d, path + ".expected")) c.expected = q->value;
+        }
+      }
+      c.tolerance = kDefaultTolerance;
+      if (const YamlNode* n = item.find("tolerance")) {
+        const QuantityBounds b{.bounded = true, .min_value = 0, .max_value = HUGE_VAL};
+        if (auto q = r_.quantity(*n, Dimension::dimensionless, path + ".tolerance", b)) c.tolerance = q->value;
+      }
+      if (const YamlNode* n = r_.require(item, "source", path)) {
+        if (auto s = r_.string(*n, path + ".source")) c.source = *s;
+      }
+      if (const YamlNode* n = item.find("explanation")) {
+        if (auto s = r_.string(*n, path + ".explanation", true)) c.explanation = *s;
+      }
+      if (r_.diags().errors().size() == errors_before) s_.comparisons.push_back(std::move(c));
+    }
+  }
+
+  void read_figures(const YamlNode& list) {
+    if (list.is_null()) return;
+    if (!r_.expect_sequence(list, "figures")) return;
+    std::vector<const YamlNode*> names;
+    std::vector<std::string> swept;
+    for (const Axis& a : s_.axes) swept.push_back(a.param);
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const YamlNode& item = list.items[i];
+      const std::string path = index_path("figures", i);
+      if (!r_.expect_mapping(item, path)) continue;
+      r_.check_keys(item, kFigureKeys, path);
+      const std::size_t errors_before = r_.diags().errors().size();
+      FigureDecl f;
+      if (const YamlNode* n = r_.require(item, "name", path)) {
+        if (auto name = r_.string(*n, path + ".name")) {
+          if (!valid_name(*name)) {
+            r_.error(*n, path + ".name: '" + *name + "' is not a valid figure name: use a-z, 0-9, '_' and '-' (it "
+                                "names the files figures/<name>.*)");
+          }
+          for (const YamlNode* earlier : names) {
+            if (earlier->text == *name) {
+              r_.error(*n, path + ": another figure is already named '" + *name + "' (" + at_text(*earlier) + ")");
+            }
+          }
+          names.push_back(n);
+          f.name = *name;
+        }
+      }
+      bool kind_ok = false;
+      if (const YamlNode* n = r_.require(item, "kind", path)) {
+        static const std::vector<std::string> kinds = {"scatter", "bars", "line"};
+        if (r_.expect_scalar(*n, path + ".kind")) {
+          const auto it = std::find(kinds.begin(), kinds.end(), n->text);
+          if (it == kinds.end()) {
+            r_.unknown(*n, "figure kind", kinds);
+          } else {
+            f.kind = static_cast<FigureKind>(it - kinds.begin());
+            kind_ok = true;
+          }
+        }
+      }
+      if (const YamlNode* n = r_.require(item, "title", path)) {
+        if (auto s = r_.string(*n, path + ".title")) f.title = *s;
+      }
+      if (const YamlNode* n = r_.require(item, "caption", path)) {
+        if (auto s = r_.string(*n, path + ".caption")) f.caption = *s;
+      }
+      const YamlNode* x_node = r_.require(item, "x", path);
+      if (x_node != nullptr && kind_ok && r_.expect_scalar(*x_node, path + ".x")) {
+        const bool is_metric = metric_index(x_node->text) >= 0;
+        const int p = param_index(x_node->text);
+        const bool is_swept = p >= 0 && s_.is_axis[static_cast<std::size_t>(p)];
+        if (f.kind == FigureKind::bars ? is_swept : (is_metric || is_swept)) {
+          f.x = x_node->text;
+        } else if (p >= 0) {
+          r_.error(*x_node, path + ".x: '" + x_node->text + "' is not swept in this study (swept parameters: " +
+                                join(swept) + ")");
+        } else if (f.kind == FigureKind::bars && is_metric) {
+          r_.error(*x_node, path + ".x: a bars figure puts a swept parameter on x (its categories), got the metric '" +
+                                x_node->text + "'; swept parameters: " + join(swept));
+        } else if (f.kind == FigureKind::bars) {
+          r_.unknown(*x_node, "swept parameter", swept);
+        } else {
+          std::vector<std::string> choices = metric_names_;
+          choices.insert(choices.end(), swept.begin(), swept.end());
+          r_.unknown(*x_node, "metric or swept parameter", choices);
+        }
+      }
+      if (const YamlNode* n = r_.require(item, "y", path)) {
+        std::vector<const YamlNode*> ys;
+        if (n->is_sequence()) {
+          for (const YamlNode& y : n->items) ys.push_back(&y);
+          if (ys.empty()) r_.error(*n, path + ".y: give at least one metric");
+        } else {
+          ys.push_back(n);
+        }
+        for (const YamlNode* y : ys) {
+          std::string name;
+          std::size_t index = 0;
+          if (read_metric(*y, path + ".y", name, index)) f.y.push_back(name);
+        }
+      }
+      if (const YamlNode* n = item.find("group")) {
+        if (r_.expect_scalar(*n, path + ".group")) {
+          const int p = param_index(n->text);
+          if (p >= 0 && s_.is_axis[static_cast<std::size_t>(p)]) {
+            if (n->text == f.x) {
+              r_.error(*n, path + ".group: '" + n->text + "' is already on x; group by another swept parameter");
+            }
+            f.group = n->text;
+          } else if (p >= 0) {
+            r_.error(*n, path + ".group: '" + n->text + "' is not swept in this study (swept parameters: " +
+                             join(swept) + ")");
+          } else {
+            r_.unknown(*n, "swept parameter", swept);
+          }
+        }
+      }
+      if (const YamlNode* n = item.find("where")) {
+        if (auto where = read_selectors(*n, path + ".where")) f.where = std::move(*where);
+      }
+      const auto flag = [&](std::string_view key, bool& out) -> const YamlNode* {
+        const YamlNode* n = item.find(key);
+        if (n != nullptr) {
+          if (auto b = r_.boolean(*n, path + "." + std::string(key))) out = *b;
+        }
+        return n;
+      };
+      const YamlNode* log_x = flag("log_x", f.log_x);
+      flag("log_y", f.log_y);
+      const YamlNode* pareto = flag("pareto", f.pareto);
+      if (f.log_x && kind_ok) {
+        const int p = param_index(f.x);
+        if (f.kind == FigureKind::bars || (p >= 0 && is_categorical(spec(static_cast<std::size_t>(p))))) {
+          r_.error(*log_x, path + ".log_x: x of this figure is categorical; only a numeric x can be logarithmic");
+        }
+      }
+      if (f.pareto && kind_ok) {
+        if (f.kind != FigureKind::scatter) {
+          r_.error(*pareto, path + ".pareto: only a scatter figure draws a Pareto front");
+        } else if (!objectives_written_) {
+          r_.error(*pareto, path + ".pareto: the front is taken over the study's objectives; add objectives:");
+        }
+      }
+      if (r_.diags().errors().size() == errors_before) s_.figures.push_back(std::move(f));
+    }
+  }
+
+  // The resolved study keeps only the catalog entries it uses, in catalog order, so that its
+  // resolved YAML (which writes exactly those) loads back to the same indices.
+  void keep_used_catalog_entries() {
+    const auto params = s_.solver->params();
+    std::vector<std::string> hardware;
+    std::vector<std::string> models;
+    const auto use = [&](std::size_t p, const std::string& label) {
+      if (params[p].kind == ParamKind::hardware) hardware.push_back(label);
+      if (params[p].kind == ParamKind::model) models.push_back(label);
+    };
+    for (const Axis& a : s_.axes) {
+      for (const AxisValue& v : a.values) use(a.param_index, v.label);
+    }
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (!s_.is_axis[p]) use(p, s_.fixed_labels[p]);
+    }
+    const auto used = [](const std::vector<std::string>& ids, const std::string& id) {
+      return std::find(ids.begin(), ids.end(), id) != ids.end();
+    };
+    for (const HardwareSpec& h : catalog_.hardware) {
+      if (used(hardware, h.id)) s_.catalog.hardware.push_back(h);
+    }
+    for (const CatalogModel& m : catalog_.models) {
+      if (used(models, m.id)) s_.catalog.models.push_back(m);
+    }
+    const auto renumber = [&](std::size_t p, const std::string& label, double& value) {
+      if (params[p].kind == ParamKind::hardware) {
+        value = static_cast<double>(s_.catalog.find_hardware(label) - s_.catalog.hardware.data());
+      } else if (params[p].kind == ParamKind::model) {
+        value = static_cast<double>(s_.catalog.find_model(label) - s_.catalog.models.data());
+      }
+    };
+    for (Axis& a : s_.axes) {
+      for (AxisValue& v : a.values) renumber(a.param_index, v.label, v.value);
+    }
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (!s_.is_axis[p]) renumber(p, s_.fixed_labels[p], s_.fixed_values[p]);
+    }
+  }
+
+  YamlReader r_;
+  ResolvedStudy s_;
+  Catalog catalog_;
+  std::vector<std::string> param_names_;
+  std::vector<std::string> metric_names_;
+  std::vector<const YamlNode*> axis_nodes_;  // keys under axes: that name a parameter
+  std::array<bool, kMaxParams> fixed_{};     // fixed or defaulted
+  std::set<std::string> fixed_keys_;
+  std::set<std::string> misspelt_;          // parameters a misspelt key probably meant
+  std::vector<std::string> broken_ids_;     // catalog block entries that had errors
+  bool objectives_written_ = false;
+};
+
+// ---- resolved YAML ----------------------------------------------------------------------------
+
+std::string flow_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i > 0 ? ", " : "") + yaml_scalar(items[i]);
+  return out + "]";
+}
+
+std::string flow_selectors(const std::vector<Selector>& where) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < where.size(); ++i) {
+    out += (i > 0 ? ", " : "") + where[i].param + ": " + yaml_scalar(where[i].label);
+  }
+  return out + "}";
+}
+
+void write_hardware(std::string& out, const HardwareSpec& h) {
+  out += "    - id: " + yaml_scalar(h.id) + "\n";
+  out += "      name: " + yaml_scalar(h.name) + "\n";
+  out += "      source: " + yaml_scalar(h.source) + "\n";
+  out += "      peak_flops: {";
+  bool first = true;
+  for (Precision p : kAllPrecisions) {
+    if (!h.supports(p)) continue;
+    std::string label = exact_quantity_label(h.peak(p), Dimension::flop_rate);
+    // Integer precisions are rated in operations per second (624 TOP/s): same dimension, same value.
+    const std::size_t flop = label.find("FLOP/s");
+    if ((p == Precision::int8 || p == Precision::int4) && flop != std::string::npos) label.replace(flop, 4, "OP");
+    out += (first ? "" : ", ") + std::string(precision_name(p)) + ": " + yaml_scalar(label);
+    first = false;
+  }
+  out += "}\n";
+  const auto field = [&](std::string_view key, double v, Dimension d) {
+    out += "      " + std::string(key) + ": " + yaml_scalar(exact_quantity_label(v, d)) + "\n";
+  };
+  field("memory", h.memory_bytes, Dimension::bytes);
+  field("memory_bandwidth", h.memory_bandwidth_bytes_per_s, Dimension::bandwidth);
+  field("host_link", h.host_link_bandwidth_bytes_per_s, Dimension::bandwidth);
+  field("accelerator_link", h.accelerator_link_bandwidth_bytes_per_s, Dimension::bandwidth);
+  field("tdp", h.tdp_w, Dimension::power);
+  field("idle_power_fraction", h.idle_power_fraction, Dimension::dimensionless);
+  field("price", h.price_usd, Dimension::money);
+}
+
+void write_model(std::string& out, const CatalogModel& m) {
+  out += "    - id: " + yaml_scalar(m.id) + "\n";
+  out += "      name: " + yaml_scalar(m.name) + "\n";
+  out += "      source: " + yaml_scalar(m.source) + "\n";
+  out += "      architecture: " + yaml_scalar(m.architecture) + "\n";
+  out += "      params: {";
+  for (std::size_t i = 0; i < m.params.size(); ++i) {
+    out += (i > 0 ? ", " : "") + m.params[i].first + ": " + yaml_scalar(m.params[i].second);
+  }
+  out += "}\n";
+}
+
+}  // namespace
+
+std::uint64_t ResolvedStudy::point_count() const {
+  std::uint64_t total = 1;
+  for (const Axis& a : axes) {
+    if (__builtin_mul_overflow(total, static_cast<std::uint64_t>(a.values.size()), &total)) {
+      throw std::overflow_error("study '" + name + "' has more than 2^64 design points");
+    }
+  }
+  return total;
+}
+
+std::optional<ResolvedStudy> load_study_text(const std::string& file, const std::string& text,
+                                             const std::string& catalog_dir, Diagnostics& diags) {
+  StudyLoader loader(file, diags);
+  return loader.load(text, catalog_dir);
+}
+
+std::optional<ResolvedStudy> load_study(const std::string& file, const std::string& catalog_dir,
+                                        Diagnostics& diags) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    diags.error(SourceLocation{file}, std::string("cannot read the study: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_study_text(file, text.str(), catalog_dir, diags);
+}
+
+std::string resolved_study_yaml(const ResolvedStudy& study) {
+  const auto params = study.solver->params();
+  std::string out;
+  out += "# " + study.file + ", resolved: every default is explicit and every catalog entry the study uses is\n";
+  out += "# written out in full, so this file loads on its own.\n";
+  out += "study: " + yaml_scalar(study.name) + "\n";
+  out += "title: " + yaml_scalar(study.title) + "\n";
+  out += "question: " + yaml_scalar(study.question) + "\n";
+  out += "solver: " + yaml_scalar(study.solver->name()) + "\n";
+  out += "axes:\n";
+  for (const Axis& a : study.axes) {
+    std::vector<std::string> labels;
+    for (const AxisValue& v : a.values) labels.push_back(v.label);
+    out += "  " + a.param + ": " + flow_list(labels) + "\n";
+  }
+  bool any_fixed = false;
+  for (std::size_t p = 0; p < params.size(); ++p) any_fixed = any_fixed || !study.is_axis[p];
+  if (any_fixed) {
+    out += "fixed:\n";
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (!study.is_axis[p]) out += "  " + std::string(params[p].name) + ": " + yaml_scalar(study.fixed_labels[p]) + "\n";
+    }
+  }
+  if (!study.objectives.empty()) {
+    out += "objectives:\n";
+    for (const Objective& o : study.objectives) {
+      out += "  - {metric: " + o.metric + ", direction: " + (o.direction == Direction::minimize ? "min" : "max") +
+             "}\n";
+    }
+  }
+  if (!study.comparisons.empty()) {
+    out += "compare:\n";
+    const auto metrics = study.solver->metrics();
+    for (const Comparison& c : study.comparisons) {
+      Dimension d = Dimension::dimensionless;
+      for (const MetricSpec& m : metrics) {
+        if (m.name == c.metric) d = m.dimension;
+      }
+      out += "  - name: " + yaml_scalar(c.name) + "\n";
+      out += "    where: " + flow_selectors(c.where) + "\n";
+      out += "    metric: " + c.metric + "\n";
+      out += "    expected: " + yaml_scalar(exact_quantity_label(c.expected, d)) + "\n";
+      out += "    tolerance: " + number_text(c.tolerance) + "\n";
+      out += "    source: " + yaml_scalar(c.source) + "\n";
+      out += "    explanation: " + (c.explanation.empty() ? std::string("\"\"") : yaml_scalar(c.explanation)) + "\n";
+    }
+  }
+  if (!study.figures.empty()) {
+    out += "figures:\n";
+    static constexpr std::array<std::string_view, 3> kKinds = {"scatter", "bars", "line"};
+    for (const FigureDecl& f : study.figures) {
+      out += "  - name: " + yaml_scalar(f.name) + "\n";
+      out += "    kind: " + std::string(kKinds[static_cast<std::size_t>(f.kind)]) + "\n";
+      out += "    title: " + yaml_scalar(f.title) + "\n";
+      out += "    caption: " + yaml_scalar(f.caption) + "\n";
+      out += "    x: " + f.x + "\n";
+      out += "    y: " + flow_list(f.y) + "\n";
+      if (!f.group.empty()) out += "    group: " + f.group + "\n";
+      if (!f.where.empty()) out += "    where: " + flow_selectors(f.where) + "\n";
+      out += std::string("    log_x: ") + (f.log_x ? "true" : "false") + "\n";
+      out += std::string("    log_y: ") + (f.log_y ? "true" : "false") + "\n";
+      out += std::string("    pareto: ") + (f.pareto ? "true" : "false") + "\n";
+    }
+  }
+  if (!study.catalog.hardware.empty() || !study.catalog.models.empty()) {
+    out += "catalog:\n";
+    if (!study.catalog.hardware.empty()) {
+      out += "  hardware:\n";
+      for (const HardwareSpec& h : study.catalog.hardware) write_hardware(out, h);
+    }
+    if (!study.catalog.models.empty()) {
+      out += "  models:\n";
+      for (const CatalogModel& m : study.catalog.models) write_model(out, m);
+    }
+  }
+  return out;
+}
+
+}  // namespace dsx

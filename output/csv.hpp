@@ -1,0 +1,38 @@
+// CSV exports of a run's results: results.csv (every row) and pareto.csv (the front's rows).
+//
+// Format: RFC 4180 fields (a field holding a comma, a double quote, CR or LF is enclosed in double
+// quotes, and each double quote inside it is doubled); records end with LF. Columns: point_index,
+// the axis names, status, detail, the metric names — the layout of the store's results table.
+// Numbers are written in the C locale as the shortest decimal that reads back to the same double
+// (fmt's default format, which uses the Dragonbox algorithm: J. Jeon, 2020), so every value round-trips exactly through strtod;
+// NaN is an empty field, infinities are "inf" and "-inf", and -0.0 is written "0" because the
+// result store cannot keep the sign of a zero (dse/store.hpp) and a CSV re-rendered from the store
+// must equal the one written by the sweep byte for byte.
+//
+// Text is returned rather than written so that it can be tested; the caller writes it with
+// output/files.hpp write_file_atomic.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "dse/results.hpp"
+
+namespace dsx {
+
+// Every row of `table`, in table order.
+std::string results_csv(const ResultTable& table);
+// The given rows of `table`, in the order given, under the same header. Throws
+// std::invalid_argument for a row the table does not hold.
+std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows);
+// The rows of a Pareto front (row indices as dse/pareto.hpp returns them), in ascending row order.
+std::string pareto_csv(const ResultTable& table, std::span<const std::size_t> front_rows);
+
+// One field, quoted when it must be.
+void append_csv_field(std::string& out, std::string_view field);
+// One number as described above.
+void append_csv_number(std::string& out, double value);
+
+}  // namespace dsx

@@ -1,0 +1,94 @@
+// Figures for print: a study's FigureDecls drawn by gnuplot into SVG, PDF and PNG.
+//
+// Every figure leaves its editable source beside the pictures: NAME.gp (the gnuplot script, house
+// style included, runnable as `gnuplot NAME.gp` inside figures/) and NAME.dat (the plotted rows in SI
+// units, one gnuplot `index` block per series, each row naming its design point). The script scales
+// SI values to a readable prefix per axis (format.hpp choose_axis_scale), so axis titles carry units:
+// "latency (us)", "energy (mJ)", "GPU utilization (%)".
+//
+// House style (one place, house_style()): Okabe-Ito colours (Okabe & Ito, "Color Universal Design",
+// 2008; Wong, "Points of view: Color blindness", Nature Methods 8:441, 2011), and since colour alone
+// does not survive a grayscale print, each series also has its own point shape and dash pattern;
+// DejaVu Sans; figures 17 cm wide (full text width of a two-column page), 9 pt text in the PDF, the
+// SVG at 96 px per inch, the PNG at 192 px per inch.
+//
+// Determinism: identical inputs give byte-identical files. Numbers are written with "{:.17g}" (C
+// locale); gnuplot's SVG and PNG carry no timestamps; cairo stamps /CreationDate into the PDF and
+// ignores SOURCE_DATE_EPOCH, so it is rewritten to a fixed date of the same length (xref offsets stay
+// valid).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+
+namespace dsx {
+
+struct RenderedFigure {
+  std::string name;
+  std::string title;
+  std::string caption;      // the study's caption (or the default figure's)
+  std::string description;  // what is drawn, computed: series, rows shown, front and knee
+  std::string gp_path;      // run_dir/figures/NAME.gp, and likewise below
+  std::string dat_path;
+  std::string svg_path;
+  std::string pdf_path;
+  std::string png_path;
+  std::size_t points = 0;  // design points drawn
+};
+
+// A figure as text, before anything touches the file system.
+struct FigureSource {
+  std::string name;
+  std::string title;
+  std::string caption;
+  std::string description;
+  std::string script;  // NAME.gp
+  std::string data;    // NAME.dat
+  std::size_t points = 0;
+};
+
+// The figures a study draws: its own, or when it declares none a scatter of the first two
+// objectives with the Pareto front (two or more objectives), else bars of the first objective
+// (best value per value of the first axis; with no objective, the first metric).
+std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const ResultTable& results);
+
+// Builds the script and data of one figure. Only feasible rows matching decl.where are drawn.
+// `pareto_rows` are the rows of the study's Pareto front (drawn when decl.pareto).
+// Throws std::invalid_argument for a declaration the results cannot satisfy (unknown metric or
+// parameter, bars over a metric, log scale on stacked bars).
+FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
+                          const std::vector<std::size_t>& pareto_rows);
+
+// Whether `row` passes the selectors: each compares the row's label on that parameter's axis; a
+// selector on a parameter that is not an axis (fixed) always matches. Throws std::invalid_argument
+// for a parameter the solver does not have.
+bool row_matches(const std::vector<Selector>& where, const ResolvedStudy& study, const ResultTable& results,
+                 std::size_t row);
+
+// "hardware=a100, batch=8": the row's labels on every axis.
+std::string design_point_label(const ResolvedStudy& study, const ResultTable& results, std::size_t row);
+
+// The style block written into every script.
+std::string house_style();
+
+// Runs `gnuplot --default-settings gp_path` (posix_spawn, no shell, locale C.UTF-8) in `working_dir`,
+// where the script finds its data and writes its pictures; stderr is captured. Throws
+// std::runtime_error naming gp_path and gnuplot's message when gnuplot cannot run or fails.
+void run_gnuplot(const std::string& gp_path, const std::string& working_dir,
+                 const std::string& gnuplot = DSX_GNUPLOT);
+
+// Rewrites every /CreationDate and /ModDate value of a PDF to 2000-01-01 00:00:00 UTC, keeping
+// each value's length (digits become the fixed date's digits, zone digits become 0).
+void normalize_pdf_dates(std::string& pdf);
+
+// An SVG file made fit to sit inside an HTML page next to other figures: the XML declaration and
+// DOCTYPE go, every id (and every reference to one) gets `id_prefix`, the root <svg> gets role="img"
+// and an aria-label, and gnuplot's <title> becomes `label`.
+std::string svg_for_inlining(std::string_view svg, std::string_view id_prefix, std::string_view label);
+
+}  // namespace dsx

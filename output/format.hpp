@@ -1,0 +1,66 @@
+// Numbers as a reader of a report or a figure sees them: significant figures, SI prefixes with
+// units, percentages for shares, and thousands separators for counts. One formatter serves the
+// report tables, the captions and the figure axes, so a value reads the same everywhere.
+//
+// Conventions (BIPM SI Brochure, 9th ed., sections 3 and 5.4): a space between number and unit,
+// decimal prefixes (k = 1e3 ... E = 1e18, m = 1e-3 ... p = 1e-12; "u" stands for micro), "%" also
+// after a space. Bytes use binary prefixes (KiB, MiB, GiB, TiB; IEC 80000-13) only when the value is
+// an exact multiple of one, so "80 GiB" of device memory stays 80.0 GiB and 40 GB stays 40.0 GB.
+// Rounding is to significant figures with trailing zeros kept (15e-6 s -> "15.0 us"), done on the
+// decimal string so a value that rounds up crosses into the next prefix (999.96 us -> "1.00 ms").
+// All output is locale-independent.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/units.hpp"
+
+namespace dsx {
+
+enum class NumberStyle : std::uint8_t {
+  si,       // SI prefix on the unit: "15.0 us", "2.04 TB/s", "312 TFLOP/s"
+  grouped,  // plain digits with thousands separators: "134,000 images", "1,024"
+  percent,  // a fraction shown x100: 0.333 -> "33.3 %"
+};
+
+// How a metric or parameter is shown: the words, the unit and the number style.
+struct QuantityDisplay {
+  std::string label;  // "latency", "GPU utilization", "throughput"
+  std::string unit;   // SI unit or counted thing: "s", "B/s", "samples/s", "FLOP/B", ""; "%" for percent
+  NumberStyle style = NumberStyle::grouped;
+  Dimension dimension = Dimension::dimensionless;
+};
+
+// Reads the unit from the metric or parameter name (snake_case with the SI unit as suffix,
+// DESIGN.md section 2) and its dimension: latency_s -> {"latency", "s", si};
+// throughput_samples_per_s -> {"throughput", "samples/s", grouped};
+// gpu_utilization -> {"GPU utilization", "%", percent}; launch_overhead (time) -> {"launch overhead", "s"}.
+QuantityDisplay describe_quantity(std::string_view name, Dimension dimension);
+
+// "15.0 us", "2.04 TB/s"; `unit` is an SI unit symbol ("s", "B", "B/s", "FLOP", "FLOP/s", "W", "J").
+std::string format_si(double value, std::string_view unit, int digits = 3);
+// Bytes with binary prefixes when exact multiples (80 x 2^30 -> "80.0 GiB"), else decimal.
+std::string format_bytes(double bytes, int digits = 3);
+// Integers exactly ("1,024"), other values to `digits` significant figures ("2,150", "0.00120").
+std::string format_grouped(double value, int digits = 3);
+// A fraction as a percentage: 1/3 -> "33.3 %".
+std::string format_percent(double fraction, int digits = 3);
+// The value in the style and unit of `display`.
+std::string format_quantity(double value, const QuantityDisplay& display, int digits = 3);
+// A signed difference with one decimal: "+2.1 %", "-0.5 pp", "+0.0 %" (never "-0.0").
+std::string format_signed(double value, std::string_view unit);
+// Round-trip exact, C locale: the numbers written into figure data files.
+std::string format_exact(double value);
+
+// The scaling of a figure axis: data values (SI) times `factor` read 1..1000 in `unit`.
+struct AxisScale {
+  double factor = 1;
+  std::string unit;  // "us", "TB/s", "%", "k samples/s", "thousands" or ""
+};
+AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs);
+// "latency (us)", "kernel count (thousands)", "batch".
+std::string axis_title(const QuantityDisplay& display, const AxisScale& scale);
+
+}  // namespace dsx

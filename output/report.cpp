@@ -1,0 +1,971 @@
+#include "output/report.hpp"
+
+#include <fmt/format.h>
+#include <md4c-html.h>
+
+#include <kainjow/mustache.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "dse/diagnostics.hpp"
+#include "dse/pareto.hpp"
+#include "engine/precision.hpp"
+#include "output/files.hpp"
+#include "output/format.hpp"
+
+namespace dsx {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+namespace mustache = kainjow::mustache;
+
+constexpr std::size_t kMaxParetoRows = 50;   // longer fronts: the rest is in pareto.csv
+constexpr std::size_t kMaxListedValues = 12;  // axis values listed in full up to this many
+constexpr std::size_t kMaxErrorMessages = 5;
+
+enum class Escape : std::uint8_t { markdown, html };
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+bool is_alnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (static_cast<unsigned char>(c) >= 0x80);
+}
+
+// ---- templates ----
+
+struct TemplateText {
+  std::string path;
+  std::string text;
+};
+
+struct TemplateSet {
+  TemplateText main;
+  std::map<std::string, TemplateText> partials;  // by name (file stem)
+};
+
+SourceLocation location_of(const TemplateText& t, std::size_t offset) {
+  offset = std::min(offset, t.text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (t.text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {t.path, line, static_cast<int>(offset - line_start) + 1};
+}
+
+TemplateSet load_templates(const std::string& template_dir, const std::string& main_name) {
+  namespace fs = std::filesystem;
+  if (template_dir.empty()) throw std::runtime_error("no report template folder given");
+  TemplateSet set;
+  set.main.path = template_dir + "/" + main_name;
+  if (!fs::is_regular_file(set.main.path)) {
+    throw std::runtime_error(fmt::format("{}: error: report template not found", set.main.path));
+  }
+  set.main.text = read_file(set.main.path);
+  const fs::path partial_dir = fs::path(template_dir) / "partials";
+  if (fs::is_directory(partial_dir)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(partial_dir)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".mustache") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      set.partials[f.stem().string()] = TemplateText{f.string(), read_file(f.string())};
+    }
+  }
+  return set;
+}
+
+// One Mustache tag as kainjow reads it.
+struct Tag {
+  char kind;  // 'v' value, '&' unescaped value, '#' section, '^' inverted, '/' end, '>' partial, '!' comment
+  std::string name;
+  std::size_t offset;
+};
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// The tags of a template kainjow has already parsed without error (same delimiter rules).
+std::vector<Tag> scan_tags(const std::string& text) {
+  std::vector<Tag> tags;
+  std::string open = "{{", close = "}}";
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t p = text.find(open, pos);
+    if (p == std::string::npos) break;
+    const bool braces = open == "{{" && close == "}}";
+    const bool triple = braces && p + 2 < text.size() && text[p + 2] == '{';
+    const std::size_t start = p + open.size() + (triple ? 1 : 0);
+    const std::string end_delim = triple ? "}}}" : close;
+    const std::size_t e = text.find(end_delim, start);
+    if (e == std::string::npos) break;
+    const std::string contents = trim(std::string_view(text).substr(start, e - start));
+    pos = e + end_delim.size();
+    if (!triple && !contents.empty() && contents.front() == '=') {
+      const std::string inner = trim(std::string_view(contents).substr(1, contents.size() - 2));
+      const auto space = inner.find(' ');
+      if (space != std::string::npos) {
+        open = inner.substr(0, space);
+        close = trim(std::string_view(inner).substr(space + 1));
+      }
+      continue;
+    }
+    if (triple) {
+      tags.push_back({'&', contents, p});
+    } else if (!contents.empty() && std::string_view("#^/>&!").find(contents.front()) != std::string_view::npos) {
+      tags.push_back({contents.front(), trim(std::string_view(contents).substr(1)), p});
+    } else {
+      tags.push_back({'v', contents, p});
+    }
+  }
+  return tags;
+}
+
+// A template context level for the strict check: an object whose keys are known, a level that
+// adds nothing (boolean or inverted section), or one whose keys cannot be known (an empty list).
+struct Frame {
+  const json* object = nullptr;
+  bool unknown = false;
+};
+
+class StrictChecker {
+ public:
+  StrictChecker(const TemplateSet& set, Diagnostics& diags) : set_(set), diags_(diags) {}
+
+  void check(const TemplateText& t, std::vector<Frame> frames, int depth) {
+    diags_.add_source(t.path, t.text);
+    for (const Tag& tag : scan_tags(t.text)) {
+      const SourceLocation where = location_of(t, tag.offset);
+      switch (tag.kind) {
+        case '!': break;
+        case '/':
+          if (frames.size() > 1) frames.pop_back();
+          break;
+        case '>': {
+          const auto it = set_.partials.find(tag.name);
+          if (it == set_.partials.end()) {
+            std::vector<std::string> names;
+            for (const auto& [name, text] : set_.partials) names.push_back(name);
+            diags_.unknown(where, "partial", tag.name, names);
+          } else if (depth < 8) {
+            check(it->second, frames, depth + 1);
+          }
+          break;
+        }
+        default: {
+          const std::optional<const json*> value = resolve(frames, tag.name);
+          if (!value) {
+            const std::vector<std::string> names = visible_names(frames);
+            diags_.unknown(where, "template value", tag.name, names);
+          }
+          if (tag.kind == '#') {
+            frames.push_back(value ? section_frame(*value) : Frame{nullptr, true});
+          } else if (tag.kind == '^') {
+            frames.push_back(Frame{});
+          }
+          break;
+        }
+      }
+    }
+  }
+
+ private:
+  // nullopt: not found; a null pointer: found below a level whose keys are unknown.
+  static std::optional<const json*> resolve(const std::vector<Frame>& frames, const std::string& name) {
+    if (name == ".") return static_cast<const json*>(nullptr);
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', start)) {
+      parts.push_back(name.substr(start, dot - start));
+      start = dot + 1;
+    }
+    parts.push_back(name.substr(start));
+    for (auto f = frames.rbegin(); f != frames.rend(); ++f) {
+      if (f->unknown) return static_cast<const json*>(nullptr);
+      if (f->object == nullptr) continue;
+      const json* v = f->object;
+      for (const std::string& part : parts) {
+        if (!v->is_object() || !v->contains(part)) {
+          v = nullptr;
+          break;
+        }
+        v = &(*v)[part];
+      }
+      if (v != nullptr) return v;
+    }
+    return std::nullopt;
+  }
+
+  Frame section_frame(const json* value) {
+    if (value == nullptr) return Frame{nullptr, true};
+    if (value->is_object()) return Frame{value, false};
+    if (value->is_array()) {
+      if (value->empty() || !value->front().is_object()) return Frame{nullptr, true};
+      json& merged = merged_.emplace_back(json::object());
+      for (const json& item : *value) {
+        for (const auto& [k, v] : item.items()) merged[k] = v;
+      }
+      return Frame{&merged, false};
+    }
+    return Frame{};
+  }
+
+  static std::vector<std::string> visible_names(const std::vector<Frame>& frames) {
+    std::set<std::string> names;
+    for (const Frame& f : frames) {
+      if (f.object == nullptr) continue;
+      for (const auto& [k, v] : f.object->items()) {
+        names.insert(k);
+        if (v.is_object()) {
+          for (const auto& [k2, v2] : v.items()) names.insert(k + "." + k2);
+        }
+      }
+    }
+    return {names.begin(), names.end()};
+  }
+
+  const TemplateSet& set_;
+  Diagnostics& diags_;
+  std::deque<json> merged_;
+};
+
+// kainjow's parse error ("Unclosed section \"rows\" at 12") as file:line:col.
+void check_syntax(const TemplateText& t, Diagnostics& diags) {
+  const mustache::mustache tmpl{t.text};
+  if (tmpl.is_valid()) return;
+  std::string message = tmpl.error_message();
+  std::size_t offset = 0;
+  if (const auto at = message.rfind(" at "); at != std::string::npos) {
+    offset = static_cast<std::size_t>(std::stoull(message.substr(at + 4)));
+    message.resize(at);
+  }
+  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  diags.add_source(t.path, t.text);
+  diags.error(location_of(t, offset), message);
+}
+
+mustache::data to_data(const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      mustache::data d{mustache::data::type::object};
+      for (const auto& [k, v] : j.items()) d.set(k, to_data(v));
+      return d;
+    }
+    case json::value_t::array: {
+      mustache::data d{mustache::data::type::list};
+      for (const json& v : j) d.push_back(to_data(v));
+      return d;
+    }
+    case json::value_t::string: return mustache::data{j.get<std::string>()};
+    case json::value_t::boolean: return mustache::data{j.get<bool>()};
+    case json::value_t::null: return mustache::data{false};
+    default: return mustache::data{j.dump()};
+  }
+}
+
+// Partials come from the template folder, never from the data, so a value and a partial may share
+// a name ("figures").
+class PartialContext : public mustache::basic_context<std::string> {
+ public:
+  PartialContext(const mustache::data* root, const std::map<std::string, mustache::data>& partials)
+      : inner_(root), partials_(partials) {}
+  void push(const mustache::data* d) override { inner_.push(d); }
+  void pop() override { inner_.pop(); }
+  const mustache::data* get(const std::string& name) const override { return inner_.get(name); }
+  const mustache::data* get_partial(const std::string& name) const override {
+    const auto it = partials_.find(name);
+    return it == partials_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  mustache::context<std::string> inner_;
+  const std::map<std::string, mustache::data>& partials_;
+};
+
+std::string render_templates(const std::string& template_dir, const std::string& main_name, const json& context,
+                             Escape escape) {
+  const TemplateSet set = load_templates(template_dir, main_name);
+  Diagnostics diags;
+  check_syntax(set.main, diags);
+  for (const auto& [name, t] : set.partials) check_syntax(t, diags);
+  if (!diags.has_errors()) {
+    StrictChecker checker(set, diags);
+    checker.check(set.main, {Frame{&context, false}}, 0);
+  }
+  if (diags.has_errors()) throw std::runtime_error(diags.format());
+
+  std::map<std::string, mustache::data> partials;
+  for (const auto& [name, t] : set.partials) partials.emplace(name, mustache::data{t.text});
+  const mustache::data data = to_data(context);
+  mustache::mustache tmpl{set.main.text};
+  tmpl.set_custom_escape([escape](const std::string& s) {
+    return escape == Escape::markdown ? markdown_escape(s) : html_escape(s);
+  });
+  PartialContext ctx(&data, partials);
+  std::string out = tmpl.render(ctx);
+  if (!tmpl.is_valid()) {
+    throw std::runtime_error(fmt::format("{}: error: {}", set.main.path, tmpl.error_message()));
+  }
+  return out;
+}
+
+// ---- the report's context ----
+
+const MetricSpec* find_metric(const ResolvedStudy& study, std::string_view name) {
+  if (study.solver == nullptr) return nullptr;
+  for (const MetricSpec& m : study.solver->metrics()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name) {
+  const MetricSpec* m = find_metric(study, name);
+  return describe_quantity(name, m != nullptr ? m->dimension : Dimension::dimensionless);
+}
+
+std::string direction_word(Direction d) { return d == Direction::minimize ? "minimize" : "maximize"; }
+
+std::string fixed_label(const ResolvedStudy& study, std::size_t param) {
+  if (!study.fixed_labels[param].empty()) return study.fixed_labels[param];
+  const ParamSpec& spec = study.solver->params()[param];
+  if (spec.kind == ParamKind::number) {
+    return format_quantity(study.fixed_values[param], describe_quantity(spec.name, spec.dimension));
+  }
+  return format_exact(study.fixed_values[param]);
+}
+
+// Every parameter of a row: axis labels from the row, the others from the study.
+std::string full_point(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
+  std::vector<std::string> parts;
+  if (study.solver == nullptr) return design_point_label(study, results, row);
+  const auto params = study.solver->params();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string name(params[i].name);
+    const int col = results.axis_column(name);
+    parts.push_back(name + " = " + (col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : fixed_label(study, i)));
+  }
+  return join(parts, ", ");
+}
+
+const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
+  for (const HardwareSpec& h : c.hardware) {
+    if (h.id == id) return &h;
+  }
+  return nullptr;
+}
+
+const CatalogModel* find_model(const Catalog& c, std::string_view id) {
+  for (const CatalogModel& m : c.models) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+// Catalog ids a parameter of `kind` takes in the grid (axis values or the fixed value), in order.
+std::vector<std::string> used_ids(const ResolvedStudy& study, ParamKind kind) {
+  std::vector<std::string> ids;
+  if (study.solver == nullptr) return ids;
+  const auto params = study.solver->params();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].kind != kind) continue;
+    bool on_axis = false;
+    for (const Axis& a : study.axes) {
+      if (a.param != params[i].name) continue;
+      on_axis = true;
+      for (const AxisValue& v : a.values) ids.push_back(v.label);
+    }
+    if (!on_axis && !study.fixed_labels[i].empty()) ids.push_back(study.fixed_labels[i]);
+  }
+  std::vector<std::string> unique;
+  for (const std::string& id : ids) {
+    if (std::find(unique.begin(), unique.end(), id) == unique.end()) unique.push_back(id);
+  }
+  return unique;
+}
+
+// The catalog entries (hardware and model ids) a row uses; their sources are in the appendix.
+std::string row_sources(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
+  std::vector<std::string> parts;
+  if (study.solver == nullptr) return "";
+  const auto params = study.solver->params();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].kind != ParamKind::hardware && params[i].kind != ParamKind::model) continue;
+    const int col = results.axis_column(params[i].name);
+    const std::string id = col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : study.fixed_labels[i];
+    if (params[i].kind == ParamKind::hardware ? find_hardware(study.catalog, id) != nullptr
+                                              : find_model(study.catalog, id) != nullptr) {
+      parts.push_back(std::string(params[i].name) + " " + id);
+    }
+  }
+  return join(parts, ", ");
+}
+
+json run_context(const ReportInputs& in) {
+  const RunInfo& info = in.info;
+  const ResultTable& results = in.results;
+  json run;
+  run["points"] = format_grouped(static_cast<double>(info.points));
+  run["feasible"] = format_grouped(static_cast<double>(info.feasible));
+  run["infeasible"] = format_grouped(static_cast<double>(info.infeasible));
+  run["errors"] = format_grouped(static_cast<double>(info.errors));
+  const double points = static_cast<double>(info.points);
+  run["feasible_share"] = points > 0 ? format_percent(static_cast<double>(info.feasible) / points) : "n/a";
+  run["threads"] = format_grouped(info.threads);
+  run["threads_plural"] = info.threads != 1;
+  run["has_time"] = info.sweep_seconds > 0;
+  run["time"] = format_si(info.sweep_seconds, "s");
+  run["rate"] = info.sweep_seconds > 0 ? format_grouped(points / info.sweep_seconds) + " points/s" : "";
+
+  // Infeasible rows by reason (in the solver's order of reasons), errors by message.
+  std::map<std::string, std::uint64_t> by_reason, by_error;
+  for (std::size_t r = 0; r < results.rows(); ++r) {
+    if (results.status[r] == PointStatus::infeasible) ++by_reason[results.status_detail[r]];
+    if (results.status[r] == PointStatus::error) ++by_error[results.status_detail[r]];
+  }
+  json reasons = json::array();
+  std::set<std::string> listed;
+  for (const std::string& reason : results.reasons) {
+    const auto it = by_reason.find(reason);
+    if (it == by_reason.end()) continue;
+    reasons.push_back({{"reason", reason}, {"count", format_grouped(static_cast<double>(it->second))}});
+    listed.insert(reason);
+  }
+  for (const auto& [reason, count] : by_reason) {
+    if (listed.count(reason) != 0) continue;
+    reasons.push_back({{"reason", reason.empty() ? "no reason recorded" : reason},
+                       {"count", format_grouped(static_cast<double>(count))}});
+  }
+  run["has_infeasible_reasons"] = !reasons.empty();
+  run["infeasible_reasons"] = reasons;
+  std::vector<std::pair<std::string, std::uint64_t>> errors(by_error.begin(), by_error.end());
+  std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  json error_list = json::array();
+  for (std::size_t i = 0; i < errors.size() && i < kMaxErrorMessages; ++i) {
+    error_list.push_back({{"message", errors[i].first.empty() ? "no message recorded" : errors[i].first},
+                          {"count", format_grouped(static_cast<double>(errors[i].second))}});
+  }
+  run["has_error_messages"] = !error_list.empty();
+  run["error_messages"] = error_list;
+  run["more_error_messages"] = errors.size() > kMaxErrorMessages
+                                   ? fmt::format("{} more distinct messages", errors.size() - kMaxErrorMessages)
+                                   : "";
+  run["has_more_error_messages"] = errors.size() > kMaxErrorMessages;
+  run["dsx_version"] = info.dsx_version.empty() ? "unknown" : info.dsx_version;
+  run["git_revision"] = info.git_revision.empty() ? "unknown" : info.git_revision;
+  run["study_hash"] = info.study_hash.empty() ? "unknown" : info.study_hash;
+  run["catalog_hash"] = info.catalog_hash.empty() ? "unknown" : info.catalog_hash;
+  return run;
+}
+
+json grid_context(const ResolvedStudy& study) {
+  json grid;
+  json axes = json::array();
+  std::uint64_t total = study.axes.empty() ? 1 : 1;
+  std::vector<std::string> product;
+  for (const Axis& a : study.axes) {
+    std::vector<std::string> labels;
+    const std::size_t n = a.values.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      if (n > kMaxListedValues && k == kMaxListedValues - 2) {
+        labels.push_back(fmt::format("... ({} more)", n - kMaxListedValues + 1));
+        k = n - 2;
+        continue;
+      }
+      labels.push_back(a.values[k].label);
+    }
+    std::string description;
+    if (study.solver != nullptr && a.param_index < study.solver->params().size()) {
+      description = std::string(study.solver->params()[a.param_index].description);
+    }
+    axes.push_back({{"name", a.param}, {"values", join(labels, ", ")}, {"size", format_grouped(static_cast<double>(n))},
+                    {"description", description}});
+    total *= n;
+    product.push_back(fmt::format("{} {}", n, a.param));
+  }
+  grid["axes"] = axes;
+  grid["has_axes"] = !axes.empty();
+  grid["total"] = format_grouped(static_cast<double>(total));
+  grid["product"] = product.empty() ? "a single design point" : join(product, " x ");
+  json fixed = json::array();
+  if (study.solver != nullptr) {
+    const auto params = study.solver->params();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (study.is_axis[i]) continue;
+      fixed.push_back({{"name", std::string(params[i].name)},
+                       {"value", fixed_label(study, i)},
+                       {"description", std::string(params[i].description)}});
+    }
+  }
+  grid["has_fixed"] = !fixed.empty();
+  grid["fixed"] = fixed;
+  json objectives = json::array();
+  for (const Objective& o : study.objectives) {
+    const MetricSpec* m = find_metric(study, o.metric);
+    objectives.push_back({{"metric", o.metric},
+                          {"direction", direction_word(o.direction)},
+                          {"description", m != nullptr ? std::string(m->description) : ""}});
+  }
+  grid["has_objectives"] = !objectives.empty();
+  grid["objectives"] = objectives;
+  return grid;
+}
+
+json comparisons_context(const ReportInputs& in) {
+  const ResolvedStudy& study = in.study;
+  const ResultTable& results = in.results;
+  json rows = json::array();
+  std::size_t agree = 0;
+  for (const Comparison& c : study.comparisons) {
+    const QuantityDisplay display = metric_display(study, c.metric);
+    const MetricSpec* spec = find_metric(study, c.metric);
+    std::vector<std::size_t> matches;
+    for (std::size_t r = 0; r < results.rows(); ++r) {
+      if (row_matches(c.where, study, results, r)) matches.push_back(r);
+    }
+    std::vector<std::string> where;
+    for (const Selector& s : c.where) where.push_back(s.param + " = " + s.label);
+    json row = {{"name", c.name},
+                {"source", c.source},
+                {"metric", c.metric},
+                {"metric_description", spec != nullptr ? std::string(spec->description) : ""},
+                {"expected", format_quantity(c.expected, display)},
+                {"tolerance", format_percent(c.tolerance, 2)},
+                {"where", where.empty() ? "every design point" : join(where, ", ")}};
+    std::string dsx_value, difference = "", verdict = "n/a", note, point = "", sources = "";
+    bool agrees = false;
+    const int col = results.metric_column(c.metric);
+    if (matches.size() != 1) {
+      note = matches.empty() ? "no design point matches the selectors"
+                             : fmt::format("{} design points match the selectors; a comparison needs exactly one",
+                                           matches.size());
+      dsx_value = "n/a";
+    } else if (col < 0) {
+      note = "the results have no metric " + c.metric;
+      dsx_value = "n/a";
+    } else {
+      const std::size_t r = matches.front();
+      point = full_point(study, results, r);
+      sources = row_sources(study, results, r);
+      if (results.status[r] != PointStatus::ok) {
+        dsx_value = std::string(status_name(results.status[r]));
+        verdict = "differs";
+        note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.status_detail[r]);
+      } else {
+        const double v = results.metric(r, static_cast<std::size_t>(col));
+        dsx_value = format_quantity(v, display);
+        agrees = std::fabs(v - c.expected) <= c.tolerance * std::fabs(c.expected);
+        verdict = agrees ? "agrees" : "differs";
+        if (display.style == NumberStyle::percent) {
+          difference = format_signed((v - c.expected) * 100.0, "pp");
+        } else if (c.expected != 0) {
+          difference = format_signed((v - c.expected) / std::fabs(c.expected) * 100.0, "%");
+        } else {
+          difference = (v - c.expected >= 0 ? "+" : "") + format_quantity(v - c.expected, display);
+        }
+        if (!agrees) note = c.explanation.empty() ? "the study gives no explanation" : c.explanation;
+      }
+    }
+    if (agrees) ++agree;
+    row["dsx"] = dsx_value;
+    row["difference"] = difference.empty() ? "n/a" : difference;
+    row["verdict"] = verdict;
+    row["agrees"] = agrees;
+    row["differs"] = verdict == "differs";
+    row["explanation"] = note;
+    row["has_explanation"] = !note.empty();
+    row["point"] = point.empty() ? "no single design point" : point;
+    row["catalog_sources"] = sources;
+    row["has_catalog_sources"] = !sources.empty();
+    rows.push_back(row);
+  }
+  json out;
+  out["has_rows"] = !rows.empty();
+  out["rows"] = rows;
+  out["total"] = format_grouped(static_cast<double>(study.comparisons.size()));
+  out["agree_count"] = format_grouped(static_cast<double>(agree));
+  out["all_agree"] = !rows.empty() && agree == study.comparisons.size();
+  return out;
+}
+
+json pareto_context(const ReportInputs& in) {
+  const ResolvedStudy& study = in.study;
+  const ResultTable& results = in.results;
+  json out;
+  std::vector<std::string> objective_words;
+  for (const Objective& o : study.objectives) objective_words.push_back(o.metric + " (" + direction_word(o.direction) + ")");
+  out["objectives"] = join(objective_words, ", ");
+  std::vector<std::size_t> front = in.pareto_rows;
+  std::vector<int> cols;
+  for (const Objective& o : study.objectives) cols.push_back(results.metric_column(o.metric));
+  const bool usable = study.objectives.size() >= 2 && !front.empty() &&
+                      std::all_of(cols.begin(), cols.end(), [](int c) { return c >= 0; });
+  out["has_front"] = usable;
+  out["none_reason"] = study.objectives.size() < 2
+                           ? "The study names fewer than two objectives, so there is no trade-off to show."
+                           : "No feasible design point, so there is no Pareto front.";
+  json header = json::array(), rows = json::array();
+  out["count"] = format_grouped(static_cast<double>(front.size()));
+  out["has_knee"] = false;
+  out["knee"] = "";
+  out["truncated"] = false;
+  out["shown"] = "";
+  if (usable) {
+    const Objective& first = study.objectives.front();
+    const auto c0 = static_cast<std::size_t>(cols.front());
+    std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
+      const double va = results.metric(a, c0), vb = results.metric(b, c0);
+      return first.direction == Direction::minimize ? va < vb : va > vb;
+    });
+    for (const std::string& name : results.axis_names) header.push_back({{"name", name}, {"align", "---"}});
+    for (const Objective& o : study.objectives) {
+      header.push_back({{"name", metric_display(study, o.metric).label}, {"align", "---:"}});
+    }
+    for (std::size_t i = 0; i < front.size() && i < kMaxParetoRows; ++i) {
+      const std::size_t r = front[i];
+      json cells = json::array();
+      for (std::size_t a = 0; a < results.axis_names.size(); ++a) cells.push_back({{"value", results.label(r, a)}});
+      for (std::size_t k = 0; k < study.objectives.size(); ++k) {
+        cells.push_back({{"value", format_quantity(results.metric(r, static_cast<std::size_t>(cols[k])),
+                                                    metric_display(study, study.objectives[k].metric))}});
+      }
+      rows.push_back({{"cells", cells}});
+    }
+    if (front.size() > kMaxParetoRows) {
+      out["truncated"] = true;
+      out["shown"] = format_grouped(static_cast<double>(kMaxParetoRows));
+    }
+    if (study.objectives.size() == 2 && front.size() >= 3) {
+      const auto knee = knee_point(results, study.objectives, in.pareto_rows);
+      if (knee && knee->distance > 0) {
+        std::vector<std::string> values;
+        for (std::size_t k = 0; k < 2; ++k) {
+          values.push_back(study.objectives[k].metric + " " +
+                           format_quantity(results.metric(knee->row, static_cast<std::size_t>(cols[k])),
+                                           metric_display(study, study.objectives[k].metric)));
+        }
+        out["has_knee"] = true;
+        out["knee"] = design_point_label(study, results, knee->row) + " (" + join(values, ", ") + ")";
+      }
+    }
+  }
+  out["header"] = header;
+  out["rows"] = rows;
+  return out;
+}
+
+json figures_context(const std::vector<RenderedFigure>& figures) {
+  json list = json::array();
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    const RenderedFigure& f = figures[i];
+    list.push_back({{"number", std::to_string(i + 1)},
+                    {"name", f.name},
+                    {"title", f.title},
+                    {"caption", f.caption},
+                    {"has_caption", !f.caption.empty()},
+                    {"description", f.description}});
+  }
+  json out;
+  out["has_figures"] = !list.empty();
+  out["list"] = list;
+  return out;
+}
+
+// "host link 32.0 GB/s and accelerator link 300 GB/s, one way each".
+std::string links_text(const HardwareSpec& h) {
+  std::vector<std::string> links;
+  if (h.host_link_bandwidth_bytes_per_s > 0) {
+    links.push_back("host link " + format_si(h.host_link_bandwidth_bytes_per_s, "B/s"));
+  }
+  if (h.accelerator_link_bandwidth_bytes_per_s > 0) {
+    links.push_back("accelerator link " + format_si(h.accelerator_link_bandwidth_bytes_per_s, "B/s"));
+  }
+  if (links.empty()) return "no host or accelerator link listed";
+  std::string out = join(links, " and ") + (links.size() == 2 ? ", one way each" : " one way");
+  if (h.accelerator_link_bandwidth_bytes_per_s <= 0) out += ", no accelerator link";
+  return out;
+}
+
+json provenance_context(const ResolvedStudy& study) {
+  json hardware = json::array();
+  for (const std::string& id : used_ids(study, ParamKind::hardware)) {
+    const HardwareSpec* h = find_hardware(study.catalog, id);
+    if (h == nullptr) continue;
+    std::vector<std::string> peaks;
+    for (Precision p : kAllPrecisions) {
+      if (h->supports(p)) peaks.push_back(fmt::format("{} {}", precision_name(p), format_si(h->peak(p), "FLOP/s")));
+    }
+    hardware.push_back({{"id", h->id},
+                        {"name", h->name},
+                        {"peaks", peaks.empty() ? "none listed" : join(peaks, ", ")},
+                        {"memory", format_bytes(h->memory_bytes)},
+                        {"bandwidth", format_si(h->memory_bandwidth_bytes_per_s, "B/s")},
+                        {"links", links_text(*h)},
+                        {"tdp", format_si(h->tdp_w, "W")},
+                        {"idle", format_percent(h->idle_power_fraction)},
+                        {"price", h->price_usd > 0 ? format_grouped(h->price_usd) + " USD" : "unknown"},
+                        {"source", h->source.empty() ? "not given" : h->source}});
+  }
+  json models = json::array();
+  for (const std::string& id : used_ids(study, ParamKind::model)) {
+    const CatalogModel* m = find_model(study.catalog, id);
+    if (m == nullptr) continue;
+    std::vector<std::string> params;
+    for (const auto& [k, v] : m->params) params.push_back(k + " = " + v);
+    const ModelGraph& g = m->prepared.eager;
+    models.push_back({{"id", m->id},
+                      {"name", m->name},
+                      {"architecture", m->architecture},
+                      {"params", params.empty() ? "defaults" : join(params, ", ")},
+                      {"parameter_count", format_grouped(g.parameter_count)},
+                      {"flops", format_si(g.total_flops_per_sample(), "FLOP")},
+                      {"sample_unit", g.sample_unit},
+                      {"kernels_eager", format_grouped(g.total_kernels())},
+                      {"kernels_compiled", format_grouped(m->prepared.compiled.total_kernels())},
+                      {"source", m->source.empty() ? "not given" : m->source}});
+  }
+  json metrics = json::array();
+  if (study.solver != nullptr) {
+    for (const MetricSpec& m : study.solver->metrics()) {
+      const QuantityDisplay d = describe_quantity(m.name, m.dimension);
+      metrics.push_back({{"name", std::string(m.name)},
+                         {"unit", d.unit.empty() ? "count" : d.unit},
+                         {"description", std::string(m.description)}});
+    }
+  }
+  json out;
+  out["has_hardware"] = !hardware.empty();
+  out["hardware"] = hardware;
+  out["has_models"] = !models.empty();
+  out["models"] = models;
+  out["has_metrics"] = !metrics.empty();
+  out["metrics"] = metrics;
+  return out;
+}
+
+json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& figures) {
+  const ResolvedStudy& study = in.study;
+  json ctx;
+  ctx["title"] = study.title.empty() ? study.name : study.title;
+  ctx["question"] = study.question;
+  ctx["has_question"] = !study.question.empty();
+  ctx["study"] = {{"name", study.name},
+                  {"file", study.file},
+                  {"solver", study.solver != nullptr ? std::string(study.solver->name()) : "none"},
+                  {"solver_description", study.solver != nullptr ? std::string(study.solver->description()) : ""}};
+  ctx["run"] = run_context(in);
+  ctx["grid"] = grid_context(study);
+  ctx["comparisons"] = comparisons_context(in);
+  ctx["pareto"] = pareto_context(in);
+  ctx["figures"] = figures_context(figures);
+  ctx["provenance"] = provenance_context(study);
+  return ctx;
+}
+
+// ---- HTML ----
+
+void append_html(const MD_CHAR* text, MD_SIZE size, void* out) {
+  static_cast<std::string*>(out)->append(text, size);
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string html_unescape(std::string_view s) {
+  std::string out(s);
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"&quot;", "\""},
+                                 {"&#39;", "'"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (std::size_t p = out.find(from); p != std::string::npos; p = out.find(from, p + to.size())) {
+      out.replace(p, from.size(), to);
+    }
+  }
+  return out;
+}
+
+// Replaces each <img src="figures/NAME.svg" ...> of a rendered figure by the SVG itself.
+std::string inline_figures(const std::string& html, const std::vector<RenderedFigure>& figures) {
+  std::string out;
+  std::size_t pos = 0;
+  for (std::size_t p = html.find("<img", pos); p != std::string::npos; p = html.find("<img", pos)) {
+    const std::size_t end = html.find('>', p);
+    if (end == std::string::npos) break;
+    const std::string_view tag(html.data() + p, end - p + 1);
+    out.append(html, pos, p - pos);
+    pos = end + 1;
+    const auto src = tag.find("src=\"");
+    const auto src_end = src == std::string_view::npos ? src : tag.find('"', src + 5);
+    std::string url = src_end == std::string_view::npos ? "" : percent_decode(html_unescape(tag.substr(src + 5, src_end - src - 5)));
+    const RenderedFigure* fig = nullptr;
+    std::size_t number = 0;
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      if (url == "figures/" + figures[i].name + ".svg") {
+        fig = &figures[i];
+        number = i + 1;
+      }
+    }
+    if (fig == nullptr) {
+      out.append(tag);
+      continue;
+    }
+    out += svg_for_inlining(read_file(fig->svg_path), fmt::format("fig{}-", number), fig->title);
+  }
+  out.append(html, pos, std::string::npos);
+  return out;
+}
+
+// Sections that render nothing leave blank lines behind: at most one blank line in a row outside
+// fenced code, none at the start, one line end at the end.
+std::string tidy_markdown(const std::string& text) {
+  std::string out;
+  bool in_fence = false;
+  int blank_run = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    const bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+    if (line.starts_with("```") || line.starts_with("~~~")) in_fence = !in_fence;
+    if (blank && !in_fence) {
+      if (out.empty() || blank_run > 0) continue;
+      ++blank_run;
+      out += '\n';
+      continue;
+    }
+    blank_run = 0;
+    out.append(line);
+    out += '\n';
+  }
+  while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string markdown_escape(std::string_view text) {
+  std::string s(text);
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  std::string out;
+  out.reserve(s.size() + 8);
+  // A value that would start a block when it begins a line: heading, list, quote, rule.
+  std::size_t start = 0;
+  if (!s.empty()) {
+    const char c0 = s[0];
+    const bool next_is_space = s.size() == 1 || s[1] == ' ';
+    const bool only_rule_chars = s.find_first_not_of("-=_* ") == std::string::npos;
+    if (((c0 == '#' || c0 == '+' || c0 == '-') && next_is_space) || c0 == '>' || ((c0 == '-' || c0 == '=') && only_rule_chars)) {
+      out += '\\';
+      out += c0;
+      start = 1;
+    } else {
+      std::size_t d = 0;
+      while (d < s.size() && d < 9 && s[d] >= '0' && s[d] <= '9') ++d;
+      if (d > 0 && d < s.size() && (s[d] == '.' || s[d] == ')') && (d + 1 == s.size() || s[d + 1] == ' ')) {
+        out.append(s, 0, d);
+        out += '\\';
+        out += s[d];
+        start = d + 1;
+      }
+    }
+  }
+  for (std::size_t i = start; i < s.size(); ++i) {
+    const char c = s[i];
+    const char prev = i > 0 ? s[i - 1] : ' ';
+    const char next = i + 1 < s.size() ? s[i + 1] : ' ';
+    bool escape = false;
+    switch (c) {
+      case '\\': case '`': case '*': case '[': case ']': case '<': case '|': case '~': escape = true; break;
+      case '_': escape = !(is_alnum(prev) && is_alnum(next)); break;
+      case '&': escape = is_alnum(next) || next == '#'; break;
+      default: break;
+    }
+    if (escape) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_report_markdown(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
+  return tidy_markdown(
+      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), Escape::markdown));
+}
+
+std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
+                               std::string_view markdown) {
+  std::string body;
+  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body, MD_DIALECT_GITHUB, 0) != 0) {
+    throw std::runtime_error("md4c could not render report.md");
+  }
+  body = inline_figures(body, figures);
+  json ctx;
+  ctx["title"] = inputs.study.title.empty() ? inputs.study.name : inputs.study.title;
+  ctx["body"] = body;
+  ctx["study"] = {{"name", inputs.study.name}};
+  ctx["run"] = {{"dsx_version", inputs.info.dsx_version.empty() ? "unknown" : inputs.info.dsx_version},
+                {"git_revision", inputs.info.git_revision.empty() ? "unknown" : inputs.info.git_revision},
+                {"study_hash", inputs.info.study_hash.empty() ? "unknown" : inputs.info.study_hash}};
+  return render_templates(inputs.template_dir, "report.html.mustache", ctx, Escape::html);
+}
+
+void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
+  const std::string markdown = render_report_markdown(inputs, figures);
+  const std::string html = render_report_html(inputs, figures, markdown);
+  write_file_atomic(inputs.run_dir + "/report.md", markdown);
+  write_file_atomic(inputs.run_dir + "/report.html", html);
+}
+
+}  // namespace dsx

@@ -1,0 +1,67 @@
+// The report of a run: report.md from Mustache templates, and report.html, the same Markdown
+// rendered by md4c (GitHub dialect) inside an HTML shell, one self-contained file with every figure
+// inlined as SVG and no external reference, so it opens offline.
+//
+// Templates (template_dir): report.md.mustache, report.html.mustache and partials/NAME.mustache
+// (summary, grid, comparisons, pareto, figures, provenance; a user folder may add more). Mustache is
+// logic-less, so every number is formatted here with output/format.hpp before it reaches a template.
+// Values are escaped for Markdown in report.md ('|' and the characters that start emphasis, code,
+// links or HTML; never HTML entities) and for HTML in the shell. Templates are checked strictly: a
+// tag naming a value the context lacks, a malformed tag or a missing partial is an error naming the
+// template file with line:col, the names valid there and the closest match.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+#include "output/figures.hpp"
+
+namespace dsx {
+
+struct RunInfo {
+  std::string dsx_version, git_revision, study_hash, catalog_hash;
+  unsigned threads = 1;
+  double sweep_seconds = 0;
+  std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;
+};
+
+struct ReportInputs {
+  const ResolvedStudy& study;
+  const ResultTable& results;
+  const std::vector<std::size_t>& pareto_rows;  // row indices of the Pareto front (may be empty)
+  RunInfo info;
+  std::string run_dir;
+  std::string template_dir;
+};
+
+// Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat
+// (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured;
+// a gnuplot failure throws std::runtime_error naming the .gp file and gnuplot's message.
+std::vector<RenderedFigure> render_figures(const ReportInputs& inputs);
+
+// Writes run_dir/report.md and run_dir/report.html from template_dir (report.md.mustache + partials).
+// Throws std::runtime_error for a missing or broken template (file:line:col: error: ...).
+void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures);
+
+// The pieces render_report is made of, for tests and for other front ends.
+
+// Escapes text for Markdown (table cells included), with backslashes and never HTML entities:
+// \ ` * [ ] < | ~ always; _ at a word's edge (inside a word it starts no emphasis); & before a
+// letter or # (an entity); a leading #, +, - or "1." followed by a space, a leading >, or a value
+// made only of - = _ * (a rule), since those start a block at the beginning of a line. Line breaks
+// become spaces so a value never splits a table row.
+std::string markdown_escape(std::string_view text);
+// Escapes & < > " ' for HTML text and attributes.
+std::string html_escape(std::string_view text);
+
+// report.md as text (no files written).
+std::string render_report_markdown(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures);
+// report.html from report.md's text: md4c, figures inlined, wrapped in report.html.mustache.
+std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
+                               std::string_view markdown);
+
+}  // namespace dsx

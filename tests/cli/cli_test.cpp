@@ -1,0 +1,159 @@
+// End-to-end checks of the dsx binary as a user runs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs dsx with `args` (trusted test strings) from the source folder; stderr joins stdout.
+Result dsx(const std::string& args) {
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class QuickstartRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("dsx_cli_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    one_ = dsx("run studies/quickstart.yaml --quiet --threads 1 --out '" + (dir_ / "t1").string() + "'");
+    two_ = dsx("run studies/quickstart.yaml --quiet --threads 2 --out '" + (dir_ / "t2").string() + "'");
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static inline fs::path dir_;
+  static inline Result one_, two_;
+};
+
+TEST_F(QuickstartRun, WritesTheRunFolder) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  for (const char* f : {"report.md", "report.html", "results.sqlite", "results.csv", "pareto.csv",
+                        "study.resolved.yaml", "manifest.json", "figures/pareto.svg", "figures/pareto.pdf",
+                        "figures/pareto.png", "figures/pareto.gp", "figures/waterfall.svg"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "t1" / f)) << f;
+  }
+  EXPECT_NE(one_.out.find("report.html"), std::string::npos) << one_.out;
+}
+
+TEST_F(QuickstartRun, ReportShowsTheSeedHeadline) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  const std::string md = slurp(dir_ / "t1" / "report.md");
+  EXPECT_NE(md.find("KWS eager utilization"), std::string::npos);
+  EXPECT_NE(md.find("33.3"), std::string::npos);
+  const std::string html = slurp(dir_ / "t1" / "report.html");
+  EXPECT_NE(html.find("33.3"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+TEST_F(QuickstartRun, ResultsAndReportsAreIdenticalOnOneAndTwoThreads) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  ASSERT_EQ(two_.exit_code, 0) << two_.out;
+  for (const char* f : {"results.csv", "pareto.csv", "report.md", "report.html", "study.resolved.yaml",
+                        "figures/pareto.svg", "figures/pareto.pdf", "figures/pareto.png"}) {
+    EXPECT_EQ(slurp(dir_ / "t1" / f), slurp(dir_ / "t2" / f)) << f;
+  }
+}
+
+TEST_F(QuickstartRun, ReportReRendersFromStoredResults) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  const std::string before = slurp(dir_ / "t1" / "report.md");
+  fs::remove(dir_ / "t1" / "report.md");
+  const Result r = dsx("report '" + (dir_ / "t1").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(dir_ / "t1" / "report.md"), before);
+}
+
+TEST_F(QuickstartRun, RerunningTheSameStudyResumesAndChangesNothing) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  const std::string before = slurp(dir_ / "t1" / "results.csv");
+  const Result r = dsx("run studies/quickstart.yaml --quiet --out '" + (dir_ / "t1").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(dir_ / "t1" / "results.csv"), before);
+}
+
+TEST_F(QuickstartRun, ADifferentStudyInTheSameFolderIsRefused) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  const Result r = dsx("run bench/sweep_grid.yaml --quiet --out '" + (dir_ / "t1").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--fresh"), std::string::npos) << r.out;
+}
+
+TEST(Cli, HelpListsEveryCommand) {
+  const Result r = dsx("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* c : {"run", "validate", "eval", "catalog", "report"}) {
+    EXPECT_NE(r.out.find(c), std::string::npos) << c;
+    EXPECT_EQ(dsx(std::string(c) + " --help").exit_code, 0) << c;
+  }
+}
+
+TEST(Cli, UnknownCommandSuggestsTheClosest) {
+  const Result r = dsx("rnu studies/quickstart.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("did you mean 'run'?"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadOptionIsExitCodeTwo) {
+  EXPECT_EQ(dsx("run studies/quickstart.yaml --bogus").exit_code, 2);
+}
+
+TEST(Cli, ValidateAcceptsTheQuickstartAndRejectsAMalformedStudy) {
+  const Result ok = dsx("validate studies/quickstart.yaml");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("144 design points"), std::string::npos) << ok.out;
+  const Result bad = dsx("validate tests/malformed/unknown_key.yaml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("tests/malformed/unknown_key.yaml:"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, EvalPrintsEveryMetricAsJson) {
+  const Result r = dsx(
+      "eval inference hardware=a100_80gb_sxm model=lab07_kws precision=fp16 'launch_overhead=10 us' eta=0.5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"gpu_utilization\": 0.333333"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"status\": \"ok\""), std::string::npos) << r.out;
+}
+
+TEST(Cli, EvalReportsABadValueWithLocation) {
+  const Result r = dsx("eval inference hardware=a100_80gb_sxmm model=lab07_kws precision=fp16 "
+                       "launch_overhead=10 eta=0.5");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("did you mean 'a100_80gb_sxm'?"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unit"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CatalogListsSources) {
+  const Result r = dsx("catalog hardware");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("h100_sxm"), std::string::npos);
+  EXPECT_NE(r.out.find("source:"), std::string::npos);
+  EXPECT_EQ(dsx("catalog hardwar").exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,241 @@
+#include "dse/catalog.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace dsx {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// A100 80GB SXM: NVIDIA A100 Tensor Core GPU datasheet (2021); dense peaks, 2,039 GB/s, 400 W.
+const char* const kHardware = R"yaml(hardware:
+  - id: a100_80gb_sxm
+    name: NVIDIA A100 80GB SXM
+    source: "NVIDIA A100 datasheet (2021)"
+    peak_flops: {fp32: 19.5 TFLOP/s, tf32: 156 TFLOP/s, fp16: 312 TFLOP/s, bf16: 312 TFLOP/s, int8: 624 TOP/s}
+    memory: 80 GiB
+    memory_bandwidth: 2.039 TB/s
+    host_link: 32 GB/s
+    accelerator_link: 300 GB/s
+    tdp: 400 W
+    idle_power_fraction: 0.3
+    price: 15000 USD
+  - id: edge_npu
+    name: Edge NPU
+    source: "seeds/000 lab_07 edge context: 10 TOPS INT8, 68 GB/s"
+    peak_flops: {int8: 10 TOPS}
+    memory: 8 GiB
+    memory_bandwidth: 68 GB/s
+    host_link: 68 GB/s
+    accelerator_link: 0 GB/s
+    tdp: 5 W
+    idle_power_fraction: 0.3
+    price: 0 USD
+)yaml";
+
+// seeds/000 lab_07 Act 1: KWS ~1,000 kernels of ~5 us on an A100 (fp16 312 TFLOP/s at eta 0.5).
+const char* const kModels = R"yaml(models:
+  - id: kws_profile
+    name: KWS profile
+    source: "seeds/000 lab_07 Act 1"
+    architecture: kernel_profile
+    params: {kernels: 1000, kernel_compute_time: 5 us, reference_peak: 312 TFLOP/s, reference_eta: 0.5}
+)yaml";
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() /
+            ("dsx_catalog_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+TEST(CatalogTest, LoadsHardwareInSiUnits) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", kHardware, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  ASSERT_EQ(c.hardware.size(), 2U);
+  const HardwareSpec* a100 = c.find_hardware("a100_80gb_sxm");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->name, "NVIDIA A100 80GB SXM");
+  EXPECT_EQ(a100->source, "NVIDIA A100 datasheet (2021)");
+  EXPECT_DOUBLE_EQ(a100->peak(Precision::fp16), 312e12);
+  EXPECT_DOUBLE_EQ(a100->peak(Precision::int8), 624e12);
+  EXPECT_DOUBLE_EQ(a100->peak(Precision::fp32), 19.5e12);
+  EXPECT_FALSE(a100->supports(Precision::fp8));
+  EXPECT_DOUBLE_EQ(a100->memory_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(a100->memory_bandwidth_bytes_per_s, 2.039e12);
+  EXPECT_DOUBLE_EQ(a100->host_link_bandwidth_bytes_per_s, 32e9);
+  EXPECT_DOUBLE_EQ(a100->accelerator_link_bandwidth_bytes_per_s, 300e9);
+  EXPECT_DOUBLE_EQ(a100->tdp_w, 400);
+  EXPECT_DOUBLE_EQ(a100->idle_power_fraction, 0.3);
+  EXPECT_DOUBLE_EQ(a100->price_usd, 15000);
+  EXPECT_EQ(c.hardware_ids(), (std::vector<std::string>{"a100_80gb_sxm", "edge_npu"}));
+  EXPECT_EQ(c.find_hardware("h100_sxm"), nullptr);
+}
+
+TEST(CatalogTest, BuildsModelGraphsFromArchitectureParameters) {
+  Diagnostics d;
+  Catalog c;
+  load_models_text("models.yaml", kModels, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  const CatalogModel* m = c.find_model("kws_profile");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->architecture, "kernel_profile");
+  EXPECT_EQ(m->prepared.eager.id, "kws_profile");
+  EXPECT_EQ(m->prepared.eager.name, "KWS profile");
+  EXPECT_EQ(m->prepared.eager.source, "seeds/000 lab_07 Act 1");
+  // kernel_profile (engine/model_builders.hpp): N kernels of t_c x peak x eta FLOP each.
+  EXPECT_DOUBLE_EQ(m->prepared.eager.total_kernels(), 1000);
+  EXPECT_NEAR(m->prepared.eager.total_flops_per_sample(), 1000 * 5e-6 * 312e12 * 0.5, 1e-6 * 1000 * 5e-6 * 312e12);
+  // Every architecture parameter is recorded, defaults included, in the architecture's order.
+  const auto& p = m->params;
+  ASSERT_GE(p.size(), 4U);
+  EXPECT_EQ(p[0], (std::pair<std::string, std::string>{"kernels", "1000"}));
+  EXPECT_EQ(p[1], (std::pair<std::string, std::string>{"kernel_compute_time", "5 us"}));
+  EXPECT_EQ(p[4].first, "elementwise_per_group");
+  EXPECT_EQ(p[4].second, "0");
+}
+
+TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", R"yaml(hardware:
+  - id: bad
+    name: Bad
+    source: "test"
+    peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}
+    memory: 8
+    memory_bandwidth: 100 GB/s
+    host_link: 0 GB/s
+    tdp: 5 W
+    idle_power_fraction: 1.5
+    price: 0 USD
+    colour: red
+)yaml", c, d);
+  EXPECT_TRUE(c.hardware.empty());
+  const std::string units =
+      "FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, EFLOP/s, GFLOPS, TFLOPS, PFLOPS, OP/s, kOP/s, MOP/s, "
+      "GOP/s, TOP/s, POP/s, EOP/s, GOPS, TOPS, POPS";
+  EXPECT_EQ(d.format(),
+            "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
+            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price\n"
+            "      colour: red\n"
+            "      ^~~~~~\n"
+            "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
+                units + "\n"
+                "      peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}\n"
+                "                            ^~~~~~\n"
+                "hw.yaml:5:35: error: unknown precision 'fp64'; valid precisions: fp32, tf32, fp16, bf16, fp8, int8, "
+                "int4\n"
+                "      peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}\n"
+                "                                    ^~~~\n"
+                "hw.yaml:6:13: error: missing unit: hardware[0].memory is a size in bytes, e.g. '80 GiB'\n"
+                "      memory: 8\n"
+                "              ^\n"
+                "hw.yaml:8:16: error: hardware[0].host_link = 0 GB/s is out of range: it must be greater than 0 B/s\n"
+                "      host_link: 0 GB/s\n"
+                "                 ^~~~~~\n"
+                "hw.yaml:2:5: error: hardware[0]: missing required key 'accelerator_link'\n"
+                "    - id: bad\n"
+                "      ^\n"
+                "hw.yaml:10:26: error: hardware[0].idle_power_fraction = 1.5 is out of range: it must be in [0, 1]\n"
+                "      idle_power_fraction: 1.5\n"
+                "                           ^~~\n");
+}
+
+TEST(CatalogTest, LoadsAFolderAndNamesMissingFiles) {
+  TempDir dir;
+  dir.write("hardware.yaml", kHardware);
+  dir.write("models.yaml", kModels);
+  Diagnostics d;
+  const Catalog c = load_catalog(dir.str(), d);
+  EXPECT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.hardware.size(), 2U);
+  EXPECT_EQ(c.model_ids(), (std::vector<std::string>{"kws_profile"}));
+
+  TempDir empty;
+  Diagnostics missing;
+  const Catalog none = load_catalog(empty.str(), missing);
+  EXPECT_TRUE(none.hardware.empty());
+  ASSERT_EQ(missing.errors().size(), 2U);
+  EXPECT_EQ(missing.errors()[0].where.file, empty.str() + "/hardware.yaml");
+  EXPECT_EQ(missing.errors()[0].message, "cannot read the hardware catalog: No such file or directory");
+  EXPECT_EQ(missing.errors()[1].where.file, empty.str() + "/models.yaml");
+}
+
+TEST(CatalogTest, DuplicateIdsAreErrorsAndBaseEntriesCopy) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: edge_npu
+    base: a100_80gb_sxm
+    source: "copy"
+  - id: a100_tweaked
+    base: a100_80gb_sxm
+    peak_flops: {fp16: 0 TFLOP/s, fp8: 624 TFLOP/s}
+    tdp: 300 W
+    source: "what-if"
+)yaml", c, d);
+  EXPECT_EQ(d.format(),
+            "hw.yaml:24:9: error: duplicate hardware id 'edge_npu': already defined at line 13, column 9\n"
+            "    - id: edge_npu\n"
+            "          ^~~~~~~~\n");
+  const HardwareSpec* t = c.find_hardware("a100_tweaked");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->name, "NVIDIA A100 80GB SXM");
+  EXPECT_EQ(t->source, "what-if");
+  EXPECT_DOUBLE_EQ(t->tdp_w, 300);
+  EXPECT_DOUBLE_EQ(t->memory_bytes, 80 * kGiB);
+  // peak_flops merges per precision: listed ones change, the others are the base's.
+  EXPECT_FALSE(t->supports(Precision::fp16));
+  EXPECT_DOUBLE_EQ(t->peak(Precision::fp8), 624e12);
+  EXPECT_DOUBLE_EQ(t->peak(Precision::bf16), 312e12);
+}
+
+TEST(CatalogTest, ALaterBlockReplacesAnEntryWithTheSameId) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", kHardware, c, d);
+  load_hardware_text("study.yaml", R"yaml(hardware:
+  - {id: edge_npu, base: edge_npu, memory: 16 GiB, source: "what-if: 16 GiB"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  ASSERT_EQ(c.hardware_ids(), (std::vector<std::string>{"a100_80gb_sxm", "edge_npu"}));
+  EXPECT_DOUBLE_EQ(c.hardware[1].memory_bytes, 16 * kGiB);
+  EXPECT_DOUBLE_EQ(c.hardware[1].peak(Precision::int8), 10e12);
+}
+
+TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
+  // FNV-1a 64 of no bytes is the offset basis 0xcbf29ce484222325 (Fowler, Noll, Vo).
+  EXPECT_EQ(catalog_hash(Catalog{}), "cbf29ce484222325");
+  Diagnostics d;
+  Catalog a;
+  Catalog b;
+  load_hardware_text("hw.yaml", kHardware, a, d);
+  load_hardware_text("other.yaml", kHardware, b, d);
+  ASSERT_FALSE(d.has_errors());
+  EXPECT_EQ(catalog_hash(a), catalog_hash(b));
+  EXPECT_EQ(catalog_hash(a).size(), 16U);
+  b.hardware[0].tdp_w += 1;
+  EXPECT_NE(catalog_hash(a), catalog_hash(b));
+}
+
+}  // namespace
+}  // namespace dsx

@@ -1,0 +1,374 @@
+#include "output/figures.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "engine/solvers/inference.hpp"
+#include "output/files.hpp"
+#include "output/report.hpp"
+
+namespace dsx {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary folder removed at the end of the test.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    path_ = (fs::temp_directory_path() / ("dsx_figures_" + tag + "_" + std::to_string(::getpid()))).string();
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A grid of 2 execution modes x 3 batch sizes on the inference solver, with a hand-written result
+// table: the metric values are inputs here (the figures only move them), chosen so that every row is
+// distinct. Row 5 (compiled, batch 64) is infeasible.
+struct Small {
+  ResolvedStudy study;
+  ResultTable results;
+  std::vector<std::size_t> pareto;
+};
+
+Small small_study() {
+  Small s;
+  ResolvedStudy& st = s.study;
+  st.name = "figures_fixture";
+  st.title = "figure fixture";
+  st.solver = find_solver("inference");
+  st.axes = {Axis{"execution", InferenceSolver::execution, {{"eager", 0}, {"compiled", 1}}},
+             Axis{"batch", InferenceSolver::batch, {{"1", 1}, {"8", 8}, {"64", 64}}}};
+  st.is_axis[InferenceSolver::execution] = true;
+  st.is_axis[InferenceSolver::batch] = true;
+  st.fixed_labels[InferenceSolver::hardware] = "gpu_a";
+  st.fixed_labels[InferenceSolver::launch_overhead] = "5 us";
+  st.fixed_values[InferenceSolver::launch_overhead] = 5e-6;
+  st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize},
+                   Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize}};
+
+  ResultTable& t = s.results;
+  t.axis_names = {"execution", "batch"};
+  for (const MetricSpec& m : st.solver->metrics()) t.metric_names.emplace_back(m.name);
+  for (std::string_view r : st.solver->reasons()) t.reasons.emplace_back(r);
+  const std::size_t nm = t.metric_names.size();
+  const std::vector<std::string> exec = {"eager", "compiled"};
+  const std::vector<std::string> batch = {"1", "8", "64"};
+  for (std::size_t e = 0; e < 2; ++e) {
+    for (std::size_t b = 0; b < 3; ++b) {
+      const std::size_t row = e * 3 + b;
+      t.point_index.push_back(row);
+      t.axis_labels.push_back(exec[e]);
+      t.axis_labels.push_back(batch[b]);
+      const bool feasible = row != 5;
+      t.status.push_back(feasible ? PointStatus::ok : PointStatus::infeasible);
+      t.status_detail.push_back(feasible ? "" : std::string(st.solver->reasons()[1]));
+      std::vector<double> m(nm, 0.0);
+      // Distinct, positive inputs: latency grows with batch, energy per sample falls.
+      m[InferenceSolver::latency_s] = (10.0 + 7.0 * static_cast<double>(row)) * 1e-6;
+      m[InferenceSolver::energy_per_sample_j] = (9.0 - static_cast<double>(row)) * 1e-4;
+      m[InferenceSolver::compute_s] = (1.0 + static_cast<double>(row)) * 1e-6;
+      m[InferenceSolver::memory_s] = 2e-6;
+      m[InferenceSolver::dispatch_s] = (e == 0 ? 20e-6 : 10e-6);
+      m[InferenceSolver::throughput_samples_per_s] = 1000.0 * static_cast<double>(row + 1);
+      m[InferenceSolver::gpu_utilization] = 0.1 * static_cast<double>(row + 1);
+      t.metrics.insert(t.metrics.end(), m.begin(), m.end());
+    }
+  }
+  s.pareto = {0, 1, 2, 3, 4};  // every feasible row trades latency for energy in this table
+  return s;
+}
+
+FigureDecl scatter_decl() {
+  FigureDecl d;
+  d.name = "latency_energy";
+  d.kind = FigureKind::scatter;
+  d.title = "Latency against energy";
+  d.caption = "Each point is a design point.";
+  d.x = "latency_s";
+  d.y = {"energy_per_sample_j"};
+  d.group = "execution";
+  d.pareto = true;
+  return d;
+}
+
+FigureDecl bars_decl() {
+  FigureDecl d;
+  d.name = "waterfall";
+  d.kind = FigureKind::bars;
+  d.title = "Where the time goes";
+  d.x = "batch";
+  d.y = {"compute_s", "memory_s", "dispatch_s"};
+  d.group = "execution";
+  return d;
+}
+
+FigureDecl line_decl() {
+  FigureDecl d;
+  d.name = "throughput";
+  d.kind = FigureKind::line;
+  d.x = "batch";
+  d.y = {"throughput_samples_per_s"};
+  d.group = "execution";
+  d.log_x = true;
+  return d;
+}
+
+// The data rows of a .dat file: whitespace-separated fields, quoted fields kept whole.
+std::vector<std::vector<std::string>> data_rows(const std::string& dat) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(dat);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    for (std::size_t i = 0; i < line.size();) {
+      if (line[i] == ' ') {
+        ++i;
+      } else if (line[i] == '"') {
+        const std::size_t end = line.find('"', i + 1);
+        fields.push_back(line.substr(i + 1, end - i - 1));
+        i = end + 1;
+      } else {
+        const std::size_t end = std::min(line.find(' ', i), line.size());
+        fields.push_back(line.substr(i, end - i));
+        i = end;
+      }
+    }
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+TEST(Figures, ScatterDataHoldsExactlyTheFeasibleRowsAndTheFront) {
+  Small s = small_study();
+  s.study.figures = {scatter_decl()};
+  const FigureSource src = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
+  const auto rows = data_rows(src.data);
+  // 5 feasible points in two series, then the front (5 rows), then the knee (at most 1).
+  ASSERT_GE(rows.size(), 10u);
+  std::map<std::string, int> seen;
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::size_t point = std::stoul(rows[i][2]);
+    const double latency = s.results.metric(point, InferenceSolver::latency_s);
+    const double energy = s.results.metric(point, InferenceSolver::energy_per_sample_j);
+    EXPECT_EQ(std::strtod(rows[i][0].c_str(), nullptr), latency);
+    EXPECT_EQ(std::strtod(rows[i][1].c_str(), nullptr), energy);
+    ++seen[rows[i][2]];
+  }
+  EXPECT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen.count("5"), 0u) << "the infeasible row must not be drawn";
+  EXPECT_EQ(src.points, 5u);
+  // The front is joined in x order.
+  for (std::size_t i = 6; i < 10; ++i) {
+    EXPECT_LT(std::strtod(rows[i - 1][0].c_str(), nullptr), std::strtod(rows[i][0].c_str(), nullptr));
+  }
+  EXPECT_NE(src.script.find("set xlabel \"latency (us)\" noenhanced"), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("set ylabel \"energy per sample (uJ)\" noenhanced"), std::string::npos);
+  EXPECT_NE(src.script.find("using ($1*1e6):($2*1e6)"), std::string::npos);
+  EXPECT_NE(src.script.find("title \"Pareto front\""), std::string::npos);
+  EXPECT_NE(src.script.find(house_style()), std::string::npos);
+  EXPECT_NE(src.description.find("1 infeasible or failed"), std::string::npos) << src.description;
+}
+
+TEST(Figures, WhereSelectorsFilterRows) {
+  Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.where = {{"execution", "compiled"}};
+  d.pareto = false;
+  const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), 2u);  // compiled batch 1 and 8; batch 64 is infeasible
+  EXPECT_EQ(rows[0][2], "3");
+  EXPECT_EQ(rows[1][2], "4");
+}
+
+TEST(Figures, SelectorsMatchAxisLabelsAndAnyFixedParameter) {
+  const Small s = small_study();
+  EXPECT_TRUE(row_matches({{"execution", "eager"}, {"batch", "8"}}, s.study, s.results, 1));
+  EXPECT_FALSE(row_matches({{"execution", "eager"}, {"batch", "8"}}, s.study, s.results, 2));
+  EXPECT_TRUE(row_matches({{"hardware", "anything"}}, s.study, s.results, 0));
+  EXPECT_THROW(row_matches({{"hardwar", "gpu_a"}}, s.study, s.results, 0), std::invalid_argument);
+}
+
+TEST(Figures, StackedBarsCarryEverySegmentAndTotal) {
+  const Small s = small_study();
+  const FigureSource src = build_figure(bars_decl(), s.study, s.results, s.pareto);
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& r : rows) {
+    const std::size_t point = std::stoul(r[4]);
+    EXPECT_EQ(std::strtod(r[1].c_str(), nullptr), s.results.metric(point, InferenceSolver::compute_s));
+    EXPECT_EQ(std::strtod(r[2].c_str(), nullptr), s.results.metric(point, InferenceSolver::memory_s));
+    EXPECT_EQ(std::strtod(r[3].c_str(), nullptr), s.results.metric(point, InferenceSolver::dispatch_s));
+  }
+  // Categories are "batch / execution", ordered as the study lists the values.
+  EXPECT_EQ(rows[0][5], "1 / eager");
+  EXPECT_EQ(rows[1][5], "1 / compiled");
+  EXPECT_EQ(rows[4][5], "64 / eager");
+  // Row 0: 1 us compute + 2 us memory + 20 us dispatch = 23 us, labelled at the bar's end.
+  EXPECT_NE(src.script.find("set label 1 \"23.0 us\" at first 23, first 0"), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("with boxxyerror lt 13 title \"dispatch\""), std::string::npos);
+}
+
+TEST(Figures, BarsRejectAMetricAsCategoryAndLogScales) {
+  const Small s = small_study();
+  FigureDecl d = bars_decl();
+  d.x = "latency_s";
+  EXPECT_THROW(build_figure(d, s.study, s.results, s.pareto), std::invalid_argument);
+  d = bars_decl();
+  d.log_x = true;
+  EXPECT_THROW(build_figure(d, s.study, s.results, s.pareto), std::invalid_argument);
+  d = bars_decl();
+  d.y = {"no_such_metric"};
+  EXPECT_THROW(build_figure(d, s.study, s.results, s.pareto), std::invalid_argument);
+}
+
+TEST(Figures, LinesJoinPointsInXOrderPerSeries) {
+  const Small s = small_study();
+  const FigureSource src = build_figure(line_decl(), s.study, s.results, s.pareto);
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), 5u);
+  // eager: batch 1, 8, 64; compiled: 1, 8.
+  const std::vector<std::string> expected_x = {"1", "8", "64", "1", "8"};
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i][0], expected_x[i]);
+  EXPECT_NE(src.script.find("set logscale x 10"), std::string::npos);
+  EXPECT_NE(src.script.find("with linespoints lt 2 title \"compiled\""), std::string::npos);
+}
+
+TEST(Figures, DefaultIsTheFrontOfTheFirstTwoObjectives) {
+  const Small s = small_study();
+  const auto figures = effective_figures(s.study, s.results);
+  ASSERT_EQ(figures.size(), 1u);
+  EXPECT_EQ(figures[0].kind, FigureKind::scatter);
+  EXPECT_EQ(figures[0].x, "latency_s");
+  EXPECT_EQ(figures[0].y, std::vector<std::string>{"energy_per_sample_j"});
+  EXPECT_TRUE(figures[0].pareto);
+
+  Small one = small_study();
+  one.study.objectives.resize(1);
+  const auto bars = effective_figures(one.study, one.results);
+  ASSERT_EQ(bars.size(), 1u);
+  EXPECT_EQ(bars[0].kind, FigureKind::bars);
+  EXPECT_EQ(bars[0].x, "execution");
+  // The other axis is held at the lowest-latency feasible row (row 0, batch 1).
+  ASSERT_EQ(bars[0].where.size(), 1u);
+  EXPECT_EQ(bars[0].where[0].param, "batch");
+  EXPECT_EQ(bars[0].where[0].label, "1");
+}
+
+TEST(Figures, RenderingTwiceGivesIdenticalBytes) {
+  Small s = small_study();
+  s.study.figures = {scatter_decl(), bars_decl(), line_decl()};
+  TempDir a("det_a"), b("det_b");
+  const ReportInputs ia{s.study, s.results, s.pareto, RunInfo{}, a.path(), ""};
+  const ReportInputs ib{s.study, s.results, s.pareto, RunInfo{}, b.path(), ""};
+  const auto fa = render_figures(ia);
+  const auto fb = render_figures(ib);
+  ASSERT_EQ(fa.size(), 3u);
+  ASSERT_EQ(fb.size(), 3u);
+  for (std::size_t i = 0; i < fa.size(); ++i) {
+    for (const auto& [pa, pb] : {std::pair{fa[i].svg_path, fb[i].svg_path}, {fa[i].pdf_path, fb[i].pdf_path},
+                                 {fa[i].png_path, fb[i].png_path}, {fa[i].gp_path, fb[i].gp_path},
+                                 {fa[i].dat_path, fb[i].dat_path}}) {
+      const std::string x = read_file(pa), y = read_file(pb);
+      EXPECT_GT(x.size(), 100u) << pa;
+      EXPECT_TRUE(x == y) << pa << " and " << pb << " differ";
+    }
+    const std::string pdf = read_file(fa[i].pdf_path);
+    EXPECT_NE(pdf.find("/CreationDate (D:20000101000000"), std::string::npos);
+    EXPECT_EQ(read_file(fa[i].png_path).substr(1, 3), "PNG");
+    EXPECT_EQ(pdf.substr(0, 5), "%PDF-");
+  }
+  // Nothing but the figures' files is left behind.
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(a.path() + "/figures")) {
+    EXPECT_TRUE(e.is_regular_file()) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 15u);
+}
+
+TEST(Figures, AnEmptyFigureStillRenders) {
+  Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.where = {{"execution", "nonexistent"}};
+  s.study.figures = {d};
+  TempDir dir("empty");
+  const ReportInputs in{s.study, s.results, s.pareto, RunInfo{}, dir.path(), ""};
+  const auto figs = render_figures(in);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].points, 0u);
+  EXPECT_TRUE(fs::exists(figs[0].svg_path));
+}
+
+TEST(Figures, GnuplotErrorNamesTheScript) {
+  TempDir dir("error");
+  const std::string gp = dir.path() + "/broken.gp";
+  write_file_atomic(gp, "set terminal svg\nset output \"broken.svg\"\nplot undefined_function(x)\n");
+  try {
+    run_gnuplot(gp, dir.path());
+    FAIL() << "gnuplot accepted a broken script";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(gp), std::string::npos) << what;
+    EXPECT_NE(what.find("line 3"), std::string::npos) << what;
+    EXPECT_NE(what.find("undefined"), std::string::npos) << what;
+  }
+}
+
+TEST(Figures, MissingGnuplotIsAnError) {
+  TempDir dir("nognuplot");
+  const std::string gp = dir.path() + "/x.gp";
+  write_file_atomic(gp, "print 1\n");
+  EXPECT_THROW(run_gnuplot(gp, dir.path(), dir.path() + "/no-such-gnuplot"), std::runtime_error);
+}
+
+TEST(Figures, PdfDatesBecomeFixedAndKeepTheirLength) {
+  std::string pdf = "<< /Producer (cairo 1.16.0) /CreationDate (D:20261121053429Z) /ModDate (D:20240301101010+01'00) >>";
+  const std::size_t size = pdf.size();
+  normalize_pdf_dates(pdf);
+  EXPECT_EQ(pdf.size(), size);
+  EXPECT_NE(pdf.find("/CreationDate (D:20000101000000Z)"), std::string::npos) << pdf;
+  EXPECT_NE(pdf.find("/ModDate (D:20000101000000+00'00)"), std::string::npos) << pdf;
+  EXPECT_NE(pdf.find("/Producer (cairo 1.16.0)"), std::string::npos);
+}
+
+TEST(Figures, SvgForInliningPrefixesIdsAndDropsTheProlog) {
+  const std::string svg =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+      "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+      "<svg width=\"10\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+      "<defs><path id='gpPt0' d='M0,0'/><clipPath id=\"c1\"/></defs>\n"
+      "<use xlink:href='#gpPt0'/><g clip-path=\"url(#c1)\"><text>id='x' & url(#y)</text></g>\n</svg>\n";
+  const std::string out = svg_for_inlining(svg, "f1-", "A <title>");
+  EXPECT_EQ(out.find("<?xml"), std::string::npos);
+  EXPECT_EQ(out.find("DOCTYPE"), std::string::npos);
+  EXPECT_EQ(out.rfind("<svg role=\"img\" aria-label=\"A &lt;title&gt;\"", 0), 0u) << out;
+  EXPECT_NE(out.find("id='f1-gpPt0'"), std::string::npos);
+  EXPECT_NE(out.find("id=\"f1-c1\""), std::string::npos);
+  EXPECT_NE(out.find("xlink:href='#f1-gpPt0'"), std::string::npos);
+  EXPECT_NE(out.find("url(#f1-c1)"), std::string::npos);
+  EXPECT_NE(out.find("<text>id='x' & url(#y)</text>"), std::string::npos) << "text content is not markup";
+}
+
+}  // namespace
+}  // namespace dsx

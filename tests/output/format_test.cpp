@@ -1,0 +1,194 @@
+#include "output/format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+namespace dsx {
+namespace {
+
+// Values quoted from the seeds: A100 fp16 peak 312 TFLOP/s and HBM2e 2.039 TB/s (seeds/003,
+// "numbers to know"), a 15 us kernel (5 us launch + 10 us compute) and KWS utilization 1/3
+// (seeds/000 lab_07 Act 1), the ResNet-50 compilation break-even of ~134,000 images (lab_07 Act 3).
+TEST(FormatSi, PrefixesAndSignificantFigures) {
+  EXPECT_EQ(format_si(15e-6, "s"), "15.0 us");
+  EXPECT_EQ(format_si(5e-6, "s"), "5.00 us");
+  EXPECT_EQ(format_si(312e12, "FLOP/s"), "312 TFLOP/s");
+  EXPECT_EQ(format_si(2.039e12, "B/s"), "2.04 TB/s");
+  EXPECT_EQ(format_si(3.35e12, "B/s"), "3.35 TB/s");
+  EXPECT_EQ(format_si(400, "W"), "400 W");
+  EXPECT_EQ(format_si(3.3e-3, "J"), "3.30 mJ");
+  EXPECT_EQ(format_si(4.1e9, "FLOP"), "4.10 GFLOP");
+}
+
+TEST(FormatSi, RoundingCarriesIntoTheNextPrefix) {
+  EXPECT_EQ(format_si(999.96e-6, "s"), "1.00 ms");
+  EXPECT_EQ(format_si(999.4e-6, "s"), "999 us");
+  EXPECT_EQ(format_si(0.99999, "s"), "1.00 s");
+}
+
+TEST(FormatSi, SecondsAboveOneStaySeconds) {
+  // 30 s compile time of lab_07 Act 3; an hour is 3,600 s, not 3.60 ks.
+  EXPECT_EQ(format_si(30, "s"), "30.0 s");
+  EXPECT_EQ(format_si(3600, "s"), "3,600 s");
+}
+
+TEST(FormatSi, DataAndWorkAreNeverSubUnit) {
+  EXPECT_EQ(format_si(0.5, "B"), "0.500 B");
+  EXPECT_EQ(format_si(1e21, "FLOP"), "1,000 EFLOP");
+}
+
+TEST(FormatSi, ZeroNegativeAndNonFinite) {
+  EXPECT_EQ(format_si(0, "s"), "0 s");
+  EXPECT_EQ(format_si(-15e-6, "s"), "-15.0 us");
+  EXPECT_EQ(format_si(std::nan(""), "s"), "n/a s");
+  EXPECT_EQ(format_si(std::numeric_limits<double>::infinity(), "W"), "inf W");
+}
+
+TEST(FormatSi, DigitsAreHonoured) {
+  EXPECT_EQ(format_si(2.039e12, "B/s", 4), "2.039 TB/s");
+  EXPECT_EQ(format_si(2.039e12, "B/s", 1), "2 TB/s");
+}
+
+TEST(FormatBytes, BinaryOnlyForExactBinaryMultiples) {
+  // 80 GiB (A100 80GB is sold as 80 GiB of HBM) and 40 GB decimal.
+  EXPECT_EQ(format_bytes(80.0 * 1024 * 1024 * 1024), "80.0 GiB");
+  EXPECT_EQ(format_bytes(40e9), "40.0 GB");
+  EXPECT_EQ(format_bytes(1.5 * 1024 * 1024 * 1024), "1.50 GiB");
+  EXPECT_EQ(format_bytes(64 * 1024), "64.0 KiB");
+  EXPECT_EQ(format_bytes(1024000), "1.02 MB");  // a multiple of both 1000 and 1024: decimal
+  EXPECT_EQ(format_bytes(12345678), "12.3 MB");
+  EXPECT_EQ(format_bytes(512), "512 B");
+}
+
+TEST(FormatGrouped, IntegersExactlyOthersToSignificantFigures) {
+  EXPECT_EQ(format_grouped(134000), "134,000");
+  EXPECT_EQ(format_grouped(1024), "1,024");
+  EXPECT_EQ(format_grouped(1000), "1,000");
+  EXPECT_EQ(format_grouped(2150.4), "2,150");
+  EXPECT_EQ(format_grouped(1450.0), "1,450");
+  EXPECT_EQ(format_grouped(0.0012), "0.00120");
+  EXPECT_EQ(format_grouped(-7), "-7");
+  EXPECT_EQ(format_grouped(1e-7), "1.00e-7");
+  EXPECT_EQ(format_grouped(1.234e16), "1.23e16");
+  EXPECT_EQ(format_grouped(0), "0");
+}
+
+TEST(FormatPercent, SharesAndUtilizations) {
+  EXPECT_EQ(format_percent(5000.0 / 15000.0), "33.3 %");  // KWS, lab_07 Act 1
+  EXPECT_EQ(format_percent(1.0), "100 %");
+  EXPECT_EQ(format_percent(0.5), "50.0 %");
+  EXPECT_EQ(format_percent(0.3), "30.0 %");
+  EXPECT_EQ(format_percent(0), "0 %");
+  EXPECT_EQ(format_percent(0.05, 2), "5.0 %");
+}
+
+TEST(FormatSigned, OneDecimalAndNoNegativeZero) {
+  EXPECT_EQ(format_signed(2.14, "%"), "+2.1 %");
+  EXPECT_EQ(format_signed(-34.46, "%"), "-34.5 %");
+  EXPECT_EQ(format_signed(-0.01, "pp"), "+0.0 pp");
+  EXPECT_EQ(format_signed(0, "%"), "+0.0 %");
+}
+
+TEST(FormatExact, RoundTripsEveryDouble) {
+  for (double v : {0.1, 1.0 / 3.0, 2.039e12, 1e-300, 5e-324, -15e-6, 134000.0, std::nextafter(1.0, 2.0)}) {
+    const std::string s = format_exact(v);
+    EXPECT_EQ(std::strtod(s.c_str(), nullptr), v) << s;
+    EXPECT_EQ(s.find(','), std::string::npos);
+  }
+}
+
+TEST(DescribeQuantity, UnitsComeFromTheNameAndDimension) {
+  auto d = describe_quantity("latency_s", Dimension::time);
+  EXPECT_EQ(d.label, "latency");
+  EXPECT_EQ(d.unit, "s");
+  EXPECT_EQ(d.style, NumberStyle::si);
+
+  d = describe_quantity("energy_j", Dimension::energy);
+  EXPECT_EQ(d.label, "energy");
+  EXPECT_EQ(d.unit, "J");
+
+  d = describe_quantity("energy_per_sample_j", Dimension::energy);
+  EXPECT_EQ(d.label, "energy per sample");
+
+  d = describe_quantity("throughput_samples_per_s", Dimension::rate);
+  EXPECT_EQ(d.label, "throughput");
+  EXPECT_EQ(d.unit, "samples/s");
+  EXPECT_EQ(d.style, NumberStyle::grouped);
+
+  d = describe_quantity("tokens_per_s", Dimension::rate);
+  EXPECT_EQ(d.label, "rate");
+  EXPECT_EQ(d.unit, "tokens/s");
+
+  d = describe_quantity("gpu_utilization", Dimension::dimensionless);
+  EXPECT_EQ(d.label, "GPU utilization");
+  EXPECT_EQ(d.unit, "%");
+  EXPECT_EQ(d.style, NumberStyle::percent);
+
+  d = describe_quantity("arithmetic_intensity_flop_per_byte", Dimension::dimensionless);
+  EXPECT_EQ(d.label, "arithmetic intensity");
+  EXPECT_EQ(d.unit, "FLOP/B");
+
+  d = describe_quantity("memory_footprint_bytes", Dimension::bytes);
+  EXPECT_EQ(d.label, "memory footprint");
+  EXPECT_EQ(d.unit, "B");
+
+  d = describe_quantity("kernel_count", Dimension::count);
+  EXPECT_EQ(d.label, "kernel count");
+  EXPECT_EQ(d.unit, "");
+
+  d = describe_quantity("launch_overhead", Dimension::time);
+  EXPECT_EQ(d.label, "launch overhead");
+  EXPECT_EQ(d.unit, "s");
+
+  d = describe_quantity("cost_usd", Dimension::money);
+  EXPECT_EQ(d.label, "cost");
+  EXPECT_EQ(d.unit, "USD");
+  EXPECT_EQ(d.style, NumberStyle::grouped);
+}
+
+TEST(FormatQuantity, FollowsTheDisplayStyle) {
+  EXPECT_EQ(format_quantity(15e-6, describe_quantity("latency_s", Dimension::time)), "15.0 us");
+  EXPECT_EQ(format_quantity(1.0 / 3.0, describe_quantity("gpu_utilization", Dimension::dimensionless)), "33.3 %");
+  EXPECT_EQ(format_quantity(2150, describe_quantity("throughput_samples_per_s", Dimension::rate)), "2,150 samples/s");
+  EXPECT_EQ(format_quantity(80.0 * 1024 * 1024 * 1024, describe_quantity("memory_bytes", Dimension::bytes)),
+            "80.0 GiB");
+  EXPECT_EQ(format_quantity(1000, describe_quantity("kernel_count", Dimension::count)), "1,000");
+}
+
+TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {
+  const auto latency = describe_quantity("latency_s", Dimension::time);
+  AxisScale s = choose_axis_scale(latency, 15e-6);
+  EXPECT_EQ(s.factor, 1e6);
+  EXPECT_EQ(s.unit, "us");
+  EXPECT_EQ(axis_title(latency, s), "latency (us)");
+
+  s = choose_axis_scale(latency, 3600);
+  EXPECT_EQ(s.factor, 1);
+  EXPECT_EQ(s.unit, "s");
+
+  const auto util = describe_quantity("gpu_utilization", Dimension::dimensionless);
+  s = choose_axis_scale(util, 0.9);
+  EXPECT_EQ(s.factor, 100);
+  EXPECT_EQ(axis_title(util, s), "GPU utilization (%)");
+
+  const auto thr = describe_quantity("throughput_samples_per_s", Dimension::rate);
+  s = choose_axis_scale(thr, 2150);
+  EXPECT_EQ(s.factor, 1);
+  s = choose_axis_scale(thr, 134000);
+  EXPECT_EQ(s.factor, 1e-3);
+  EXPECT_EQ(axis_title(thr, s), "throughput (k samples/s)");
+
+  const auto kernels = describe_quantity("kernel_count", Dimension::count);
+  s = choose_axis_scale(kernels, 2.5e6);
+  EXPECT_EQ(axis_title(kernels, s), "kernel count (millions)");
+
+  const auto bw = describe_quantity("memory_bandwidth_bytes_per_s", Dimension::bandwidth);
+  EXPECT_EQ(axis_title(bw, choose_axis_scale(bw, 3.35e12)), "memory bandwidth (TB/s)");
+}
+
+}  // namespace
+}  // namespace dsx
