@@ -54,6 +54,7 @@ constexpr std::array<std::string_view, 8> kBarColours = {"#0072B2", "#E69F00", "
                                                          "#D55E00", "#56B4E9", "#CC79A7", "#000000"};
 constexpr int kBarLinetypeBase = 11;
 constexpr std::string_view kInk = "#262626";
+constexpr std::size_t kMaxDrawnPoints = 20000;  // scatter and line, all series together
 
 struct TerminalPreset {
   std::string_view extension;
@@ -201,6 +202,16 @@ std::size_t label_position(const Axis& axis, const std::string& label) {
   return axis.values.size();
 }
 
+std::string ordinal(std::size_t n) {
+  const std::size_t mod100 = n % 100;
+  const std::string_view suffix = (mod100 >= 11 && mod100 <= 13) ? "th"
+                                  : n % 10 == 1                  ? "st"
+                                  : n % 10 == 2                  ? "nd"
+                                  : n % 10 == 3                  ? "rd"
+                                                                 : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
 // "1e6" for a power of ten, else the exact number.
 std::string factor_text(double factor) {
   const int e = static_cast<int>(std::lround(std::log10(factor)));
@@ -258,10 +269,10 @@ std::string terminal_block(std::string_view name, double height_cm, std::string_
     std::string size = p.units_per_cm > 0
                            ? fmt::format("{},{}", std::lround(kWidthCm * p.units_per_cm),
                                          std::lround(height_cm * p.units_per_cm))
-                           : fmt::format("{}cm,{}cm", format_exact(kWidthCm), format_exact(height_cm));
+                           : fmt::format("{:g}cm,{:g}cm", kWidthCm, height_cm);
     out += fmt::format("set terminal {} size {} {}enhanced font \"{}\" linewidth {}{} background rgb \"#ffffff\"\n",
-                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font, format_exact(p.linewidth),
-                       p.pointscale > 0 ? fmt::format(" pointscale {}", format_exact(p.pointscale)) : "");
+                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font, fmt::format("{:g}", p.linewidth),
+                       p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
     out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
     out += first ? std::string(plot_command) : "replot\n";
     first = false;
@@ -273,8 +284,9 @@ std::string terminal_block(std::string_view name, double height_cm, std::string_
 std::string script_header(const FigureDecl& decl, std::string_view title) {
   std::string out = fmt::format("# dsx figure '{}': {}\n", one_line(decl.name), one_line(title));
   out += fmt::format(
-      "# Draws {0}.svg, {0}.pdf and {0}.png from {0}.dat (values in SI units; the plot commands\n"
-      "# scale them per axis). Redraw after editing with: gnuplot {0}.gp\n\n",
+      "# Draws {0}.svg, {0}.pdf and {0}.png from {0}.dat.\n"
+      "# The data is in SI units; the plot commands scale each axis for reading.\n"
+      "# Redraw after editing, in this folder: gnuplot {0}.gp\n\n",
       one_line(decl.name));
   out += house_style();
   out += "\n# ---- this figure ----\n";
@@ -411,6 +423,21 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
         });
       }
       if (!d.rows.empty()) drawn.push_back(std::move(d));
+    }
+  }
+  // A picture of more points than a page can show is thinned evenly (every k-th point of each
+  // series); the data file keeps what is drawn, the front and knee are always drawn.
+  std::size_t total_points = 0;
+  for (const Drawn& d : drawn) total_points += d.rows.size();
+  std::size_t stride = 1;
+  if (total_points > kMaxDrawnPoints) {
+    stride = (total_points + kMaxDrawnPoints - 1) / kMaxDrawnPoints;
+    plotted_rows.clear();
+    for (Drawn& d : drawn) {
+      std::vector<std::size_t> kept;
+      for (std::size_t i = 0; i < d.rows.size(); i += stride) kept.push_back(d.rows[i]);
+      d.rows = std::move(kept);
+      plotted_rows.insert(d.rows.begin(), d.rows.end());
     }
   }
 
@@ -556,6 +583,11 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (!key_names.empty() && drawn.size() > 1) text += fmt::format(", one series per {}", join(key_names, " / "));
   if (is_line) text += fmt::format(", joined in order of {}", x.name);
   text += ".";
+  if (stride > 1) {
+    text += fmt::format(" Thinned for drawing: every {} point of each series ({} of {}).", ordinal(stride),
+                        format_grouped(static_cast<double>(src.points)),
+                        format_grouped(static_cast<double>(total_points)));
+  }
   if (decl.log_x || decl.log_y) {
     text += fmt::format(" Logarithmic {} axis.", decl.log_x && decl.log_y ? "x and y" : decl.log_x ? "x" : "y");
   }
@@ -772,7 +804,10 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
   text += label_totals ? "; the number at the end of a bar is its total." : ".";
   if (excluded > 0 || not_drawable > 0) {
-    text += fmt::format(" Not drawn: {} infeasible or failed, {} without a drawable value.", excluded, not_drawable);
+    std::vector<std::string> parts;
+    if (excluded > 0) parts.push_back(fmt::format("{} infeasible or failed", excluded));
+    if (not_drawable > 0) parts.push_back(fmt::format("{} without a drawable value", not_drawable));
+    text += " Not drawn: " + join(parts, ", ") + ".";
   }
   return src;
 }
@@ -898,6 +933,15 @@ std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const Resu
 
 FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
                           const std::vector<std::size_t>& pareto_rows) {
+  const bool name_ok = !decl.name.empty() && decl.name.front() != '.' &&
+                       std::all_of(decl.name.begin(), decl.name.end(), [](char c) {
+                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                c == '_' || c == '-' || c == '.';
+                       });
+  if (!name_ok) {
+    throw std::invalid_argument(fmt::format(
+        "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", decl.name));
+  }
   std::vector<std::size_t> rows;
   std::size_t excluded = 0;
   for (std::size_t r = 0; r < results.rows(); ++r) {
@@ -1057,7 +1101,15 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
   const std::string dir = inputs.run_dir + "/figures";
   make_directories(dir);
   std::vector<RenderedFigure> out;
-  for (const FigureDecl& decl : effective_figures(inputs.study, inputs.results)) {
+  const std::vector<FigureDecl> decls = effective_figures(inputs.study, inputs.results);
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (decls[i].name == decls[j].name) {
+        throw std::invalid_argument(fmt::format("two figures are named '{}'", decls[i].name));
+      }
+    }
+  }
+  for (const FigureDecl& decl : decls) {
     const FigureSource src = build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows);
     RenderedFigure fig;
     fig.name = src.name;

@@ -6,6 +6,19 @@
 // SI values to a readable prefix per axis (format.hpp choose_axis_scale), so axis titles carry units:
 // "latency (us)", "energy (mJ)", "GPU utilization (%)".
 //
+// Kinds (FigureDecl.kind); only feasible rows that match `where` are drawn:
+//  - scatter: x and y are metrics or numeric swept parameters (a categorical x is placed by its
+//    position along the axis); one series per value of `group`; with `pareto`, the study's front
+//    rows joined in x order in black, and the knee (dse/pareto.hpp knee_point) circled.
+//  - line: as scatter, with each series joined in x order; series also split by every other axis
+//    that varies among the rows, so a line never zig-zags between design points.
+//  - bars: horizontal, one bar per row, labelled "x / group / other varying axes"; several y
+//    metrics stack (compute_s + memory_s + dispatch_s: the lab_07 waterfall) on a linear axis; one
+//    metric with a group is coloured by group value. Totals are printed at the bar ends unless all
+//    bars share one total.
+// More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
+// A figure with nothing to draw still renders, saying so.
+//
 // House style (one place, house_style()): Okabe-Ito colours (Okabe & Ito, "Color Universal Design",
 // 2008; Wong, "Points of view: Color blindness", Nature Methods 8:441, 2011), and since colour alone
 // does not survive a grayscale print, each series also has its own point shape and dash pattern;
@@ -58,6 +71,7 @@ struct FigureSource {
 std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const ResultTable& results);
 
 // Builds the script and data of one figure. Only feasible rows matching decl.where are drawn.
+// decl.name must be a plain file stem (letters, digits, '_', '-', '.'; not starting with '.').
 // `pareto_rows` are the rows of the study's Pareto front (drawn when decl.pareto).
 // Throws std::invalid_argument for a declaration the results cannot satisfy (unknown metric or
 // parameter, bars over a metric, log scale on stacked bars).

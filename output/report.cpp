@@ -77,7 +77,7 @@ TemplateSet load_templates(const std::string& template_dir, const std::string& m
   namespace fs = std::filesystem;
   if (template_dir.empty()) throw std::runtime_error("no report template folder given");
   TemplateSet set;
-  set.main.path = template_dir + "/" + main_name;
+  set.main.path = (fs::path(template_dir) / main_name).string();
   if (!fs::is_regular_file(set.main.path)) {
     throw std::runtime_error(fmt::format("{}: error: report template not found", set.main.path));
   }
@@ -160,7 +160,13 @@ class StrictChecker {
   void check(const TemplateText& t, std::vector<Frame> frames, int depth) {
     diags_.add_source(t.path, t.text);
     for (const Tag& tag : scan_tags(t.text)) {
-      const SourceLocation where = location_of(t, tag.offset);
+      // Problems point at the name inside the tag; a partial used twice reports each problem once.
+      const std::size_t name_at = std::min(t.text.find(tag.name, tag.offset), t.text.size());
+      auto report = [&](std::string_view what, const std::vector<std::string>& choices) {
+        if (reported_.insert({t.path, name_at}).second) {
+          diags_.unknown(location_of(t, name_at), what, tag.name, choices);
+        }
+      };
       switch (tag.kind) {
         case '!': break;
         case '/':
@@ -171,7 +177,7 @@ class StrictChecker {
           if (it == set_.partials.end()) {
             std::vector<std::string> names;
             for (const auto& [name, text] : set_.partials) names.push_back(name);
-            diags_.unknown(where, "partial", tag.name, names);
+            report("partial", names);
           } else if (depth < 8) {
             check(it->second, frames, depth + 1);
           }
@@ -179,10 +185,7 @@ class StrictChecker {
         }
         default: {
           const std::optional<const json*> value = resolve(frames, tag.name);
-          if (!value) {
-            const std::vector<std::string> names = visible_names(frames);
-            diags_.unknown(where, "template value", tag.name, names);
-          }
+          if (!value) report("template value", visible_names(frames, tag.name));
           if (tag.kind == '#') {
             frames.push_back(value ? section_frame(*value) : Frame{nullptr, true});
           } else if (tag.kind == '^') {
@@ -235,13 +238,26 @@ class StrictChecker {
     return Frame{};
   }
 
-  static std::vector<std::string> visible_names(const std::vector<Frame>& frames) {
+  // Names a tag could have meant: the keys of the object its dotted prefix names, or else the names
+  // with as many dots, visible from here.
+  static std::vector<std::string> visible_names(const std::vector<Frame>& frames, const std::string& name) {
+    if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) {
+      const std::string prefix = name.substr(0, dot);
+      const std::optional<const json*> parent = resolve(frames, prefix);
+      if (parent && *parent != nullptr && (*parent)->is_object()) {
+        std::vector<std::string> keys;
+        for (const auto& [k, v] : (*parent)->items()) keys.push_back(prefix + "." + k);
+        std::sort(keys.begin(), keys.end());
+        return keys;
+      }
+    }
+    const auto dots = std::count(name.begin(), name.end(), '.');
     std::set<std::string> names;
     for (const Frame& f : frames) {
       if (f.object == nullptr) continue;
       for (const auto& [k, v] : f.object->items()) {
-        names.insert(k);
-        if (v.is_object()) {
+        if (dots == 0) names.insert(k);
+        if (dots == 1 && v.is_object()) {
           for (const auto& [k2, v2] : v.items()) names.insert(k + "." + k2);
         }
       }
@@ -252,6 +268,7 @@ class StrictChecker {
   const TemplateSet& set_;
   Diagnostics& diags_;
   std::deque<json> merged_;
+  std::set<std::pair<std::string, std::size_t>> reported_;
 };
 
 // kainjow's parse error ("Unclosed section \"rows\" at 12") as file:line:col.
@@ -266,7 +283,8 @@ void check_syntax(const TemplateText& t, Diagnostics& diags) {
   }
   if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
   diags.add_source(t.path, t.text);
-  diags.error(location_of(t, offset), message);
+  const std::size_t close = t.text.find("}}", offset);
+  diags.error(location_of(t, offset), message, close == std::string::npos ? 2 : close + 2 - offset);
 }
 
 mustache::data to_data(const json& j) {
@@ -436,11 +454,6 @@ json run_context(const ReportInputs& in) {
   run["errors"] = format_grouped(static_cast<double>(info.errors));
   const double points = static_cast<double>(info.points);
   run["feasible_share"] = points > 0 ? format_percent(static_cast<double>(info.feasible) / points) : "n/a";
-  run["threads"] = format_grouped(info.threads);
-  run["threads_plural"] = info.threads != 1;
-  run["has_time"] = info.sweep_seconds > 0;
-  run["time"] = format_si(info.sweep_seconds, "s");
-  run["rate"] = info.sweep_seconds > 0 ? format_grouped(points / info.sweep_seconds) + " points/s" : "";
 
   // Infeasible rows by reason (in the solver's order of reasons), errors by message.
   std::map<std::string, std::uint64_t> by_reason, by_error;
@@ -486,7 +499,7 @@ json run_context(const ReportInputs& in) {
 json grid_context(const ResolvedStudy& study) {
   json grid;
   json axes = json::array();
-  std::uint64_t total = study.axes.empty() ? 1 : 1;
+  std::uint64_t total = 1;
   std::vector<std::string> product;
   for (const Axis& a : study.axes) {
     std::vector<std::string> labels;

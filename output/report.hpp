@@ -22,10 +22,10 @@
 
 namespace dsx {
 
+// What the report says about the run. Thread count and timings are deliberately absent: they go to
+// manifest.json, so the report is byte-identical on 1 or N threads.
 struct RunInfo {
   std::string dsx_version, git_revision, study_hash, catalog_hash;
-  unsigned threads = 1;
-  double sweep_seconds = 0;
   std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;
 };
 
@@ -40,7 +40,8 @@ struct ReportInputs {
 
 // Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat
 // (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured;
-// a gnuplot failure throws std::runtime_error naming the .gp file and gnuplot's message.
+// a gnuplot failure throws std::runtime_error naming the .gp file and gnuplot's message. A figure the
+// results cannot draw (unknown metric, bars over a metric, duplicate name) throws std::invalid_argument.
 std::vector<RenderedFigure> render_figures(const ReportInputs& inputs);
 
 // Writes run_dir/report.md and run_dir/report.html from template_dir (report.md.mustache + partials).

@@ -320,6 +320,52 @@ TEST(Figures, AnEmptyFigureStillRenders) {
   EXPECT_TRUE(fs::exists(figs[0].svg_path));
 }
 
+TEST(Figures, LargeScattersAreThinnedEvenly) {
+  // 25,000 batch sizes on one axis: more than the 20,000 points a figure draws, so every 2nd.
+  ResolvedStudy st;
+  st.name = "large";
+  st.solver = find_solver("inference");
+  Axis batch{"batch", InferenceSolver::batch, {}};
+  ResultTable t;
+  t.axis_names = {"batch"};
+  for (const MetricSpec& m : st.solver->metrics()) t.metric_names.emplace_back(m.name);
+  const std::size_t n = 25000;
+  for (std::size_t i = 0; i < n; ++i) {
+    batch.values.push_back({std::to_string(i + 1), static_cast<double>(i + 1)});
+    t.point_index.push_back(i);
+    t.axis_labels.push_back(std::to_string(i + 1));
+    t.status.push_back(PointStatus::ok);
+    t.status_detail.emplace_back();
+    std::vector<double> m(t.metric_names.size(), 1.0);
+    m[InferenceSolver::latency_s] = 1e-6 * static_cast<double>(i + 1);
+    t.metrics.insert(t.metrics.end(), m.begin(), m.end());
+  }
+  st.axes = {batch};
+  st.is_axis[InferenceSolver::batch] = true;
+  FigureDecl d;
+  d.name = "large";
+  d.kind = FigureKind::scatter;
+  d.x = "batch";
+  d.y = {"latency_s"};
+  const FigureSource src = build_figure(d, st, t, {});
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), n / 2);
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i][2], std::to_string(2 * i));
+  EXPECT_NE(src.description.find("every 2nd point of each series (12,500 of 25,000)"), std::string::npos)
+      << src.description;
+}
+
+TEST(Figures, NamesMustBeFileNamesAndUnique) {
+  Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.name = "../escape";
+  EXPECT_THROW(build_figure(d, s.study, s.results, s.pareto), std::invalid_argument);
+  s.study.figures = {scatter_decl(), scatter_decl()};
+  TempDir dir("dupes");
+  const ReportInputs in{s.study, s.results, s.pareto, RunInfo{}, dir.path(), ""};
+  EXPECT_THROW(render_figures(in), std::invalid_argument);
+}
+
 TEST(Figures, GnuplotErrorNamesTheScript) {
   TempDir dir("error");
   const std::string gp = dir.path() + "/broken.gp";
