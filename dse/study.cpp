@@ -17,8 +17,10 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kStudyKeys = {"study",      "title",    "question", "solver",  "axes",
-                                                         "fixed",      "objectives", "catalog", "compare", "figures"};
+constexpr std::array<std::string_view, 11> kStudyKeys = {"study",   "title",   "question", "solver",
+                                                         "axes",    "fixed",   "objectives", "catalog",
+                                                         "compare", "figures", "sections"};
+constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 2> kCatalogKeys = {"hardware", "models"};
 constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
 constexpr std::array<std::string_view, 7> kCompareKeys = {"name",      "where",  "metric",     "expected",
@@ -165,6 +167,7 @@ class StudyLoader {
       if (const YamlNode* n = root->find("compare")) read_comparisons(*n);
       if (const YamlNode* n = root->find("figures")) read_figures(*n);
     }
+    if (const YamlNode* n = root->find("sections")) read_sections(*n);
     if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
     keep_used_catalog_entries();
     return std::move(s_);
@@ -724,6 +727,27 @@ class StudyLoader {
     }
   }
 
+  void read_sections(const YamlNode& list) {
+    if (list.is_null()) return;
+    if (!r_.expect_sequence(list, "sections")) return;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const YamlNode& item = list.items[i];
+      const std::string path = index_path("sections", i);
+      if (!r_.expect_mapping(item, path)) continue;
+      r_.check_keys(item, kSectionKeys, path);
+      Section section;
+      const YamlNode* title = r_.require(item, "title", path);
+      const YamlNode* text = r_.require(item, "text", path);
+      if (title == nullptr || text == nullptr) continue;
+      auto t = r_.string(*title, path + ".title");
+      auto x = r_.string(*text, path + ".text");
+      if (!t || !x) continue;
+      section.title = *t;
+      section.text = *x;
+      s_.sections.push_back(std::move(section));
+    }
+  }
+
   void read_figures(const YamlNode& list) {
     if (list.is_null()) return;
     if (!r_.expect_sequence(list, "figures")) return;
@@ -1036,6 +1060,13 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       out += "    tolerance: " + number_text(c.tolerance) + "\n";
       out += "    source: " + yaml_scalar(c.source) + "\n";
       out += "    explanation: " + (c.explanation.empty() ? std::string("\"\"") : yaml_scalar(c.explanation)) + "\n";
+    }
+  }
+  if (!study.sections.empty()) {
+    out += "sections:\n";
+    for (const Section& sec : study.sections) {
+      out += "  - title: " + yaml_scalar(sec.title) + "\n";
+      out += "    text: " + yaml_scalar(sec.text) + "\n";
     }
   }
   if (!study.figures.empty()) {

@@ -72,6 +72,12 @@ struct FigureDecl {
   bool pareto = false;                 // scatter: draw the Pareto front of the study's objectives
 };
 
+// A section of prose for the report (a lab handout's "prediction", "what to notice", ...), Markdown.
+struct Section {
+  std::string title;
+  std::string text;
+};
+
 struct ResolvedStudy {
   std::string file;
   std::string name;
@@ -90,6 +96,7 @@ struct ResolvedStudy {
   std::vector<Objective> objectives;
   std::vector<Comparison> comparisons;
   std::vector<FigureDecl> figures;
+  std::vector<Section> sections;  // shown after the question, in order
 
   std::uint64_t point_count() const;  // product of axis sizes (checked for overflow at load)
 };

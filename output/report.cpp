@@ -787,6 +787,9 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["title"] = study.title.empty() ? study.name : study.title;
   ctx["question"] = study.question;
   ctx["has_question"] = !study.question.empty();
+  json sections = json::array();
+  for (const Section& sec : study.sections) sections.push_back({{"title", sec.title}, {"text", sec.text}});
+  ctx["sections"] = sections;
   ctx["study"] = {{"name", study.name},
                   {"file", study.file},
                   {"solver", study.solver != nullptr ? std::string(study.solver->name()) : "none"},
