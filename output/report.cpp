@@ -1,5 +1,7 @@
 #include "output/report.hpp"
 
+#include "output/comparisons.hpp"
+
 #include <fmt/format.h>
 #include <md4c-html.h>
 
@@ -554,13 +556,10 @@ json comparisons_context(const ReportInputs& in) {
   const ResultTable& results = in.results;
   json rows = json::array();
   std::size_t agree = 0;
-  for (const Comparison& c : study.comparisons) {
+  for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
+    const Comparison& c = *o.comparison;
     const QuantityDisplay display = metric_display(study, c.metric);
     const MetricSpec* spec = find_metric(study, c.metric);
-    std::vector<std::size_t> matches;
-    for (std::size_t r = 0; r < results.rows(); ++r) {
-      if (row_matches(c.where, study, results, r)) matches.push_back(r);
-    }
     std::vector<std::string> where;
     for (const Selector& s : c.where) where.push_back(s.param + " = " + s.label);
     json row = {{"name", c.name},
@@ -570,36 +569,31 @@ json comparisons_context(const ReportInputs& in) {
                 {"expected", format_quantity(c.expected, display)},
                 {"tolerance", format_percent(c.tolerance, 2)},
                 {"where", where.empty() ? "every design point" : join(where, ", ")}};
-    std::string dsx_value, difference = "", verdict = "n/a", note, point = "", sources = "";
-    bool agrees = false;
-    const int col = results.metric_column(c.metric);
-    if (matches.size() != 1) {
-      note = matches.empty() ? "no design point matches the selectors"
-                             : fmt::format("{} design points match the selectors; a comparison needs exactly one",
-                                           matches.size());
-      dsx_value = "n/a";
-    } else if (col < 0) {
+    std::string dsx_value = "n/a", difference, note, point, sources;
+    const bool agrees = o.verdict == Verdict::agrees;
+    const std::string verdict = o.verdict == Verdict::unmatched ? "n/a" : std::string(verdict_name(o.verdict));
+    if (o.matches.size() != 1) {
+      note = o.matches.empty() ? "no design point matches the selectors"
+                               : fmt::format("{} design points match the selectors; a comparison needs exactly one",
+                                             o.matches.size());
+    } else if (results.metric_column(c.metric) < 0) {
       note = "the results have no metric " + c.metric;
-      dsx_value = "n/a";
     } else {
-      const std::size_t r = matches.front();
+      const std::size_t r = o.matches.front();
       point = full_point(study, results, r);
       sources = row_sources(study, results, r);
       if (results.status[r] != PointStatus::ok) {
         dsx_value = std::string(status_name(results.status[r]));
-        verdict = "differs";
         note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.status_detail[r]);
       } else {
-        const double v = results.metric(r, static_cast<std::size_t>(col));
+        const double v = o.value;
         dsx_value = format_quantity(v, display);
-        agrees = std::fabs(v - c.expected) <= c.tolerance * std::fabs(c.expected);
-        verdict = agrees ? "agrees" : "differs";
         if (display.style == NumberStyle::percent) {
           difference = format_signed((v - c.expected) * 100.0, "pp");
         } else if (c.expected != 0) {
           difference = format_signed((v - c.expected) / std::fabs(c.expected) * 100.0, "%");
         } else {
-          difference = (v - c.expected >= 0 ? "+" : "") + format_quantity(v - c.expected, display);
+          difference = fmt::format("{}{}", v - c.expected >= 0 ? "+" : "", format_quantity(v - c.expected, display));
         }
         if (!agrees) note = c.explanation.empty() ? "the study gives no explanation" : c.explanation;
       }

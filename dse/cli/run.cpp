@@ -13,6 +13,7 @@
 #include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
+#include "output/comparisons.hpp"
 #include "output/csv.hpp"
 #include "output/figures.hpp"
 #include "output/files.hpp"
@@ -58,6 +59,7 @@ void analyse_and_render(const ResolvedStudy& study, ResultStore& store, const st
   store.write_pareto(point_indices_of(results, front));
   write_file_atomic(run_dir + "/results.csv", results_csv(results));
   write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front));
+  write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, results)));
 
   const RunInfo info = run_info_from_meta(store, results);
   const ReportInputs inputs{study, results, front, info, run_dir, template_dir};

@@ -1,0 +1,97 @@
+// Every shipped study runs end to end, and its comparisons with the seeds hold: a comparison
+// without an explanation must agree with its source; one with an explanation documents a known
+// difference and must still select exactly one feasible design point.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> shipped_studies() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(DSX_SOURCE_DIR) / "studies")) {
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Splits one CSV record (RFC 4180, as output/csv.cpp writes it).
+std::vector<std::string> csv_fields(std::istream& in) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  char c;
+  while (in.get(c)) {
+    if (quoted) {
+      if (c == '"') {
+        if (in.peek() == '"') {
+          fields.back() += '"';
+          in.get(c);
+        } else {
+          quoted = false;
+        }
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '\n') {
+      return fields;
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields.size() == 1 && fields[0].empty() ? std::vector<std::string>{} : fields;
+}
+
+class ShippedStudy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
+  const std::string name = GetParam();
+  const fs::path out = fs::temp_directory_path() / ("dsx_study_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' run studies/" +
+                              name + ".yaml --quiet --out '" + out.string() + "' 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+  for (const char* f : {"report.md", "report.html", "results.csv", "comparisons.csv"}) {
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  }
+  std::ifstream csv(out / "comparisons.csv");
+  const std::vector<std::string> header = csv_fields(csv);
+  ASSERT_EQ(header.size(), 9u);
+  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+    ASSERT_EQ(row.size(), header.size());
+    const std::string& comparison = row[0];
+    const std::string& verdict = row[7];
+    const std::string& explanation = row[8];
+    EXPECT_NE(verdict, "unmatched") << name << ": " << comparison;
+    EXPECT_FALSE(row[4].empty()) << name << ": " << comparison << " has no feasible dsx value";
+    if (explanation.empty()) {
+      EXPECT_EQ(verdict, "agrees") << name << ": " << comparison << " expected " << row[3] << ", dsx " << row[4];
+    }
+  }
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Studies, ShippedStudy, ::testing::ValuesIn(shipped_studies()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
