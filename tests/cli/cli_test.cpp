@@ -99,7 +99,7 @@ TEST_F(QuickstartRun, RerunningTheSameStudyResumesAndChangesNothing) {
 
 TEST_F(QuickstartRun, ADifferentStudyInTheSameFolderIsRefused) {
   ASSERT_EQ(one_.exit_code, 0) << one_.out;
-  const Result r = dsx("run bench/sweep_grid.yaml --quiet --out '" + (dir_ / "t1").string() + "'");
+  const Result r = dsx("run tests/bench/sweep_grid.yaml --quiet --out '" + (dir_ / "t1").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("--fresh"), std::string::npos) << r.out;
 }

@@ -1,6 +1,6 @@
 // Design points per second of the quickstart study's solver: the solver alone (one point at a
-// time, one thread, quickstart grid) and a sweep of bench/sweep_grid.yaml on 1 and 2 threads.
-//   ./build/bench/dsx_bench --benchmark_counters_tabular=true
+// time, one thread, quickstart grid) and a sweep of tests/bench/sweep_grid.yaml on 1 and 2 threads.
+//   ./build/tests/bench/dsx_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -29,7 +29,7 @@ const dsx::ResolvedStudy& quickstart() {
 }
 
 const dsx::ResolvedStudy& sweep_grid() {
-  static const dsx::ResolvedStudy study = load(DSX_SOURCE_DIR "/bench/sweep_grid.yaml");
+  static const dsx::ResolvedStudy study = load(DSX_SOURCE_DIR "/tests/bench/sweep_grid.yaml");
   return study;
 }
 
