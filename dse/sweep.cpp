@@ -9,7 +9,7 @@
 namespace dsx {
 
 void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
-                    unsigned threads, SweepBlock& block) {
+                    unsigned threads, SweepBlock& block, SweepProgress* progress) {
   const std::size_t metric_count = solver.metrics().size();
   block.first = first;
   block.count = count;
@@ -32,6 +32,7 @@ void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first,
         block.errors[i] = "unknown exception";
       }
     }
+    if (progress != nullptr) progress->points_done.fetch_add(range.size(), std::memory_order_relaxed);
   };
   const int concurrency = threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads);
   tbb::task_arena arena(concurrency);

@@ -3,6 +3,7 @@
 // error row; it never stops the sweep.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,9 +22,15 @@ struct SweepBlock {
   std::vector<std::string> errors;       // message of each point whose status is error
 };
 
+// Live counters a progress display reads while a block is evaluated: workers add with one relaxed
+// fetch_add per chunk of points, never per point and never under a lock.
+struct SweepProgress {
+  std::atomic<std::uint64_t> points_done{0};
+};
+
 // Evaluates a block on up to `threads` threads (0 = all cores). Reuses the block's buffers.
 void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
-                    unsigned threads, SweepBlock& block);
+                    unsigned threads, SweepBlock& block, SweepProgress* progress = nullptr);
 
 // An empty table with the study's columns.
 ResultTable make_result_table(const ResolvedStudy& study);

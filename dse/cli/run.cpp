@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <map>
+#include <thread>
+#include <optional>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "dse/cli/commands.hpp"
 #include "dse/cli/options.hpp"
+#include "dse/cli/progress.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
 #include "dse/store.hpp"
@@ -17,13 +22,40 @@
 #include "output/csv.hpp"
 #include "output/figures.hpp"
 #include "output/files.hpp"
+#include "output/format.hpp"
 #include "output/report.hpp"
 
 namespace dsx::cli {
 
 namespace {
 
-constexpr std::uint64_t kBlockPoints = 1 << 16;
+// Points evaluated before their rows are committed: bounds the work an interruption loses.
+constexpr std::uint64_t kBlockPoints = 1 << 14;
+
+// Set by SIGINT/SIGTERM; the sweep stops after the block in hand is committed.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void request_stop(int signal_number) { g_stop_signal = signal_number; }
+
+// Restores the previous SIGINT/SIGTERM handlers when the sweep is over.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    g_stop_signal = 0;
+    previous_int_ = std::signal(SIGINT, request_stop);
+    previous_term_ = std::signal(SIGTERM, request_stop);
+  }
+  ~StopOnSignal() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
 
 using Clock = std::chrono::steady_clock;
 
@@ -70,7 +102,25 @@ void analyse_and_render(const ResolvedStudy& study, ResultStore& store, const st
                       {"infeasible", info.infeasible},
                       {"errors", info.errors},
                       {"pareto", front.size()}};
+  std::map<std::string, std::uint64_t> by_reason;
+  for (std::size_t r = 0; r < results.rows(); ++r) {
+    if (results.status[r] == PointStatus::infeasible) ++by_reason[results.status_detail[r]];
+  }
+  manifest["rows"]["infeasible_by_reason"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : by_reason) manifest["rows"]["infeasible_by_reason"][reason] = n;
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
+}
+
+void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds, std::uint64_t evaluated) {
+  const auto& rows = manifest["rows"];
+  auto count = [&](const char* key) { return format_grouped(rows[key].get<double>()); };
+  fmt::print(stderr, "dsx run: {} points: {} feasible, {} infeasible, {} errors; swept {} in {} ({})\n",
+             count("points"), count("feasible"), count("infeasible"), count("errors"),
+             format_grouped(static_cast<double>(evaluated)), format_si(sweep_seconds, "s"),
+             sweep_seconds > 0 ? format_si(static_cast<double>(evaluated) / sweep_seconds, "points/s") : "n/a");
+  for (const auto& [reason, n] : rows["infeasible_by_reason"].items()) {
+    fmt::print(stderr, "  infeasible, {}: {}\n", reason, format_grouped(n.get<double>()));
+  }
 }
 
 std::string template_dir_for(const std::string& option) {
@@ -141,28 +191,39 @@ int run_command(const std::vector<std::string>& args) {
   if (resumed > 0 && store.max_point_index().value_or(0) + 1 != resumed) {
     throw std::runtime_error(store_path + " holds rows that are not a prefix of the grid; run with --fresh");
   }
-  const bool tty = isatty(STDERR_FILENO) != 0;
   if (!quiet) {
-    fmt::print(stderr, "dsx run: {} design points{}\n", total,
-               resumed > 0 ? fmt::format(", resuming after {} stored", resumed) : "");
+    fmt::print(stderr, "dsx run: {} design points{}\n", format_grouped(static_cast<double>(total)),
+               resumed > 0 ? fmt::format(", resuming after {} stored", format_grouped(static_cast<double>(resumed)))
+                           : "");
   }
   const auto sweep_start = Clock::now();
-  SweepBlock block;
-  for (std::uint64_t first = resumed; first < total; first += kBlockPoints) {
-    const std::uint64_t count = std::min(kBlockPoints, total - first);
-    evaluate_block(grid, *study.solver, first, count, threads, block);
-    ResultTable rows = make_result_table(study);
-    append_block(study, grid, block, rows);
-    store.append(rows);
-    if (!quiet && (tty || first + count == total)) {
-      const double elapsed = seconds_since(sweep_start);
-      fmt::print(stderr, "{}dsx run: {}/{} points ({:.0f}%), {:.3g} points/s{}", tty ? "\r" : "", first + count,
-                 total, 100.0 * static_cast<double>(first + count) / static_cast<double>(total),
-                 elapsed > 0 ? static_cast<double>(first + count - resumed) / elapsed : 0.0, tty ? "" : "\n");
+  std::uint64_t next = resumed;
+  {
+    const StopOnSignal stop_on_signal;
+    SweepProgress progress;
+    std::optional<ProgressReporter> reporter;
+    if (!quiet && resumed < total) reporter.emplace(progress, total, resumed, isatty(STDERR_FILENO) != 0);
+    SweepBlock block;
+    while (next < total && g_stop_signal == 0) {
+      const std::uint64_t count = std::min(kBlockPoints, total - next);
+      evaluate_block(grid, *study.solver, next, count, threads, block, &progress);
+      ResultTable rows = make_result_table(study);
+      append_block(study, grid, block, rows);
+      store.append(rows);
+      next += count;
     }
+    if (reporter) reporter->stop();
   }
-  if (!quiet && tty) fmt::print(stderr, "\n");
   const double sweep_seconds = seconds_since(sweep_start);
+  if (next < total) {
+    fmt::print(stderr,
+               "dsx run: stopped by signal {} after {} of {} points; every evaluated row is committed to {}\n"
+               "  to continue where it stopped: dsx run {}{}\n",
+               static_cast<int>(g_stop_signal), format_grouped(static_cast<double>(next)),
+               format_grouped(static_cast<double>(total)), store_path, file,
+               out_dir.empty() ? "" : " --out " + out_dir);
+    return kRuntimeFailure;
+  }
 
   nlohmann::ordered_json manifest;
   manifest["dsx_version"] = DSX_VERSION;
@@ -170,18 +231,13 @@ int run_command(const std::vector<std::string>& args) {
   manifest["study"] = file;
   manifest["study_hash"] = study.content_hash;
   manifest["catalog_hash"] = catalog_hash(study.catalog);
-  manifest["threads"] = threads;
+  manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;
   manifest["timings_s"]["sweep"] = sweep_seconds;
   analyse_and_render(study, store, run_dir, template_dir_for(template_dir), manifest);
   manifest["timings_s"]["total"] = seconds_since(start);
   write_file_atomic(run_dir + "/manifest.json", manifest.dump(2) + "\n");
-  const auto rows = manifest["rows"];
-  if (!quiet) {
-    fmt::print(stderr, "dsx run: {} points: {} feasible, {} infeasible, {} errors in {:.2f} s\n",
-               rows["points"].get<std::uint64_t>(), rows["feasible"].get<std::uint64_t>(),
-               rows["infeasible"].get<std::uint64_t>(), rows["errors"].get<std::uint64_t>(), sweep_seconds);
-  }
+  if (!quiet) print_summary(manifest, sweep_seconds, total - resumed);
   fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
   return kSuccess;
 }
