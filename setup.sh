@@ -16,6 +16,8 @@ packages=(
   libsqlite3-dev libfmt-dev libmuparser-dev
   gnuplot-nox fonts-dejavu-core
 )
+# The tests also open report.html in headless Chromium (tests/output/browser_test.cpp).
+if [ "$mode" = test ]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,9 +20,11 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 12> kHardwareKeys = {
+constexpr std::array<std::string_view, 17> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
-    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price"};
+    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price",
+    "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
+    "max_threads_per_block"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
@@ -45,6 +47,17 @@ constexpr std::array<HardwareField, 7> kHardwareFields = {{
     {"tdp", Dimension::power, kPositive, &HardwareSpec::tdp_w},
     {"idle_power_fraction", Dimension::dimensionless, kFraction, &HardwareSpec::idle_power_fraction},
     {"price", Dimension::money, kNonNegative, &HardwareSpec::price_usd},
+}};
+
+// Optional GPU kernel limits: absent (or 0) means unknown; a `base:` entry's values are kept.
+constexpr QuantityBounds kNonNegativeCount{
+    .bounded = true, .min_value = 0, .max_value = kInfinity, .integer = true};
+constexpr std::array<HardwareField, 5> kOptionalHardwareFields = {{
+    {"shared_memory_per_block", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_block_bytes},
+    {"shared_memory_per_sm", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_sm_bytes},
+    {"registers_per_thread", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_thread},
+    {"registers_per_sm", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_sm},
+    {"max_threads_per_block", Dimension::count, kNonNegativeCount, &HardwareSpec::max_threads_per_block},
 }};
 
 bool valid_id(std::string_view id) {
@@ -164,6 +177,11 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
   }
   for (const HardwareField& f : kHardwareFields) {
     if (const YamlNode* n = field(f.key)) {
+      if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
+    }
+  }
+  for (const HardwareField& f : kOptionalHardwareFields) {
+    if (const YamlNode* n = entry.find(f.key)) {
       if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
     }
   }
@@ -408,6 +426,7 @@ std::string catalog_hash(const Catalog& catalog) {
     field(h.source);
     for (double v : h.peak_flops_per_s) field(number_text(v));
     for (const HardwareField& f : kHardwareFields) field(number_text(h.*f.member));
+    for (const HardwareField& f : kOptionalHardwareFields) field(number_text(h.*f.member));
     canonical += '\x1E';
   }
   for (const CatalogModel& m : catalog.models) {

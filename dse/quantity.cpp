@@ -23,6 +23,9 @@ constexpr double kTiB = kGiB * 1024.0;
 constexpr double kPiB = kTiB * 1024.0;
 constexpr double kBitsPerByte = 8.0;
 constexpr double kSecondsPerHour = 3600.0;
+constexpr double kSecondsPerDay = 24.0 * kSecondsPerHour;
+constexpr double kSecondsPerWeek = 7.0 * kSecondsPerDay;
+constexpr double kSecondsPerYear = 365.0 * kSecondsPerDay;  // a calendar year of 365 days, no leap day
 
 constexpr Unit kUnits[] = {
     {"s", D::time, 1.0, true},
@@ -34,6 +37,12 @@ constexpr Unit kUnits[] = {
     {"ps", D::time, 1e-12, true},
     {"min", D::time, 60.0, false},
     {"h", D::time, kSecondsPerHour, true},
+    {"day", D::time, kSecondsPerDay, false},
+    {"days", D::time, kSecondsPerDay, false},
+    {"week", D::time, kSecondsPerWeek, false},
+    {"weeks", D::time, kSecondsPerWeek, false},
+    {"year", D::time, kSecondsPerYear, false},
+    {"years", D::time, kSecondsPerYear, false},
 
     {"B", D::bytes, 1.0, true},
     {"kB", D::bytes, 1e3, true},
@@ -63,6 +72,13 @@ constexpr Unit kUnits[] = {
     {"Mbit/s", D::bandwidth, 1e6 / kBitsPerByte, false},
     {"Gbit/s", D::bandwidth, 1e9 / kBitsPerByte, false},
     {"Tbit/s", D::bandwidth, 1e12 / kBitsPerByte, false},
+    // Network spellings of the same bit rates ("10 Gbps", "400 Gb/s").
+    {"Mbps", D::bandwidth, 1e6 / kBitsPerByte, false},
+    {"Gbps", D::bandwidth, 1e9 / kBitsPerByte, false},
+    {"Tbps", D::bandwidth, 1e12 / kBitsPerByte, false},
+    {"Mb/s", D::bandwidth, 1e6 / kBitsPerByte, false},
+    {"Gb/s", D::bandwidth, 1e9 / kBitsPerByte, false},
+    {"Tb/s", D::bandwidth, 1e12 / kBitsPerByte, false},
 
     {"FLOP", D::flops, 1.0, true},
     {"kFLOP", D::flops, 1e3, true},
@@ -125,6 +141,16 @@ constexpr Unit kUnits[] = {
     {"images/s", D::rate, 1.0, false},
     {"tokens/s", D::rate, 1.0, false},
     {"requests/s", D::rate, 1.0, false},
+    // Volumes per longer periods (deployment traffic): "100 /h", "10 k/day", "100 M/day".
+    {"/min", D::rate, 1.0 / 60.0, false},
+    {"/h", D::rate, 1.0 / kSecondsPerHour, false},
+    {"/day", D::rate, 1.0 / kSecondsPerDay, false},
+    {"/week", D::rate, 1.0 / kSecondsPerWeek, false},
+    {"/year", D::rate, 1.0 / kSecondsPerYear, false},
+    {"k/day", D::rate, 1e3 / kSecondsPerDay, false},
+    {"M/day", D::rate, 1e6 / kSecondsPerDay, false},
+    {"requests/h", D::rate, 1.0 / kSecondsPerHour, false},
+    {"requests/day", D::rate, 1.0 / kSecondsPerDay, false},
 
     {"%", D::dimensionless, 0.01, false},
 };

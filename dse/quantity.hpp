@@ -10,7 +10,9 @@
 //    (KiB, MiB, GiB, TiB, PiB); "KB" is rejected as ambiguous;
 //  - dimensionless values and counts take no unit ("%" is accepted for dimensionless: 50% = 0.5);
 //    every other dimension requires one: a bare number there is an error;
-//  - integer operations (TOP/s, TOPS) have the dimension of FLOP/s.
+//  - integer operations (TOP/s, TOPS) have the dimension of FLOP/s;
+//  - long times and volumes: "day" = 86,400 s, "week" = 7 days, "year" = 365 days (no leap day);
+//    rates per "/min", "/h", "/day", "/week", "/year" ("100 /h", "10 k/day", "100 M/day").
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,20 +57,32 @@ struct Comparison {
   std::string explanation;       // why dsx differs, shown when it does
 };
 
-enum class FigureKind : std::uint8_t { scatter, bars, line };
+enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };
+
+// The printed width: one column of a two-column page (8.5 cm) or the full text width (17 cm).
+enum class FigureWidth : std::uint8_t { double_column, single_column };
 
 struct FigureDecl {
   std::string name;   // file stem under figures/
   FigureKind kind = FigureKind::scatter;
   std::string title;
   std::string caption;                 // what to see
-  std::string x;                       // scatter/line: metric or param; bars: the category param
-  std::vector<std::string> y;          // metrics; bars with several metrics are stacked
+  std::string x;                       // scatter/line: metric or param; bars: the category param;
+                                       // roofline: an intensity metric (FLOP/byte); heatmap: a swept param
+  std::vector<std::string> y;          // metrics; bars with several metrics are stacked; roofline: one
+                                       // FLOP/s metric; heatmap: one swept param
   std::string group;                   // param whose values become series (optional)
   std::vector<Selector> where;         // rows to keep
   bool log_x = false;
   bool log_y = false;
   bool pareto = false;                 // scatter: draw the Pareto front of the study's objectives
+  bool crossover = false;              // line: mark every x where two series cross
+  std::string z;                       // heatmap: the metric shown in each cell
+  bool log_z = false;                  // heatmap: logarithmic colour scale
+  std::vector<std::string> roofs;      // roofline: hardware ids (empty: those the drawn rows use)
+  std::vector<std::string> precisions; // roofline: one roof per precision (empty: those the rows use)
+  double eta = 1;                      // roofline: the compute roof is eta x peak
+  FigureWidth width = FigureWidth::double_column;
 };
 
 // A section of prose for the report (a lab handout's "prediction", "what to notice", ...), Markdown.
@@ -77,6 +90,8 @@ struct Section {
   std::string title;
   std::string text;
 };
+
+struct StudyAnalyses;
 
 struct ResolvedStudy {
   std::string file;
@@ -97,6 +112,9 @@ struct ResolvedStudy {
   std::vector<Comparison> comparisons;
   std::vector<FigureDecl> figures;
   std::vector<Section> sections;  // shown after the question, in order
+  // derived:, filters:, constraints:, assertions:, top_k:, pareto:, breakeven:, sensitivity:
+  // (dse/analysis/blocks.hpp; analyses_of() reads it, empty when null).
+  std::shared_ptr<const StudyAnalyses> analyses;
 
   std::uint64_t point_count() const;  // product of axis sizes (checked for overflow at load)
 };

@@ -12,6 +12,16 @@
 //   memory   = sum max(0, bytes / bandwidth - FLOPs / (peak x eta))   (memory time not hidden by compute)
 //   dispatch = sum kernels x t_launch
 // so latency = sum max(compute_i, memory_i) + dispatch, and utilization is compute / latency.
+//
+// CUDA graphs (NVIDIA CUDA Programming Guide, "CUDA Graphs"): the kernels of a pass are captured
+// once and replayed with one CPU-side launch, so dispatch becomes
+//   dispatch = t_launch + N t_node
+// where t_node is the device-side latency the GPU still spends between consecutive graph nodes.
+// Measured: a replayed graph costs ~0.58 us per kernel node beyond a fixed launch, against ~6.4 us
+// per individually launched kernel (RTX 5070 Ti Laptop GPU, CUDA 13.3; github.com/ahrefs/ocannl
+// issue #488, "what graph replay is actually worth"); CUDA.jl's documentation reports 80 broadcast
+// kernels going from 260 us to 70 us as one graph (under 0.9 us per kernel, execution included).
+// kDefaultGraphNodeLatency_s rounds the former to 0.6 us.
 #pragma once
 
 #include "engine/graph.hpp"
@@ -24,11 +34,26 @@ namespace dsx {
 double dispatch_gpu_utilization(double kernel_count, double compute_per_kernel_s,
                                 double launch_overhead_s, double memory_s);
 
+inline constexpr double kDefaultGraphNodeLatency_s = 0.6e-6;
+
+// How kernels are launched: one CPU-side launch each, or one replayed CUDA graph per pass.
+struct LaunchSettings {
+  double launch_overhead_s = 0;       // CPU-side cost of one launch (a kernel, or a whole graph)
+  bool cuda_graphs = false;
+  double graph_node_latency_s = kDefaultGraphNodeLatency_s;  // device-side gap per kernel in a graph
+};
+
+// CPU-side launches for a pass of `kernel_count` kernels: the kernels, or one graph replay.
+double launch_count(double kernel_count, const LaunchSettings& launch);
+// Dispatch time of that pass: launches x t_launch (+ kernels x t_node with graphs).
+double dispatch_time_s(double kernel_count, const LaunchSettings& launch);
+
 struct ExecutionBreakdown {
   double compute_s = 0;
   double memory_s = 0;  // exposed (not overlapped by compute)
   double dispatch_s = 0;
   double kernel_count = 0;
+  double launches = 0;  // CPU-side launches (= kernel_count without CUDA graphs)
   double flops = 0;
   double bytes = 0;
   double compute_bound_ops = 0;  // executions whose bound is compute
@@ -41,6 +66,9 @@ struct ExecutionBreakdown {
 };
 
 // One forward pass of `graph` at this batch on `hw`. Requires hw.supports(precision), eta in (0, 1].
+ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, double eta, const LaunchSettings& launch);
+// The same with one CPU-side launch per kernel (no CUDA graphs).
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, double launch_overhead_s);
 

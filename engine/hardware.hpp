@@ -1,4 +1,5 @@
-// An accelerator as the solvers see it: peak rates, memory, links, power and price.
+// An accelerator as the solvers see it: peak rates, memory, links, power and price, and optionally
+// the per-block and per-SM limits a GPU kernel's tile must fit (shared memory, registers, threads).
 //
 // Values come from studies/catalog/hardware.yaml (each entry cites its datasheet). Peaks are dense
 // (not 2:4 sparse) per precision; a zero peak means the precision is not supported. Link bandwidths
@@ -23,6 +24,13 @@ struct HardwareSpec {
   double tdp_w = 0;
   double idle_power_fraction = 0;  // share of TDP drawn when idle
   double price_usd = 0;            // 0 = unknown
+  // Optional on-chip limits of one kernel launch (NVIDIA: CUDA C Programming Guide, "Technical
+  // Specifications per Compute Capability"); 0 = unknown.
+  double shared_memory_per_block_bytes = 0;  // largest shared-memory allocation of one thread block
+  double shared_memory_per_sm_bytes = 0;
+  double registers_per_thread = 0;           // 32-bit registers one thread may use
+  double registers_per_sm = 0;               // 32-bit registers in one SM's register file
+  double max_threads_per_block = 0;
   std::string source;
 
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }

@@ -573,7 +573,60 @@ ModelGraph build_kernel_profile(std::span<const double> values) {
   return g;
 }
 
-constexpr std::array<Architecture, 4> kArchitectures = {{
+// ---------------------------------------------------------------------------------------------
+// pointwise_chain: the LayerNorm -> Dropout -> ReLU chain of seeds/000 lab_07 Act 2 ("Kernel Fusion
+// Explorer"), in training mode, on one activation tensor of `elements` values (a sample is that
+// tensor). Each op present is one eager kernel that reads the whole tensor and writes it back, in
+// that order, so the chain moves 2k tensors unfused and 2 fused (engine/fusion.hpp).
+// FLOPs per element: LayerNorm 8 (the convention above: mean 1, centre 1, square-and-sum 2,
+// normalise 2, affine 2) over rows of `row_length`, reading its weight and bias (2 row_length
+// parameters); Dropout 3 (training: compare a uniform random number with p, zero the dropped
+// element, scale the kept ones by 1/(1 - p); the Philox random-number generation is integer work and
+// is not counted as FLOPs; PyTorch's eager native_dropout also writes a 1-byte mask for the backward
+// pass, not modelled: the seed counts one read and one write per op); ReLU 1 (a max).
+// ---------------------------------------------------------------------------------------------
+
+enum PointwiseParam : std::size_t { c_elements, c_row_length, c_layernorm, c_dropout, c_relu, c_count };
+
+constexpr std::array<ArchParamSpec, c_count> kPointwiseParams = {{
+    {.name = "elements", .description = "elements of the activation tensor the chain runs over"},
+    {.name = "row_length", .description = "LayerNorm row length (normalised dimension, d_model); divides elements"},
+    {.name = "layernorm", .description = "1 = the chain starts with a LayerNorm (8 FLOP per element)",
+     .has_default = true, .default_value = 1},
+    {.name = "dropout", .description = "1 = then a training-mode Dropout (3 FLOP per element)", .has_default = true,
+     .default_value = 1},
+    {.name = "relu", .description = "1 = then a ReLU (1 FLOP per element)", .has_default = true, .default_value = 1},
+}};
+
+constexpr std::string_view kPointwise = "pointwise_chain";
+
+ModelGraph build_pointwise_chain(std::span<const double> values) {
+  const std::span<const ArchParamSpec> specs = kPointwiseParams;
+  check_arity(kPointwise, values, c_count);
+  const auto elements = count_param(kPointwise, specs, values, c_elements, 1);
+  const auto row = count_param(kPointwise, specs, values, c_row_length, 1);
+  const bool layernorm = flag_param(kPointwise, specs, values, c_layernorm);
+  const bool dropout = flag_param(kPointwise, specs, values, c_dropout);
+  const bool relu = flag_param(kPointwise, specs, values, c_relu);
+  if (elements % row != 0) {
+    fail(kPointwise, "row_length (" + std::to_string(row) + ") must divide elements (" + std::to_string(elements) + ")");
+  }
+  if (!layernorm && !dropout && !relu) fail(kPointwise, "the chain needs at least one of layernorm, dropout, relu");
+
+  ModelGraph g;
+  g.sample_unit = "tensor";
+  const double n = static_cast<double>(elements);
+  if (layernorm) {
+    const double affine = 2.0 * static_cast<double>(row);
+    g.ops.push_back(make_op("layernorm", OpKind::normalization, 8 * n, n, n, affine, 1));
+    g.parameter_count = affine;
+  }
+  if (dropout) g.ops.push_back(make_op("dropout", OpKind::elementwise, 3 * n, n, n, 0, 1));
+  if (relu) g.ops.push_back(make_op("relu", OpKind::elementwise, n, n, n, 0, 1));
+  return g;
+}
+
+constexpr std::array<Architecture, 5> kArchitectures = {{
     {.name = kTransformer,
      .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama; MHA or GQA; GELU or SwiGLU MLP)",
      .sample_unit = "sequence",
@@ -594,6 +647,11 @@ constexpr std::array<Architecture, 4> kArchitectures = {{
      .sample_unit = "pass",
      .params = kProfileParams,
      .build = &build_kernel_profile},
+    {.name = kPointwise,
+     .description = "an element-wise chain (LayerNorm -> Dropout -> ReLU, training mode) on one tensor (seeds/000 lab_07 Act 2)",
+     .sample_unit = "tensor",
+     .params = kPointwiseParams,
+     .build = &build_pointwise_chain},
 }};
 
 }  // namespace

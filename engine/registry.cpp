@@ -2,16 +2,34 @@
 
 #include <array>
 
+#include "engine/solvers/compile_breakeven.hpp"
+#include "engine/solvers/data_pipeline.hpp"
+#include "engine/solvers/dispatch_tax.hpp"
+#include "engine/solvers/efficiency.hpp"
+#include "engine/solvers/foundations.hpp"
 #include "engine/solvers/inference.hpp"
+#include "engine/solvers/matmul_tiling.hpp"
 
 namespace dsx {
 
 namespace {
 const InferenceSolver kInference;
+const FoundationsSolver kFoundations;
+const MatmulTilingSolver kMatmulTiling;
+const DispatchTaxSolver kDispatchTax;
+const DataPipelineSolver kDataPipeline;
+const CompileBreakevenSolver kCompileBreakeven;
+const EfficiencySolver kEfficiency;
 
-const std::array<const Solver*, 1> kSolvers = {
+const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
-};
+    &kFoundations,
+    &kMatmulTiling,
+    &kDispatchTax,
+    &kDataPipeline,
+    &kCompileBreakeven,
+    &kEfficiency,
+});
 }  // namespace
 
 std::span<const Solver* const> all_solvers() { return kSolvers; }

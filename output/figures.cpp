@@ -13,12 +13,15 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "dse/pareto.hpp"
+#include "engine/precision.hpp"
+#include "engine/roofline.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/report.hpp"
@@ -31,8 +34,17 @@ namespace {
 
 // ---- house style: every constant of the look lives here ----
 
-constexpr double kWidthCm = 17.0;
-constexpr double kPlotHeightCm = 10.0;  // scatter and line
+// Widths of a two-column page (A4 or US letter with 2 cm margins): the full text width, and one
+// column. Text is 9 pt in the PDF at either width, so a figure printed at its own size has the
+// page's caption size.
+constexpr double kDoubleWidthCm = 17.0;
+constexpr double kSingleWidthCm = 8.5;
+constexpr double kPlotHeightCm = 10.0;        // scatter, line and roofline at full width
+constexpr double kSinglePlotHeightCm = 7.0;   // the same at one column, plus the key below
+constexpr double kKeyRowCm = 0.42;            // one row of a key set below the plot
+constexpr double kTitleLineCm = 0.5;          // each line of a title beyond the first
+constexpr std::size_t kTitleCharsDouble = 80;  // a longer title wraps at a space
+constexpr std::size_t kTitleCharsSingle = 38;
 constexpr double kBarBaseCm = 2.6;      // bars: margins, title and axis
 constexpr double kBarKeyCm = 1.0;       // bars: the key below the axis
 constexpr double kBarStepCm = 0.75;     // bars: per category
@@ -54,6 +66,29 @@ constexpr std::array<std::string_view, 8> kBarColours = {"#0072B2", "#E69F00", "
                                                          "#D55E00", "#56B4E9", "#CC79A7", "#000000"};
 constexpr int kBarLinetypeBase = 11;
 constexpr std::string_view kInk = "#262626";
+// Roofline roofs: black, told apart by dash pattern (the series keep the colours).
+constexpr int kRoofLinetypeBase = 21;
+constexpr std::array<std::string_view, 6> kRoofDashes = {"solid", "(8,4)", "(2,3)", "(10,3,2,3)", "(4,4)", "(1,2)"};
+// Crossover marks on line figures.
+constexpr std::string_view kMarkInk = "#4d4d4d";
+// Heatmaps: viridis (van der Walt & Smith, matplotlib 2.0, 2015), sampled at nine points: perceptually
+// uniform, readable with the common colour-vision deficiencies, and monotonic in lightness, so a
+// grayscale print keeps the order. Dark cells get white numbers, light cells black ones.
+constexpr std::array<std::string_view, 9> kViridis = {"#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c",
+                                                      "#28ae80", "#5ec962", "#addc30", "#fde725"};
+constexpr std::string_view kInfeasibleCell = "#bdbdbd";
+constexpr double kHeatmapBaseCm = 3.2;   // margins, title, x axis
+constexpr double kHeatmapRowCm = 0.9;    // per row of cells
+constexpr double kHeatmapMinCm = 5.5;
+constexpr double kHeatmapMaxCm = 22.0;
+constexpr std::size_t kHeatmapMaxLabelledCells = 400;  // more cells than this: no numbers printed
+constexpr double kHeatmapMarginsCm = 5.0;  // y tic labels, colour box and its labels
+constexpr double kCharCm = 0.19;           // width of one character of 9 pt DejaVu Sans, digits and commas
+// Text on a figure (9 pt): the width of an average character and the height of a line, for placing
+// labels and keys.
+constexpr double kLabelCharCm = 0.19;
+constexpr double kLabelLineCm = 0.45;
+constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 constexpr std::size_t kMaxDrawnPoints = 20000;  // scatter and line, all series together
 
 struct TerminalPreset {
@@ -61,16 +96,19 @@ struct TerminalPreset {
   std::string_view terminal;
   double units_per_cm;   // svg/png pixels per cm; 0 = size in cm (pdf)
   std::string_view font;
+  std::string_view fontscale;  // "" = the terminal's default
   double linewidth;
   double pointscale;     // 0 = the terminal has no pointscale option (svg: 1)
 };
-// SVG at 96 px/in with 12 px text (9 pt at 96 px/in), PDF at 9 pt, PNG at 192 px/in with 18 pt
-// (24 px): the same figure at three resolutions. Line widths and point sizes differ per terminal
-// because cairo's pdf and png drivers scale them differently from text.
+// SVG at 96 px/in with 12 px text (9 pt at 96 px/in), PDF with 9 pt text, PNG at 192 px/in with
+// 18 pt (24 px, 9 pt at 192 px/in): the same figure at three resolutions. Cairo sizes text at
+// 96 dpi, so "9" in the pdfcairo terminal is 12 pt times its fontscale (default 0.5, 6 pt): 0.75
+// makes it 9 pt. Line widths and point sizes differ per terminal because cairo's pdf and png
+// drivers scale them differently from text.
 constexpr std::array<TerminalPreset, 3> kPresets = {{
-    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", 1.0, 0.0},
-    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", 1.2, 0.6},
-    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", 2.0, 2.0},
+    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", "", 1.0, 0.0},
+    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", "0.75", 1.2, 0.6},
+    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", "", 2.0, 2.0},
 }};
 
 // ---- text helpers ----
@@ -237,7 +275,9 @@ AxisSetup axis_setup(const Column& c, const std::vector<double>& values, bool lo
   for (double v : values) {
     if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(v));
   }
-  a.scale = c.numeric ? choose_axis_scale(c.display, max_abs) : AxisScale{1, ""};
+  a.scale = !c.numeric                                ? AxisScale{1, ""}
+            : c.display.dimension == Dimension::bytes ? choose_bytes_axis_scale(values)
+                                                      : choose_axis_scale(c.display, max_abs);
   a.title = axis_title(c.display, a.scale);
   return a;
 }
@@ -261,17 +301,60 @@ std::string axis_commands(char axis, const AxisSetup& a, const std::vector<doubl
   return out;
 }
 
-std::string terminal_block(std::string_view name, double height_cm, std::string_view plot_command) {
-  std::string out =
-      "\n# ---- output: one preset per terminal, 17 cm wide (svg and png in pixels) ----\n";
+double figure_width_cm(const FigureDecl& decl) {
+  return decl.width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm;
+}
+
+// The title broken at spaces into lines that fit the figure's width.
+std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view title) {
+  const std::size_t max_chars = decl.width == FigureWidth::single_column ? kTitleCharsSingle : kTitleCharsDouble;
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < title.size()) {
+    std::size_t end = title.find(' ', pos);
+    if (end == std::string_view::npos) end = title.size();
+    const std::string_view word = title.substr(pos, end - pos);
+    if (!line.empty() && line.size() + 1 + word.size() > max_chars) {
+      lines.push_back(line);
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    pos = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Height a wrapped title adds.
+double title_extra_cm(const FigureDecl& decl, std::string_view title) {
+  return kTitleLineCm * static_cast<double>(title_lines(decl, title).size() - 1);
+}
+
+// The key of a one-column figure goes below the plot: two entries a row when the longest fits
+// half the width, else one; returns the commands and the height the rows add.
+std::pair<std::string, double> key_below(std::size_t entries, std::size_t longest_chars) {
+  const bool two = (kKeySampleCm + static_cast<double>(longest_chars) * kLabelCharCm) * 2 < kSingleWidthCm - 0.5;
+  const std::size_t rows = std::max<std::size_t>(two ? (entries + 1) / 2 : entries, 1);
+  return {fmt::format("set key outside bottom center horizontal maxcols {} maxrows {} reverse Left samplen 2.5 "
+                      "spacing 1.1 width 1\nset key notitle\n",
+                      two ? 2 : 1, rows),
+          kKeyRowCm * static_cast<double>(rows) + 0.4};
+}
+
+std::string terminal_block(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
+  std::string out = fmt::format(
+      "\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n", width_cm);
   bool first = true;
   for (const TerminalPreset& p : kPresets) {
     std::string size = p.units_per_cm > 0
-                           ? fmt::format("{},{}", std::lround(kWidthCm * p.units_per_cm),
+                           ? fmt::format("{},{}", std::lround(width_cm * p.units_per_cm),
                                          std::lround(height_cm * p.units_per_cm))
-                           : fmt::format("{:g}cm,{:g}cm", kWidthCm, height_cm);
-    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\" linewidth {}{} background rgb \"#ffffff\"\n",
-                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font, fmt::format("{:g}", p.linewidth),
+                           : fmt::format("{:g}cm,{:g}cm", width_cm, height_cm);
+    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\"{} linewidth {}{} background rgb \"#ffffff\"\n",
+                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font,
+                       p.fontscale.empty() ? "" : fmt::format(" fontscale {}", p.fontscale), fmt::format("{:g}", p.linewidth),
                        p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
     out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
     out += first ? std::string(plot_command) : "replot\n";
@@ -290,7 +373,13 @@ std::string script_header(const FigureDecl& decl, std::string_view title) {
       one_line(decl.name));
   out += house_style();
   out += "\n# ---- this figure ----\n";
-  out += fmt::format("set title {} noenhanced\n", gp_string(title));
+  std::string lines;
+  for (const std::string& line : title_lines(decl, title)) {
+    if (!lines.empty()) lines += "\\n";
+    const std::string quoted = gp_string(line);
+    lines += quoted.substr(1, quoted.size() - 2);
+  }
+  out += fmt::format("set title \"{}\" noenhanced\n", lines);
   return out;
 }
 
@@ -353,6 +442,82 @@ std::string design_point_text(const ResolvedStudy& study, const ResultTable& res
 std::string metric_words(const Column& c) { return c.display.label.empty() ? c.name : c.display.label; }
 
 // ---- scatter and line ----
+
+struct Crossing {
+  std::size_t a = 0, b = 0;  // the two lines, a < b
+  double x = 0, y = 0;       // data units
+};
+
+// Where lines cross: each line is a polyline through its points (ascending x); between two
+// neighbouring x values of either line both are straight, so their difference is too and the root
+// is exact. With log axes the lines are straight in log space, so the interpolation is done there.
+// A crossing is a change of sign of (a - b); touching without crossing is not one.
+std::vector<Crossing> find_crossings(const std::vector<std::vector<std::pair<double, double>>>& lines, bool log_x,
+                                     bool log_y) {
+  const auto tx = [&](double v) { return log_x ? std::log10(v) : v; };
+  const auto ty = [&](double v) { return log_y ? std::log10(v) : v; };
+  const auto at = [&](const std::vector<std::pair<double, double>>& pts, double t) {
+    // pts in transformed space, ascending; t inside their range.
+    const auto it = std::lower_bound(pts.begin(), pts.end(), t, [](const auto& p, double v) { return p.first < v; });
+    if (it == pts.begin() || it->first == t) return it->second;
+    const auto prev = std::prev(it);
+    return prev->second + (it->second - prev->second) * (t - prev->first) / (it->first - prev->first);
+  };
+  std::vector<std::vector<std::pair<double, double>>> t_lines;
+  for (const auto& pts : lines) {
+    auto& out = t_lines.emplace_back();
+    for (const auto& [x, y] : pts) {
+      if (out.empty() || tx(x) > out.back().first) out.emplace_back(tx(x), ty(y));
+    }
+  }
+  std::vector<Crossing> out;
+  for (std::size_t a = 0; a < t_lines.size(); ++a) {
+    for (std::size_t b = a + 1; b < t_lines.size(); ++b) {
+      const auto& pa = t_lines[a];
+      const auto& pb = t_lines[b];
+      if (pa.size() < 2 || pb.size() < 2) continue;
+      const double lo = std::max(pa.front().first, pb.front().first);
+      const double hi = std::min(pa.back().first, pb.back().first);
+      if (!(lo < hi)) continue;
+      std::vector<double> ts;
+      for (const auto* pts : {&pa, &pb}) {
+        for (const auto& p : *pts) {
+          if (p.first >= lo && p.first <= hi) ts.push_back(p.first);
+        }
+      }
+      std::sort(ts.begin(), ts.end());
+      ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+      std::vector<double> d;
+      for (double t : ts) {
+        const double ya = at(pa, t), yb = at(pb, t);
+        const double diff = ya - yb;
+        d.push_back(std::fabs(diff) <= 1e-12 * std::max(std::fabs(ya), std::fabs(yb)) ? 0.0 : diff);
+      }
+      std::optional<std::size_t> last;  // last index with a non-zero difference
+      for (std::size_t k = 0; k < ts.size(); ++k) {
+        if (d[k] == 0) continue;
+        if (last && (d[*last] > 0) != (d[k] > 0)) {
+          double t = 0;
+          if (*last + 1 == k) {
+            t = ts[*last] + (ts[k] - ts[*last]) * d[*last] / (d[*last] - d[k]);
+          } else {
+            t = ts[*last + 1];  // they meet at a data point (or run together from there)
+          }
+          const double y = at(pa, t);
+          out.push_back(Crossing{a, b, log_x ? std::pow(10.0, t) : t, log_y ? std::pow(10.0, y) : y});
+        }
+        last = k;
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Crossing& p, const Crossing& q) { return p.x < q.x; });
+  return out;
+}
+
+// "batch = 37.2", "launch overhead = 12.5 us".
+std::string crossing_text(const Column& x, double value) {
+  return fmt::format("{} = {}", x.display.label.empty() ? x.name : x.display.label, format_quantity(value, x.display));
+}
 
 FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
                       const std::vector<std::size_t>& rows, std::size_t excluded,
@@ -460,6 +625,22 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     }
   }
 
+  // Crossings of every two lines, where the drawn (straight, on log axes straight in log space)
+  // segments meet.
+  std::vector<Crossing> crossings;
+  if (is_line && decl.crossover) {
+    if (!x.numeric) {
+      throw std::invalid_argument(fmt::format("figure '{}': crossover needs a numeric x, '{}' is categorical",
+                                              decl.name, decl.x));
+    }
+    std::vector<std::vector<std::pair<double, double>>> lines;
+    for (const Drawn& d : drawn) {
+      auto& pts = lines.emplace_back();
+      for (std::size_t r : d.rows) pts.emplace_back(row_value(x, study, results, r), row_value(*d.y, study, results, r));
+    }
+    crossings = find_crossings(lines, decl.log_x, decl.log_y);
+  }
+
   std::vector<double> xs, yvals;
   for (const Drawn& d : drawn) {
     for (std::size_t r : d.rows) {
@@ -508,6 +689,18 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (!front.empty()) write_block("Pareto front, in x order", ys.front(), front);
   const std::size_t knee_block = block;
   if (knee) write_block("knee of the Pareto front", ys.front(), {*knee});
+  const std::size_t crossing_block = block;
+  if (!crossings.empty()) {
+    if (block > 0) dat += "\n\n";
+    dat += fmt::format("# index {}: crossings, linear interpolation between neighbouring points{}\n", block,
+                       decl.log_x || decl.log_y ? " (in log space on a log axis)" : "");
+    dat += "# columns: x y series_a series_b\n";
+    for (const Crossing& c : crossings) {
+      dat += fmt::format("{} {} {} {}\n", format_exact(c.x), format_exact(c.y), dat_string(drawn[c.a].title),
+                         dat_string(drawn[c.b].title));
+    }
+    ++block;
+  }
 
   // Script.
   std::string& gp = src.script;
@@ -540,8 +733,39 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (drawn.size() > 1 && !key_names.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(join(key_names, " / ")));
   }
-  const bool show_key = drawn.size() > 1 || !front.empty();
+  const bool show_key = drawn.size() > 1 || !front.empty() || !crossings.empty();
+  const std::size_t key_entries = drawn.size() + (front.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
+  double height_cm = kPlotHeightCm;
+  if (decl.width == FigureWidth::single_column) {
+    std::size_t longest = std::string_view("Pareto front").size();
+    for (const Drawn& d : drawn) longest = std::max(longest, d.title.size());
+    const auto [commands, rows_cm] = key_below(key_entries, longest);
+    if (show_key) gp += commands;
+    height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
+  }
+  height_cm += title_extra_cm(decl, title);
   if (!show_key) gp += "unset key\n";
+  if (!crossings.empty()) {
+    // The value runs along the line, from the end of the plot farther from the crossing point.
+    const auto ty = [&](double v) { return decl.log_y ? std::log10(v) : v; };
+    double y_min = y_from_zero ? 0.0 : std::numeric_limits<double>::infinity(), y_max = -y_min;
+    for (double v : yvals) {
+      if (!std::isfinite(v) || (decl.log_y && !(v > 0))) continue;
+      y_min = std::min(y_min, ty(v));
+      y_max = std::max(y_max, ty(v));
+    }
+    gp += "# crossings: a dashed vertical line and the x value at each\n";
+    for (std::size_t i = 0; i < crossings.size(); ++i) {
+      const double cx = crossings[i].x * xa.scale.factor;
+      const bool high = y_max > y_min && (ty(crossings[i].y) - y_min) / (y_max - y_min) > 0.5;
+      gp += fmt::format("set arrow {} from {}, graph 0 to {}, graph 1 nohead back lc rgb \"{}\" lw 1 dt (5,4)\n", i + 1,
+                        format_exact(cx), format_exact(cx), kMarkInk);
+      gp += fmt::format("set label {} {} at {}, graph {} rotate by 90 {} offset character -0.6, 0 front "
+                        "textcolor rgb \"{}\" noenhanced\n",
+                        100 + i, gp_string(crossing_text(x, crossings[i].x)), format_exact(cx), high ? "0.02" : "0.98",
+                        high ? "left" : "right", kMarkInk);
+    }
+  }
 
   std::vector<std::string> clauses;
   const std::string xexpr = gp_scaled(1, xa.scale.factor);
@@ -562,6 +786,10 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
         "\"\" index {} {} with points lc rgb \"#000000\" pt 6 ps 2.4 lw 1.5 title \"knee\"", knee_block,
         using_clause));
   }
+  if (!crossings.empty()) {
+    clauses.push_back(fmt::format("\"\" index {} {} with points lc rgb \"#000000\" pt 6 ps 1.8 lw 1.5 title \"crossing\"",
+                                  crossing_block, using_clause));
+  }
   std::string plot;
   if (clauses.empty()) {
     plot = "set label 1 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
@@ -569,7 +797,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   } else {
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block(decl.name, kPlotHeightCm, plot);
+  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
 
   // Description, for the caption.
   std::string& text = src.description;
@@ -603,6 +831,20 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     text += fmt::format(" Circled: the knee, {} ({} = {}, {} = {}).", design_point_text(study, results, *knee, ", "),
                         x.name, x.numeric ? format_quantity(row_value(x, study, results, *knee), x.display) : row_label(x, study, results, *knee),
                         ys.front().name, format_quantity(row_value(ys.front(), study, results, *knee), ys.front().display));
+  }
+  if (is_line && decl.crossover) {
+    if (crossings.empty()) {
+      text += " No two lines cross within the range drawn.";
+    } else {
+      std::vector<std::string> parts;
+      for (const Crossing& c : crossings) {
+        parts.push_back(fmt::format("{} and {} at {}", drawn[c.a].title, drawn[c.b].title, crossing_text(x, c.x)));
+      }
+      text += fmt::format(" Dashed vertical line{}: where two lines cross (linear interpolation between neighbouring "
+                          "points{}): {}.",
+                          crossings.size() == 1 ? "" : "s", decl.log_x || decl.log_y ? ", in log space on a log axis" : "",
+                          join(parts, "; "));
+    }
   }
   if (excluded > 0 || not_drawable > 0) {
     text += fmt::format(" Not drawn: {}{}{}.", excluded > 0 ? fmt::format("{} infeasible or failed", excluded) : "",
@@ -761,7 +1003,9 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     if (label_totals) gp += "# totals at the end of each bar\n";
     for (std::size_t i = 0; label_totals && i < bars.size(); ++i) {
       gp += fmt::format("set label {} {} at first {}, first {} left offset character 0.5, 0 noenhanced\n", i + 1,
-                        gp_string(format_quantity(totals[i], ys.front().display)),
+                        gp_string(ys.front().display.dimension == Dimension::bytes
+                                      ? format_in_scale(totals[i], va.scale)
+                                      : format_quantity(totals[i], ys.front().display)),
                         fmt::format("{:.9g}", totals[i] * va.scale.factor), i);
     }
     gp += fmt::format("h = {:g}  # half the bar height\n", kBarHalfHeight);
@@ -791,7 +1035,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block(decl.name, height_cm, plot);
+  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
 
   std::string& text = src.description;
   text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
@@ -808,6 +1052,620 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     if (excluded > 0) parts.push_back(fmt::format("{} infeasible or failed", excluded));
     if (not_drawable > 0) parts.push_back(fmt::format("{} without a drawable value", not_drawable));
     text += " Not drawn: " + join(parts, ", ") + ".";
+  }
+  return src;
+}
+
+// ---- roofline ----
+
+// The first parameter of `kind` the solver has.
+std::optional<std::size_t> param_of_kind(const ResolvedStudy& study, ParamKind kind) {
+  if (study.solver == nullptr) return std::nullopt;
+  const auto params = study.solver->params();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].kind == kind) return i;
+  }
+  return std::nullopt;
+}
+
+// The labels a parameter takes among `rows`, in the order of its axis (or its fixed label).
+std::vector<std::string> labels_among(const ResolvedStudy& study, const ResultTable& results,
+                                      const std::vector<std::size_t>& rows, std::size_t param) {
+  const std::string name(study.solver->params()[param].name);
+  const Axis* axis = find_axis(study, name);
+  if (axis == nullptr) return study.fixed_labels[param].empty() ? std::vector<std::string>{} : std::vector{study.fixed_labels[param]};
+  const int col = results.axis_column(name);
+  std::set<std::string> seen;
+  for (std::size_t r : rows) seen.insert(results.label(r, static_cast<std::size_t>(col)));
+  std::vector<std::string> out;
+  for (const AxisValue& v : axis->values) {
+    if (seen.count(v.label) != 0) out.push_back(v.label);
+  }
+  return out;
+}
+
+// "ridge 156 FLOP/B".
+std::string ridge_label(double ridge) { return fmt::format("ridge {} FLOP/B", format_grouped(ridge, 3)); }
+
+struct Roof {
+  std::string hardware;
+  std::string precision;
+  double peak = 0;       // eta x datasheet peak, FLOP/s
+  double bandwidth = 0;  // B/s
+  double ridge = 0;      // FLOP/byte
+};
+
+std::string roof_title(const Roof& r) { return "roof " + r.hardware + " " + r.precision; }
+
+FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
+                            const std::vector<std::size_t>& rows, std::size_t excluded) {
+  const Column x = resolve_column(decl.x, study, results, decl.name);
+  if (decl.y.size() != 1) {
+    throw std::invalid_argument(fmt::format("figure '{}': a roofline takes one FLOP/s metric on y", decl.name));
+  }
+  const Column y = resolve_column(decl.y.front(), study, results, decl.name);
+  if (!x.is_metric || x.display.unit != "FLOP/B") {
+    throw std::invalid_argument(fmt::format("figure '{}': a roofline puts an intensity metric (FLOP/byte) on x, not '{}'",
+                                            decl.name, decl.x));
+  }
+  if (!y.is_metric || y.display.dimension != Dimension::flop_rate) {
+    throw std::invalid_argument(fmt::format("figure '{}': a roofline puts a FLOP/s metric on y, not '{}'", decl.name,
+                                            decl.y.front()));
+  }
+  if (!(decl.eta > 0 && decl.eta <= 1)) {
+    throw std::invalid_argument(fmt::format("figure '{}': eta must be in (0, 1]", decl.name));
+  }
+
+  // Roofs: the listed hardware and precisions, or those the rows use.
+  std::vector<std::string> hardware_ids = decl.roofs, precisions = decl.precisions;
+  if (hardware_ids.empty()) {
+    if (const auto p = param_of_kind(study, ParamKind::hardware)) hardware_ids = labels_among(study, results, rows, *p);
+  }
+  if (precisions.empty()) {
+    if (const auto p = param_of_kind(study, ParamKind::precision)) precisions = labels_among(study, results, rows, *p);
+  }
+  std::vector<Roof> roofs;
+  std::vector<std::string> missing;  // "mobile_npu fp8"
+  for (const std::string& id : hardware_ids) {
+    const HardwareSpec* h = study.catalog.find_hardware(id);
+    if (h == nullptr) {
+      throw std::invalid_argument(fmt::format("figure '{}': hardware '{}' is not in the study's catalog", decl.name, id));
+    }
+    for (const std::string& name : precisions) {
+      const auto p = parse_precision(name);
+      if (!p) throw std::invalid_argument(fmt::format("figure '{}': unknown precision '{}'", decl.name, name));
+      if (!h->supports(*p) || !(h->memory_bandwidth_bytes_per_s > 0)) {
+        missing.push_back(id + " " + name);
+        continue;
+      }
+      const double peak = h->peak(*p) * decl.eta;
+      roofs.push_back(Roof{id, name, peak, h->memory_bandwidth_bytes_per_s,
+                           ridge_point_flop_per_byte(peak, h->memory_bandwidth_bytes_per_s)});
+    }
+  }
+
+  // Points: one series per group value, drawable where both coordinates are positive.
+  std::vector<const Axis*> by;
+  if (!decl.group.empty()) {
+    if (const Axis* g = find_axis(study, decl.group)) by.push_back(g);
+  }
+  std::vector<Series> series = split_series(results, rows, by);
+  std::size_t not_drawable = 0, points = 0;
+  for (Series& s : series) {
+    std::vector<std::size_t> kept;
+    for (std::size_t r : s.rows) {
+      const double xv = row_value(x, study, results, r), yv = row_value(y, study, results, r);
+      if (std::isfinite(xv) && std::isfinite(yv) && xv > 0 && yv > 0) {
+        kept.push_back(r);
+      } else {
+        ++not_drawable;
+      }
+    }
+    s.rows = std::move(kept);
+    points += s.rows.size();
+  }
+  std::erase_if(series, [](const Series& s) { return s.rows.empty(); });
+
+  // The x range, in whole decades: every point with a little room, every ridge with enough of both
+  // roofs beside it to see the bend.
+  double lo = 0, hi = 0;
+  std::vector<double> yvals;
+  const auto widen = [&](double v, double room) {
+    lo = lo == 0 ? v / room : std::min(lo, v / room);
+    hi = std::max(hi, v * room);
+  };
+  for (const Series& s : series) {
+    for (std::size_t r : s.rows) {
+      widen(row_value(x, study, results, r), 1.5);
+      yvals.push_back(row_value(y, study, results, r));
+    }
+  }
+  for (const Roof& r : roofs) {
+    widen(r.ridge, 3);
+    yvals.push_back(r.peak);
+  }
+  if (lo == 0) {
+    lo = 0.1;
+    hi = 1000;
+  }
+  const double x_lo = std::pow(10.0, std::floor(std::log10(lo))), x_hi = std::pow(10.0, std::ceil(std::log10(hi)));
+  for (const Roof& r : roofs) yvals.push_back(x_lo * r.bandwidth);
+
+  AxisSetup xa = axis_setup(x, {x_lo, x_hi}, true);
+  xa.scale = AxisScale{1, x.display.unit};
+  xa.title = axis_title(x.display, xa.scale);
+  const AxisSetup ya = axis_setup(y, yvals, true);
+  const std::string title = !decl.title.empty() ? decl.title : ya.title + " vs " + xa.title;
+
+  FigureSource src;
+  src.name = decl.name;
+  src.title = title;
+  src.caption = decl.caption;
+  src.points = points;
+
+  std::string& dat = src.data;
+  dat += fmt::format("# dsx figure data '{}' (roofline, study '{}')\n", one_line(decl.name), one_line(study.name));
+  dat += fmt::format("# x = {} (FLOP/byte); y = {} (FLOP/s); SI units\n", x.name, y.name);
+  dat += "# design points: x y point_index design_point; one gnuplot index block per series\n";
+  dat += fmt::format("# roofs: min(eta x peak, intensity x bandwidth) with eta = {}, through the ridge\n",
+                     format_exact(decl.eta));
+  std::size_t block = 0;
+  const auto next_block = [&](const std::string& heading) {
+    if (block > 0) dat += "\n\n";
+    dat += fmt::format("# index {}: {}\n", block, one_line(heading));
+    return block++;
+  };
+  for (const Series& s : series) {
+    next_block(s.title);
+    for (std::size_t r : s.rows) {
+      dat += fmt::format("{} {} {} {}\n", format_exact(row_value(x, study, results, r)),
+                         format_exact(row_value(y, study, results, r)), results.point_index[r],
+                         dat_string(design_point_text(study, results, r, " ")));
+    }
+  }
+  std::vector<std::size_t> roof_blocks;
+  for (const Roof& r : roofs) {
+    roof_blocks.push_back(next_block(fmt::format("roof {} {}: peak {} FLOP/s, bandwidth {} B/s", r.hardware, r.precision,
+                                                 format_exact(r.peak), format_exact(r.bandwidth))));
+    dat += "# columns: intensity attainable\n";
+    for (double xv : {x_lo, r.ridge, x_hi}) {
+      dat += fmt::format("{} {}\n", format_exact(xv),
+                         format_exact(attainable_flops_per_s(xv, r.peak, 1.0, r.bandwidth)));
+    }
+  }
+  std::size_t ridge_block = 0;
+  if (!roofs.empty()) {
+    ridge_block = next_block("ridge points: peak / bandwidth");
+    dat += "# columns: ridge_flop_per_byte peak_flops_per_s hardware precision label\n";
+    for (const Roof& r : roofs) {
+      dat += fmt::format("{} {} {} {} {}\n", format_exact(r.ridge), format_exact(r.peak), dat_string(r.hardware),
+                         dat_string(r.precision), dat_string(ridge_label(r.ridge)));
+    }
+  }
+
+  // The y range: every point and roof, with room above the highest roof for its label.
+  double y_min = 0, y_max = 0;
+  for (double v : yvals) {
+    if (!(v > 0) || !std::isfinite(v)) continue;
+    y_min = y_min == 0 ? v : std::min(y_min, v);
+    y_max = std::max(y_max, v);
+  }
+  if (y_min == 0) {
+    y_min = 1;
+    y_max = 10;
+  }
+  const double y_lo = std::pow(10.0, std::floor(std::log10(y_min))), y_hi = y_max * 3;
+
+  std::string& gp = src.script;
+  gp = script_header(decl, title);
+  gp += axis_commands('x', xa, {x_lo, x_hi});
+  std::vector<double> ys_scaled;
+  for (double v : yvals) ys_scaled.push_back(v * ya.scale.factor);
+  gp += axis_commands('y', ya, ys_scaled);
+  gp += fmt::format("set xrange [{}:{}]\nset yrange [{}:{}]\n", format_exact(x_lo), format_exact(x_hi),
+                    format_exact(y_lo * ya.scale.factor), format_exact(y_hi * ya.scale.factor));
+  const bool single = decl.width == FigureWidth::single_column;
+  const std::size_t key_entries = series.size() + roofs.size();
+  double height_cm = kPlotHeightCm, key_rows_cm = 0;
+  if (single) {
+    std::size_t longest = 0;
+    for (const Series& se : series) longest = std::max(longest, se.title.size());
+    for (const Roof& r : roofs) longest = std::max(longest, roof_title(r).size());
+    const auto [commands, rows_cm] = key_below(key_entries, longest);
+    gp += commands;
+    key_rows_cm = rows_cm;
+    height_cm = kSinglePlotHeightCm + rows_cm;
+  } else if (!by.empty() && series.size() > 1) {
+    gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.group));
+  }
+  height_cm += title_extra_cm(decl, title);
+
+  // A roof takes the colour of the series of its hardware (or precision) when the points are grouped
+  // by that parameter, black otherwise; roofs are told apart by dash pattern as well.
+  const auto group_param = decl.group.empty() ? std::nullopt : std::optional<std::string>(decl.group);
+  const auto param_name = [&](ParamKind kind) {
+    const auto p = param_of_kind(study, kind);
+    return p ? std::string(study.solver->params()[*p].name) : std::string();
+  };
+  const std::string hardware_param = param_name(ParamKind::hardware), precision_param = param_name(ParamKind::precision);
+  for (std::size_t i = 0; i < roofs.size(); ++i) {
+    std::string colour = "#000000";
+    if (group_param && (*group_param == hardware_param || *group_param == precision_param)) {
+      const std::string& value = *group_param == hardware_param ? roofs[i].hardware : roofs[i].precision;
+      for (std::size_t k = 0; k < series.size(); ++k) {
+        if (series[k].title == value) colour = std::string(kSeriesColours[k % kSeriesColours.size()]);
+      }
+    }
+    gp += fmt::format("set linetype {} lc rgb \"{}\" lw 2 dt {}  # roof {} {}\n", kRoofLinetypeBase + i, colour,
+                      kRoofDashes[i % kRoofDashes.size()], roofs[i].hardware, roofs[i].precision);
+  }
+
+  // Ridge labels: above the ridge to its left (over the sloped roof, where no point can be), or
+  // along the label's own flat roof, above or below it, wherever it runs least into labels already
+  // placed, other roofs and the plot's edge. Positions are estimated on the printed page.
+  const double plot_w = figure_width_cm(decl) - (single ? 2.5 : 8.2);
+  const double plot_h = height_cm - key_rows_cm - title_extra_cm(decl, title) - 2.4;
+  const double decades_x = std::log10(x_hi) - std::log10(x_lo), decades_y = std::log10(y_hi) - std::log10(y_lo);
+  const auto screen = [&](double xv, double yv) {
+    return std::pair{(std::log10(xv) - std::log10(x_lo)) / decades_x * plot_w,
+                     (std::log10(yv) - std::log10(y_lo)) / decades_y * plot_h};
+  };
+  struct Box {
+    double x0, x1, y0, y1;
+  };
+  const auto overlap = [](const Box& a, const Box& b) {
+    return std::max(0.0, std::min(a.x1, b.x1) - std::max(a.x0, b.x0)) *
+           std::max(0.0, std::min(a.y1, b.y1) - std::max(a.y0, b.y0));
+  };
+  std::vector<Box> placed, roof_lines, marks;
+  std::vector<std::size_t> roof_of;  // the roof each box of roof_lines belongs to
+  for (const Roof& r : roofs) {
+    const auto [rx, ry] = screen(r.ridge, r.peak);
+    roof_lines.push_back(Box{rx, plot_w, ry - 0.05, ry + 0.05});
+    // The sloped part, as small boxes 0.2 cm apart.
+    const auto [lx, ly] = screen(x_lo, x_lo * r.bandwidth);
+    const int steps = std::max(1, static_cast<int>(std::hypot(rx - lx, ry - ly) / 0.2));
+    for (int k = 0; k < steps; ++k) {
+      const double t = (k + 0.5) / steps;
+      const double cx = lx + (rx - lx) * t, cy = ly + (ry - ly) * t;
+      roof_lines.push_back(Box{cx - 0.1, cx + 0.1, cy - 0.1, cy + 0.1});
+    }
+    roof_of.resize(roof_lines.size(), static_cast<std::size_t>(&r - roofs.data()));
+  }
+  for (const Series& se : series) {
+    for (std::size_t r : se.rows) {
+      const auto [px, py] = screen(row_value(x, study, results, r), row_value(y, study, results, r));
+      marks.push_back(Box{px - 0.12, px + 0.12, py - 0.12, py + 0.12});
+    }
+  }
+  for (std::size_t i = 0; i < roofs.size(); ++i) {
+    const std::string label = ridge_label(roofs[i].ridge);
+    const auto [sx, sy] = screen(roofs[i].ridge, roofs[i].peak);
+    const double w = static_cast<double>(label.size()) * kLabelCharCm, h = kLabelLineCm;
+    struct Candidate {
+      Box box;
+      double shift_cm;  // along the flat roof, from the ridge
+      bool left, above;
+    };
+    std::vector<Candidate> candidates = {{Box{sx - w - 0.1, sx - 0.1, sy + 0.1, sy + 0.1 + h}, 0, true, true}};
+    for (bool above : {true, false}) {
+      for (int k = 0; k <= 8; ++k) {
+        const double x0 = sx + 0.15 + 0.6 * k;
+        candidates.push_back({Box{x0, x0 + w, above ? sy + 0.08 : sy - 0.08 - h, above ? sy + 0.08 + h : sy - 0.08},
+                              0.15 + 0.6 * k, false, above});
+      }
+    }
+    const Candidate* best = &candidates.front();
+    double least = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : candidates) {
+      double cost = 3 * ((c.box.x1 - c.box.x0) * (c.box.y1 - c.box.y0) - overlap(c.box, Box{0, plot_w, 0, plot_h}));
+      for (const Box& o : placed) cost += 10 * overlap(c.box, o);
+      for (std::size_t k = 0; k < roof_lines.size(); ++k) {
+        if (roof_of[k] != i) cost += 5 * overlap(c.box, roof_lines[k]);
+      }
+      for (const Box& m : marks) cost += 5 * overlap(c.box, m);
+      cost += 0.01 * c.shift_cm + (c.above ? 0 : 0.02);
+      if (cost < least - 1e-12) {
+        least = cost;
+        best = &c;
+      }
+    }
+    placed.push_back(best->box);
+    const double at_x = best->left ? roofs[i].ridge
+                                   : std::pow(10.0, std::log10(roofs[i].ridge) + best->shift_cm / plot_w * decades_x);
+    gp += fmt::format("set label {} {} at first {}, first {} {} offset character {}, {} front textcolor rgb \"#000000\" "
+                      "noenhanced\n",
+                      i + 1, gp_string(label), format_exact(at_x), format_exact(roofs[i].peak * ya.scale.factor),
+                      best->left ? "right" : "left", best->left ? "-0.4" : "0", best->above ? "0.7" : "-0.7");
+  }
+
+  const std::string data_file = gp_string(decl.name + ".dat");
+  const std::string yexpr = gp_scaled(2, ya.scale.factor);
+  // Roofs first, so the points lie on top of them; the key lists the points, then the roofs.
+  std::vector<std::string> clauses;
+  for (std::size_t i = 0; i < roofs.size(); ++i) {
+    clauses.push_back(fmt::format("{} index {} using 1:{} with lines lt {} notitle",
+                                  clauses.empty() ? data_file : "\"\"", roof_blocks[i], yexpr, kRoofLinetypeBase + i));
+  }
+  if (!roofs.empty()) {
+    clauses.push_back(fmt::format("\"\" index {} using 1:{} with points pt 7 ps 0.8 lc rgb \"#000000\" notitle",
+                                  ridge_block, yexpr));
+  }
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    clauses.push_back(fmt::format("{} index {} using 1:{} with points lt {} title {} noenhanced",
+                                  clauses.empty() ? data_file : "\"\"", i, yexpr, i + 1, gp_string(series[i].title)));
+  }
+  for (std::size_t i = 0; i < roofs.size(); ++i) {
+    clauses.push_back(fmt::format("keyentry with lines lt {} title {} noenhanced", kRoofLinetypeBase + i,
+                                  gp_string(roof_title(roofs[i]))));
+  }
+  std::string plot;
+  if (clauses.empty()) {
+    plot = "set label 1 \"no roof and no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
+           "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n";
+  } else {
+    plot = "plot " + join(clauses, ", \\\n     ") + "\n";
+  }
+  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
+
+  std::string& text = src.description;
+  text = fmt::format("Roofline: {} design point{} of {} against {}", points, points == 1 ? "" : "s", ya.title, xa.title);
+  if (!decl.where.empty()) {
+    std::vector<std::string> sel;
+    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
+    text += " with " + join(sel, ", ");
+  }
+  if (series.size() > 1) text += fmt::format(", one series per {}", decl.group);
+  text += ". ";
+  if (roofs.empty()) {
+    text += "No roof to draw.";
+  } else {
+    std::vector<std::string> parts;
+    for (const Roof& r : roofs) {
+      parts.push_back(fmt::format("{} {} ({}, {}, ridge {})", r.hardware, r.precision, format_si(r.peak, "FLOP/s"),
+                                  format_si(r.bandwidth, "B/s"), ridge_label(r.ridge).substr(6)));
+    }
+    text += fmt::format("Roof{}: attainable = min({}peak, intensity x bandwidth) for {}; the dot on each roof is its "
+                        "ridge point, peak / bandwidth.",
+                        roofs.size() == 1 ? "" : "s", decl.eta == 1 ? "" : format_exact(decl.eta) + " x ",
+                        join(parts, "; "));
+  }
+  if (!missing.empty()) text += fmt::format(" No roof for {}: no peak listed at that precision.", join(missing, ", "));
+  text += " Logarithmic x and y axes.";
+  if (excluded > 0 || not_drawable > 0) {
+    std::vector<std::string> parts;
+    if (excluded > 0) parts.push_back(fmt::format("{} infeasible or failed", excluded));
+    if (not_drawable > 0) parts.push_back(fmt::format("{} without a positive value", not_drawable));
+    text += " Not drawn: " + join(parts, ", ") + ".";
+  }
+  return src;
+}
+
+// ---- heatmap ----
+
+struct Rgb {
+  double r = 0, g = 0, b = 0;  // 0..1, sRGB
+};
+
+Rgb parse_rgb(std::string_view hex) {
+  const auto channel = [&](std::size_t at) { return std::stoi(std::string(hex.substr(at, 2)), nullptr, 16) / 255.0; };
+  return {channel(1), channel(3), channel(5)};
+}
+
+// The palette's colour at t in [0, 1], interpolated in sRGB between its stops as gnuplot does.
+Rgb palette_at(double t) {
+  t = std::clamp(t, 0.0, 1.0) * static_cast<double>(kViridis.size() - 1);
+  const auto i = std::min(static_cast<std::size_t>(t), kViridis.size() - 2);
+  const double f = t - static_cast<double>(i);
+  const Rgb a = parse_rgb(kViridis[i]), b = parse_rgb(kViridis[i + 1]);
+  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+}
+
+// WCAG 2 relative luminance.
+double luminance(const Rgb& c) {
+  const auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+}
+
+// Black or white, whichever contrasts more with the cell (WCAG 2 contrast ratio).
+bool white_text_on(const Rgb& cell) {
+  const double l = luminance(cell);
+  return (1.05 / (l + 0.05)) > ((l + 0.05) / 0.05);
+}
+
+FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
+                           const std::vector<std::size_t>& rows, const std::vector<std::size_t>& infeasible_rows) {
+  if (decl.y.size() != 1) {
+    throw std::invalid_argument(fmt::format("figure '{}': a heatmap takes one swept parameter on y", decl.name));
+  }
+  const Column x = resolve_column(decl.x, study, results, decl.name);
+  const Column y = resolve_column(decl.y.front(), study, results, decl.name);
+  if (decl.z.empty()) throw std::invalid_argument(fmt::format("figure '{}': a heatmap needs z", decl.name));
+  const Column z = resolve_column(decl.z, study, results, decl.name);
+  for (const Column* c : {&x, &y}) {
+    if (c->is_metric || c->axis == nullptr) {
+      throw std::invalid_argument(
+          fmt::format("figure '{}': a heatmap puts swept parameters on x and y, not '{}'", decl.name, c->name));
+    }
+  }
+  if (!z.is_metric) throw std::invalid_argument(fmt::format("figure '{}': z '{}' is not a metric", decl.name, decl.z));
+
+  // Columns and rows: the axis values the kept rows take, in axis order.
+  std::vector<std::size_t> all = rows;
+  all.insert(all.end(), infeasible_rows.begin(), infeasible_rows.end());
+  const std::vector<std::string> x_labels = labels_among(study, results, all, x.param_index);
+  const std::vector<std::string> y_labels = labels_among(study, results, all, y.param_index);
+  const auto position = [](const std::vector<std::string>& labels, const std::string& label) {
+    return static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
+  };
+  struct Cell {
+    std::size_t row = 0;
+    bool feasible = true;
+  };
+  std::map<std::pair<std::size_t, std::size_t>, Cell> cells;
+  const auto place = [&](std::size_t r, bool feasible) {
+    const std::pair key{position(x_labels, row_label(x, study, results, r)), position(y_labels, row_label(y, study, results, r))};
+    if (cells.count(key) != 0) {
+      throw std::invalid_argument(fmt::format(
+          "figure '{}': the cell {} = {}, {} = {} holds more than one design point; hold the other axes with where",
+          decl.name, x.name, x_labels[key.first], y.name, y_labels[key.second]));
+    }
+    cells[key] = Cell{r, feasible};
+  };
+  for (std::size_t r : rows) place(r, true);
+  for (std::size_t r : infeasible_rows) place(r, false);
+
+  std::vector<double> zs;
+  std::size_t not_drawable = 0;
+  for (auto& [key, cell] : cells) {
+    if (!cell.feasible) continue;
+    const double v = row_value(z, study, results, cell.row);
+    if (!std::isfinite(v) || (decl.log_z && !(v > 0))) {
+      cell.feasible = false;
+      ++not_drawable;
+      continue;
+    }
+    zs.push_back(v);
+  }
+  AxisSetup za = axis_setup(z, zs, decl.log_z);
+  double z_lo = 0, z_hi = 0;
+  if (!zs.empty()) {
+    z_lo = *std::min_element(zs.begin(), zs.end()) * za.scale.factor;
+    z_hi = *std::max_element(zs.begin(), zs.end()) * za.scale.factor;
+  }
+  if (z_lo == z_hi) {  // one colour for every cell: any range around it
+    z_lo = decl.log_z ? z_lo / 2 : z_lo - 1;
+    z_hi = decl.log_z ? z_hi * 2 : z_hi + 1;
+  }
+  const auto shade = [&](double scaled) {
+    return decl.log_z ? (std::log10(scaled) - std::log10(z_lo)) / (std::log10(z_hi) - std::log10(z_lo))
+                      : (scaled - z_lo) / (z_hi - z_lo);
+  };
+  // A cell's number is in the colour scale's unit, or, when the values span three decades or more,
+  // with its own prefix and unit ("193 us", "1.26 ms"). Numbers go in the cells when the widest fits.
+  // Counts and flags (every value a whole number) print exactly; the rest to three significant figures.
+  const bool own_units = !zs.empty() && z.numeric && z_lo > 0 && z_hi / z_lo >= 1e3;
+  const bool whole = za.scale.factor == 1 && std::all_of(zs.begin(), zs.end(), [](double v) { return v == std::trunc(v); });
+  const auto cell_text = [&](double v) {
+    if (own_units) return format_quantity(v, z.display);
+    return whole ? format_grouped(v) : format_in_scale(v, AxisScale{za.scale.factor, ""});
+  };
+  std::size_t widest = 0;
+  for (double v : zs) widest = std::max(widest, cell_text(v).size());
+  const double cell_cm = (figure_width_cm(decl) - kHeatmapMarginsCm) / static_cast<double>(std::max<std::size_t>(x_labels.size(), 1));
+  const bool labelled = cells.size() <= kHeatmapMaxLabelledCells && static_cast<double>(widest) * kCharCm < 0.9 * cell_cm;
+
+  const std::string title = !decl.title.empty() ? decl.title : za.title + " over " + x.name + " and " + y.name;
+  FigureSource src;
+  src.name = decl.name;
+  src.title = title;
+  src.caption = decl.caption;
+
+  std::string& dat = src.data;
+  dat += fmt::format("# dsx figure data '{}' (heatmap, study '{}')\n", one_line(decl.name), one_line(study.name));
+  dat += fmt::format("# cells: column = position of {} along its axis, row = position of {}; z = {} (SI units)\n",
+                     x.name, y.name, z.name);
+  dat += "# columns: column row z label text_rgb point_index design_point\n";
+  dat += "# index 0: cells with a value\n";
+  std::size_t drawn = 0;
+  for (const auto& [key, cell] : cells) {
+    if (!cell.feasible) continue;
+    const double v = row_value(z, study, results, cell.row);
+    const bool white = white_text_on(palette_at(shade(v * za.scale.factor)));
+    dat += fmt::format("{} {} {} {} {} {} {}\n", key.first, key.second, format_exact(v),
+                       dat_string(cell_text(v)), white ? "16777215" : "0",
+                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ")));
+    ++drawn;
+  }
+  src.points = drawn;
+  dat += "\n\n# index 1: infeasible or failed cells, and cells without a drawable value\n";
+  dat += "# columns: column row status label point_index design_point (label: the status where it fits)\n";
+  std::size_t blank = 0;
+  for (const auto& [key, cell] : cells) {
+    if (cell.feasible) continue;
+    const PointStatus st = results.status[cell.row];
+    const std::string_view status = st == PointStatus::ok ? "n/a" : st == PointStatus::infeasible ? "infeasible" : "failed";
+    const bool fits = labelled && static_cast<double>(status.size()) * kLabelCharCm < 0.9 * cell_cm;
+    dat += fmt::format("{} {} {} {} {} {}\n", key.first, key.second, dat_string(status), dat_string(fits ? status : ""),
+                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ")));
+    ++blank;
+  }
+  if (blank == 0) dat += "-1 -1 \"none\" \"\" -1 \"\"\n";  // gnuplot needs a row to read the block
+
+  const double height_cm =
+      std::clamp(kHeatmapBaseCm + kHeatmapRowCm * static_cast<double>(std::max<std::size_t>(y_labels.size(), 1)),
+                 kHeatmapMinCm, kHeatmapMaxCm) +
+      title_extra_cm(decl, title);
+  std::string& gp = src.script;
+  gp = script_header(decl, title);
+  const auto tics = [&](const std::vector<std::string>& labels) {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < labels.size(); ++k) out.push_back(fmt::format("{} {}", gp_string(labels[k]), k));
+    return join(out, ", ");
+  };
+  std::size_t x_chars = 0, y_chars = 0;
+  for (const std::string& l : x_labels) x_chars = std::max(x_chars, l.size());
+  for (const std::string& l : y_labels) y_chars = std::max(y_chars, l.size());
+  gp += "unset key\nunset grid\nset border 15 front lc rgb \"#262626\" lw 1\nset tics scale 0\n";
+  // The y parameter's name heads the row labels (a rotated axis label would need gnuplot to
+  // measure them, which it does differently per terminal); the left margin fits the longest.
+  gp += fmt::format("set xlabel {} noenhanced\nunset ylabel\n", gp_string(metric_words(x)));
+  gp += fmt::format("set label 1 {} at graph 0, graph 1 right offset character -0.8, 0.8 noenhanced\n",
+                    gp_string(metric_words(y)));
+  gp += fmt::format("set lmargin {}\nset tmargin {}\n", std::max<std::size_t>(y_chars, metric_words(y).size()) + 2,
+                    fmt::format("{:g}", 3 + static_cast<double>(title_lines(decl, title).size())));
+  const bool rotate_x = static_cast<double>(x_chars) * kCharCm > cell_cm;
+  gp += fmt::format("set xtics ({}) noenhanced{}\nset ytics ({}) noenhanced\n", tics(x_labels),
+                    rotate_x ? " rotate by 45 right" : "", tics(y_labels));
+  gp += fmt::format("set xrange [-0.5:{}]\nset yrange [{}:-0.5]  # first row on top\n",
+                    format_exact(static_cast<double>(std::max<std::size_t>(x_labels.size(), 1)) - 0.5),
+                    format_exact(static_cast<double>(std::max<std::size_t>(y_labels.size(), 1)) - 0.5));
+  gp += fmt::format("set cblabel {} noenhanced offset character 1.5, 0\n", gp_string(za.title));
+  gp += fmt::format("set cbrange [{}:{}]\n", format_exact(z_lo), format_exact(z_hi));
+  gp += decl.log_z ? "set logscale cb 10\nset format cb \"%g\"\n" : "set format cb \"%g\"\n";
+  gp += "set colorbox vertical default front border\n";
+  // Room on the right for the colour box, its numbers and its label.
+  const double cb_a = decl.log_z ? std::pow(10.0, std::ceil(std::log10(z_lo))) : z_lo;
+  const double cb_b = decl.log_z ? std::pow(10.0, std::floor(std::log10(z_hi))) : z_hi;
+  const std::size_t cb_chars = std::max(fmt::format("{:.3g}", cb_a).size(), fmt::format("{:.3g}", cb_b).size());
+  gp += fmt::format("set rmargin {}\n", cb_chars + 8);
+  const std::string data_file = gp_string(decl.name + ".dat");
+  std::vector<std::string> clauses;
+  clauses.push_back(fmt::format("{} index 0 using 1:2:(0.5):(0.5):{} with boxxyerror fc palette "
+                                "fs solid 1.0 border lc rgb \"#ffffff\" notitle",
+                                data_file, gp_scaled(3, za.scale.factor)));
+  clauses.push_back(fmt::format("\"\" index 1 using 1:2:(0.5):(0.5) with boxxyerror fc rgb \"{}\" "
+                                "fs pattern 4 border lc rgb \"#ffffff\" notitle",
+                                kInfeasibleCell));
+  if (labelled) {
+    clauses.push_back("\"\" index 0 using 1:2:4:5 with labels center textcolor rgb variable notitle noenhanced");
+  }
+  if (labelled) {
+    clauses.push_back("\"\" index 1 using 1:2:4 with labels center textcolor rgb \"#000000\" notitle noenhanced");
+  }
+  std::string plot = "plot " + join(clauses, ", \\\n     ") + "\n";
+  if (cells.empty()) {
+    plot = "set label 1 \"no design point to draw\" at graph 0.5, graph 0.5 center\n"
+           "unset colorbox\nplot -1 notitle\n";
+  }
+  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
+
+  std::string& text = src.description;
+  text = fmt::format("Heatmap of {} over {} (columns) and {} (rows): {} cell{} with a value", za.title, x.name, y.name,
+                     drawn, drawn == 1 ? "" : "s");
+  if (!decl.where.empty()) {
+    std::vector<std::string> sel;
+    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
+    text += " with " + join(sel, ", ");
+  }
+  text += labelled ? fmt::format("; the number in each cell is its value{}.",
+                                 own_units || za.scale.unit.empty() ? "" : " in " + za.scale.unit)
+                   : fmt::format("; too many cells to print their values ({} of {} drawn), they are in {}.dat.",
+                                 drawn, cells.size(), decl.name);
+  text += fmt::format(" Colour: viridis, dark = low, light = high{}.", decl.log_z ? ", on a logarithmic scale" : "");
+  if (blank > 0) {
+    text += fmt::format(" Hatched gray: {} cell{} with no value (infeasible, failed or not drawable).", blank,
+                        blank == 1 ? "" : "s");
   }
   return src;
 }
@@ -829,6 +1687,11 @@ std::string house_style() {
                        kPointTypes[i], kDashes[i]);
   }
   out += fmt::format("set linetype cycle {}\n", kSeriesColours.size());
+  out += "# Heatmap colours: viridis, dark to light.\nset palette defined (";
+  for (std::size_t i = 0; i < kViridis.size(); ++i) {
+    out += fmt::format("{}{} \"{}\"", i == 0 ? "" : ", ", i, kViridis[i]);
+  }
+  out += ")\n";
   for (std::size_t i = 0; i < kBarColours.size(); ++i) {
     out += fmt::format("set linetype {} lc rgb \"{}\" lw 1 dt solid\n", kBarLinetypeBase + static_cast<int>(i),
                        kBarColours[i]);
@@ -942,20 +1805,18 @@ FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, co
     throw std::invalid_argument(fmt::format(
         "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", decl.name));
   }
-  std::vector<std::size_t> rows;
-  std::size_t excluded = 0;
+  std::vector<std::size_t> rows, not_ok;
   for (std::size_t r = 0; r < results.rows(); ++r) {
     if (!row_matches(decl.where, study, results, r)) continue;
-    if (results.status[r] != PointStatus::ok) {
-      ++excluded;
-      continue;
-    }
-    rows.push_back(r);
+    (results.status[r] == PointStatus::ok ? rows : not_ok).push_back(r);
   }
+  const std::size_t excluded = not_ok.size();
   switch (decl.kind) {
     case FigureKind::scatter:
     case FigureKind::line: return build_xy(decl, study, results, rows, excluded, pareto_rows);
     case FigureKind::bars: return build_bars(decl, study, results, rows, excluded);
+    case FigureKind::roofline: return build_roofline(decl, study, results, rows, excluded);
+    case FigureKind::heatmap: return build_heatmap(decl, study, results, rows, not_ok);
   }
   throw std::logic_error("build_figure: invalid FigureKind");
 }

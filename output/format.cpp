@@ -296,6 +296,38 @@ AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs) {
   return scale;
 }
 
+AxisScale choose_bytes_axis_scale(std::span<const double> values) {
+  double max_abs = 0;
+  bool binary = false, decimal = false;
+  for (double v : values) {
+    if (!std::isfinite(v) || v == 0) continue;
+    max_abs = std::max(max_abs, std::fabs(v));
+    if (std::fabs(v) >= 1024 && std::fmod(v, 1024.0) == 0 && std::fmod(v, 1000.0) != 0) {
+      binary = true;
+    } else {
+      decimal = true;
+    }
+  }
+  if (!binary || decimal) return choose_axis_scale(describe_quantity("bytes", Dimension::bytes), max_abs);
+  static constexpr std::array<std::string_view, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  AxisScale scale{1, "B"};
+  for (std::size_t k = 0; k < kBinary.size() && max_abs >= std::ldexp(1.0, 10 * static_cast<int>(k + 1)); ++k) {
+    scale.factor = std::ldexp(1.0, -10 * static_cast<int>(k + 1));
+    scale.unit = std::string(kBinary[k]);
+  }
+  return scale;
+}
+
+std::string format_in_scale(double value, const AxisScale& scale, int digits) {
+  const std::string unit = scale.unit.empty() ? std::string() : " " + scale.unit;
+  const double v = value * scale.factor;
+  if (!std::isfinite(v)) return non_finite(v) + unit;
+  if (v == 0) return "0" + unit;
+  const Decimal d = decompose(v, digits);
+  if (d.exponent >= 15 || d.exponent < -4) return scientific(d) + unit;
+  return fmt::format("{}{}{}", d.negative ? "-" : "", place(d.digits, d.exponent + 1), unit);
+}
+
 std::string axis_title(const QuantityDisplay& display, const AxisScale& scale) {
   return scale.unit.empty() ? display.label : display.label + " (" + scale.unit + ")";
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -60,6 +61,13 @@ struct AxisScale {
   std::string unit;  // "us", "TB/s", "%", "k samples/s", "thousands" or ""
 };
 AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs);
+// An axis of bytes: binary prefixes (KiB, MiB, GiB, ...) when every non-zero value is an exact
+// multiple of 1024 and not of 1000, the rule format_bytes applies to one value, so an axis of
+// 80 GiB devices reads "GiB"; decimal prefixes (kB, MB, GB, ...) otherwise.
+AxisScale choose_bytes_axis_scale(std::span<const double> values);
+// `value` in the unit of `scale` to `digits` significant figures: 85.9e9 on a GB axis -> "85.9 GB",
+// 0.333 on a percent axis -> "33.3 %". Labels on a figure use it so they read like its axis.
+std::string format_in_scale(double value, const AxisScale& scale, int digits = 3);
 // "latency (us)", "kernel count (thousands)", "batch".
 std::string axis_title(const QuantityDisplay& display, const AxisScale& scale);
 

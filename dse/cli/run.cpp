@@ -140,7 +140,7 @@ int run_command(const std::vector<std::string>& args) {
       "fresh", po::bool_switch(&fresh), "discard results already in the run folder")(
       "quiet", po::bool_switch(&quiet), "no progress output")(
       "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder")(
-      "templates", po::value(&template_dir), "report template folder (default: the shipped templates)");
+      "template", po::value(&template_dir), "report template folder (default: the shipped templates)");
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
@@ -159,7 +159,11 @@ int run_command(const std::vector<std::string>& args) {
   const std::string run_dir = out_dir.empty() ? "runs/" + study.name : out_dir;
   make_directories(run_dir);
   const std::string store_path = result_store_path(run_dir);
-  if (fresh) remove_result_store(store_path);
+  if (fresh) {
+    // Start over: results and everything rendered from them (figures of a previous study included).
+    remove_result_store(store_path);
+    std::filesystem::remove_all(std::filesystem::path(run_dir) / "figures");
+  }
 
   ResultStore store(store_path);
   const std::vector<std::pair<std::string, std::string>> identity = {
@@ -246,7 +250,7 @@ int report_command(const std::vector<std::string>& args) {
   po::options_description options("dsx report options");
   std::string run_dir, template_dir;
   options.add_options()("run", po::value(&run_dir)->required(), "run folder written by dsx run")(
-      "templates", po::value(&template_dir), "report template folder (default: the shipped templates)");
+      "template", po::value(&template_dir), "report template folder (default: the shipped templates)");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/dispatch.hpp"
+#include "engine/fusion.hpp"
 #include "engine/roofline.hpp"
 
 namespace dsx {
@@ -12,6 +13,12 @@ namespace dsx {
 namespace {
 
 constexpr std::array<std::string_view, 2> kExecutions = {"eager", "compiled"};
+// Choice index -> policy; the default comes first, so a zero-filled parameter vector is the default.
+constexpr std::array<std::string_view, 3> kFusionChoices = {"elementwise_norm", "elementwise", "none"};
+constexpr std::array<FusionPolicy, 3> kFusionPolicies = {FusionPolicy::elementwise_norm, FusionPolicy::elementwise,
+                                                         FusionPolicy::none};
+static_assert(kFusionPolicies[0] == kDefaultFusionPolicy);
+constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr double kHuge = std::numeric_limits<double>::max();
 
 constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
@@ -31,17 +38,30 @@ constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "achieved fraction of peak FLOP/s (seeds/004); no default",
      .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "fusion", .kind = ParamKind::choice, .choices = kFusionChoices,
+     .description = "what compiled mode fuses: elementwise_norm (element-wise chains and normalizations), "
+                    "elementwise (epilogues and element-wise chains only) or none",
+     .has_default = true, .default_value = 0},
+    {.name = "cuda_graphs", .kind = ParamKind::choice, .choices = kOffOn,
+     .description = "on: the pass is replayed as one CUDA graph (one CPU-side launch + graph_node_latency per kernel)",
+     .has_default = true, .default_value = 0},
+    {.name = "graph_node_latency", .kind = ParamKind::number, .dimension = Dimension::time,
+     .description = "device-side latency per kernel in a replayed CUDA graph (~0.6 us measured, engine/dispatch.hpp)",
+     .has_default = true, .default_value = kDefaultGraphNodeLatency_s, .min_value = 0, .max_value = 1e-3},
+    {.name = "compile_time", .kind = ParamKind::number, .dimension = Dimension::time,
+     .description = "one-time compile cost in compiled mode (seeds/000: ~30 s ResNet-50, ~10 s KWS); 0 = not counted",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e9},
 }};
 
 constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"latency_s", Dimension::time, "wall time of one forward pass: compute + exposed memory + dispatch"},
     {"throughput_samples_per_s", Dimension::rate, "batch / latency"},
     {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)"},
-    {"dispatch_share", Dimension::dimensionless, "launch overhead / latency"},
+    {"dispatch_share", Dimension::dimensionless, "dispatch time / latency"},
     {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"compute_s", Dimension::time, "sum over ops of FLOPs / (peak x eta)"},
     {"memory_s", Dimension::time, "memory time not hidden behind compute"},
-    {"dispatch_s", Dimension::time, "kernels x launch overhead"},
+    {"dispatch_s", Dimension::time, "launches x launch overhead (+ kernels x graph_node_latency with CUDA graphs)"},
     {"kernel_count", Dimension::count, "kernel launches per forward pass"},
     {"flops", Dimension::flops, "FLOP per forward pass"},
     {"bytes_moved", Dimension::bytes, "device-memory traffic per forward pass"},
@@ -50,6 +70,16 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"power_w", Dimension::power, "average power: TDP x (idle + (1 - idle) x utilization)"},
     {"energy_j", Dimension::energy, "energy of one forward pass"},
     {"energy_per_sample_j", Dimension::energy, "energy_j / batch"},
+    {"launch_count", Dimension::count, "CPU-side launches: one per kernel, or one graph replay with CUDA graphs"},
+    {"attainable_flops_per_s", Dimension::flop_rate,
+     "flops / (compute_s + memory_s): the roofline rate while kernels run, dispatch excluded"},
+    {"peak_flops_fraction", Dimension::dimensionless, "flops / latency / peak FLOP/s of the precision"},
+    {"ridge_point_flop_per_byte", Dimension::dimensionless, "peak FLOP/s of the precision / memory bandwidth"},
+    {"eager_latency_s", Dimension::time, "latency of the same point run eagerly, one launch per kernel"},
+    {"speedup_vs_eager", Dimension::dimensionless, "eager_latency_s / latency_s"},
+    {"compile_time_s", Dimension::time, "one-time compile cost: compile_time when compiled, 0 when eager"},
+    {"breakeven_inferences", Dimension::count,
+     "passes after which the compile pays for itself: compile_time_s / (eager_latency_s - latency_s)"},
 }};
 
 constexpr std::array<std::string_view, 2> kReasons = {"precision not supported by the hardware",
@@ -69,12 +99,21 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   const auto precision = kAllPrecisions[static_cast<std::size_t>(in.values[Param::precision])];
   const double batch = in.values[Param::batch];
   const auto execution = static_cast<Execution>(in.values[Param::execution]);
-  const ModelGraph& graph = in.model->graph(execution);
+  const FusionPolicy policy = kFusionPolicies[static_cast<std::size_t>(in.values[Param::fusion])];
+  const ModelGraph& graph = in.model->graph(execution, policy);
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   if (!hw.supports(precision)) return {PointStatus::infeasible, precision_unsupported};
 
-  const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, in.values[Param::eta],
-                                             in.values[Param::launch_overhead]);
+  const double eta_value = in.values[Param::eta];
+  const LaunchSettings launch{.launch_overhead_s = in.values[Param::launch_overhead],
+                              .cuda_graphs = in.values[Param::cuda_graphs] != 0,
+                              .graph_node_latency_s = in.values[Param::graph_node_latency]};
+  const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, eta_value, launch);
+  const bool is_baseline = execution == Execution::eager && !launch.cuda_graphs;
+  const double eager_latency =
+      is_baseline ? b.latency_s()
+                  : execute_graph(in.model->eager, hw, precision, batch, eta_value, launch.launch_overhead_s).latency_s();
+  const double compile_s = execution == Execution::compiled ? in.values[Param::compile_time] : 0.0;
   double largest_activation_elements = 0;
   for (const Op& op : graph.ops) {
     largest_activation_elements = std::max(
@@ -104,6 +143,15 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   out[power_w] = power;
   out[energy_j] = power * latency;
   out[energy_per_sample_j] = power * latency / batch;
+  out[launch_count] = b.launches;
+  const double busy = b.compute_s + b.memory_s;
+  out[attainable_flops_per_s] = busy > 0 ? b.flops / busy : 0.0;
+  out[peak_flops_fraction] = latency > 0 ? b.flops / latency / hw.peak(precision) : 0.0;
+  out[ridge_point_flop_per_byte] = dsx::ridge_point_flop_per_byte(hw.peak(precision), hw.memory_bandwidth_bytes_per_s);
+  out[eager_latency_s] = eager_latency;
+  out[speedup_vs_eager] = latency > 0 ? eager_latency / latency : 1.0;
+  out[compile_time_s] = compile_s;
+  out[breakeven_inferences] = compile_breakeven_passes(compile_s, eager_latency, latency);
   if (footprint > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   return {};
 }

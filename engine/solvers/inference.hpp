@@ -1,8 +1,17 @@
 // Solver "inference": one forward pass of a model on one accelerator, eager or compiled.
 //
 // Physics: operator-level roofline (engine/roofline.hpp), dispatch tax per kernel
-// (engine/dispatch.hpp, seeds/000 lab_07 Act 1), element-wise fusion in compiled mode
-// (engine/fusion.hpp). Energy = latency x TDP x (idle + (1 - idle) x utilization): the device draws its
+// (engine/dispatch.hpp, seeds/000 lab_07 Act 1), operator fusion in compiled mode
+// (engine/fusion.hpp, seeds/000 lab_07 Act 2).
+// Compiled mode is a parameterised transformation: `fusion` picks what the compiler merges (none,
+// element-wise chains, or element-wise chains and normalizations; default the latter, as Inductor);
+// `cuda_graphs` replays the pass as one CUDA graph: one CPU-side launch plus `graph_node_latency` of
+// device-side latency per kernel (engine/dispatch.hpp cites the measurement behind the 0.6 us
+// default), in either execution; `compile_time` is the one-time cost of compiling (default 0 s: not
+// counted; the seed gives ~30 s for ResNet-50 and ~10 s for KWS), which the break-even
+// N = compile_time / (eager latency - latency) needs (seeds/000 lab_07 Act 2). The eager baseline of
+// speedup_vs_eager and of the break-even is the same point with eager execution and one launch per
+// kernel. Energy = latency x TDP x (idle + (1 - idle) x utilization): the device draws its
 // idle share of TDP throughout and the dynamic share only while computing (the energy-proportional
 // model of shared/reference mlsysim-models, idle share per device from the catalog).
 // Memory footprint = weights + the largest single op's activations (inputs + outputs) at the batch;
@@ -15,7 +24,20 @@ namespace dsx {
 
 class InferenceSolver final : public Solver {
  public:
-  enum Param : std::size_t { hardware, model, precision, batch, execution, launch_overhead, eta, kParamCount };
+  enum Param : std::size_t {
+    hardware,
+    model,
+    precision,
+    batch,
+    execution,
+    launch_overhead,
+    eta,
+    fusion,
+    cuda_graphs,
+    graph_node_latency,
+    compile_time,
+    kParamCount
+  };
   enum Metric : std::size_t {
     latency_s,
     throughput_samples_per_s,
@@ -33,6 +55,14 @@ class InferenceSolver final : public Solver {
     power_w,
     energy_j,
     energy_per_sample_j,
+    launch_count,
+    attainable_flops_per_s,
+    peak_flops_fraction,
+    ridge_point_flop_per_byte,
+    eager_latency_s,
+    speedup_vs_eager,
+    compile_time_s,
+    breakeven_inferences,
     kMetricCount
   };
   enum Reason : std::uint8_t { precision_unsupported, exceeds_memory };

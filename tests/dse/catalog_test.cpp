@@ -136,7 +136,9 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
       "GOP/s, TOP/s, POP/s, EOP/s, GOPS, TOPS, POPS";
   EXPECT_EQ(d.format(),
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
-            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price\n"
+            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, "
+            "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
+            "max_threads_per_block\n"
             "      colour: red\n"
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
@@ -222,6 +224,67 @@ TEST(CatalogTest, ALaterBlockReplacesAnEntryWithTheSameId) {
   EXPECT_DOUBLE_EQ(c.hardware[1].peak(Precision::int8), 10e12);
 }
 
+// Optional kernel limits (CUDA C Programming Guide, compute capability 8.0: 163 KB shared memory per
+// block, 164 KB per SM, KB = 1024 B; 255 registers per thread; 64 K registers per SM; 1,024 threads).
+TEST(CatalogTest, KernelLimitsAreOptional) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: a100_limits
+    base: a100_80gb_sxm
+    source: "CUDA C Programming Guide, compute capability 8.0"
+    shared_memory_per_block: 163 KiB
+    shared_memory_per_sm: 164 KiB
+    registers_per_thread: 255
+    registers_per_sm: 65536
+    max_threads_per_block: 1024
+  - id: a100_copy
+    base: a100_limits
+    source: "copy keeps the limits"
+    tdp: 300 W
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  // Left out: unknown (0).
+  const HardwareSpec* plain = c.find_hardware("a100_80gb_sxm");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_DOUBLE_EQ(plain->shared_memory_per_block_bytes, 0);
+  EXPECT_DOUBLE_EQ(plain->registers_per_sm, 0);
+  EXPECT_DOUBLE_EQ(plain->max_threads_per_block, 0);
+  for (const char* id : {"a100_limits", "a100_copy"}) {
+    const HardwareSpec* h = c.find_hardware(id);
+    ASSERT_NE(h, nullptr) << id;
+    EXPECT_DOUBLE_EQ(h->shared_memory_per_block_bytes, 163 * 1024.0) << id;
+    EXPECT_DOUBLE_EQ(h->shared_memory_per_sm_bytes, 164 * 1024.0) << id;
+    EXPECT_DOUBLE_EQ(h->registers_per_thread, 255) << id;
+    EXPECT_DOUBLE_EQ(h->registers_per_sm, 65536) << id;
+    EXPECT_DOUBLE_EQ(h->max_threads_per_block, 1024) << id;
+  }
+  EXPECT_DOUBLE_EQ(c.find_hardware("a100_copy")->tdp_w, 300);
+}
+
+TEST(CatalogTest, KernelLimitsAreCheckedLikeOtherFields) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: bad_limits
+    base: a100_80gb_sxm
+    source: "test"
+    shared_memory_per_block: 163
+    registers_per_thread: 25.5
+    max_threads_per_block: -1
+)yaml", c, d);
+  EXPECT_EQ(c.find_hardware("bad_limits"), nullptr);
+  EXPECT_EQ(d.format(),
+            "hw.yaml:27:30: error: missing unit: hardware[2].shared_memory_per_block is a size in bytes, e.g. "
+            "'80 GiB'\n"
+            "      shared_memory_per_block: 163\n"
+            "                               ^~~\n"
+            "hw.yaml:28:27: error: hardware[2].registers_per_thread must be an integer, got '25.5'\n"
+            "      registers_per_thread: 25.5\n"
+            "                            ^~~~\n"
+            "hw.yaml:29:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
+            "      max_threads_per_block: -1\n"
+            "                             ^~\n");
+}
+
 TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   // FNV-1a 64 of no bytes is the offset basis 0xcbf29ce484222325 (Fowler, Noll, Vo).
   EXPECT_EQ(catalog_hash(Catalog{}), "cbf29ce484222325");
@@ -235,6 +298,10 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   EXPECT_EQ(catalog_hash(a).size(), 16U);
   b.hardware[0].tdp_w += 1;
   EXPECT_NE(catalog_hash(a), catalog_hash(b));
+  // The optional kernel limits are part of the content.
+  Catalog e = a;
+  e.hardware[0].registers_per_sm = 65536;
+  EXPECT_NE(catalog_hash(a), catalog_hash(e));
 }
 
 }  // namespace

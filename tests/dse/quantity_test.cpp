@@ -35,6 +35,8 @@ TEST(QuantityTest, ParsesSiAndBinaryUnits) {
   EXPECT_DOUBLE_EQ(parsed("512 KiB", Dimension::bytes), 512.0 * 1024);
   EXPECT_DOUBLE_EQ(parsed("900 GiB/s", Dimension::bandwidth), 900.0 * 1024 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(parsed("400 Gbit/s", Dimension::bandwidth), 400e9 / 8);
+  EXPECT_DOUBLE_EQ(parsed("10 Gbps", Dimension::bandwidth), 10e9 / 8);
+  EXPECT_DOUBLE_EQ(parsed("400 Gb/s", Dimension::bandwidth), 400e9 / 8);
   EXPECT_DOUBLE_EQ(parsed("312 TFLOP/s", Dimension::flop_rate), 312e12);
   EXPECT_DOUBLE_EQ(parsed("624 TOP/s", Dimension::flop_rate), 624e12);  // integer ops: same dimension
   EXPECT_DOUBLE_EQ(parsed("624 TOPS", Dimension::flop_rate), 624e12);
@@ -51,6 +53,34 @@ TEST(QuantityTest, ParsesSiAndBinaryUnits) {
   EXPECT_DOUBLE_EQ(parsed("256", Dimension::count), 256);
   EXPECT_DOUBLE_EQ(parsed("1e3", Dimension::count), 1000);
   EXPECT_DOUBLE_EQ(parsed("  7 W  ", Dimension::power), 7);
+}
+
+// Deployment lengths and traffic volumes (seeds/000 lab_07 Act 2: "10,000 requests/day", "100
+// requests/hour", a "1 week" or "1 year" deployment). A year is 365 days.
+TEST(QuantityTest, ParsesDaysWeeksYearsAndVolumesPerPeriod) {
+  EXPECT_DOUBLE_EQ(parsed("1 day", Dimension::time), 86400);
+  EXPECT_DOUBLE_EQ(parsed("3 days", Dimension::time), 3 * 86400);
+  EXPECT_DOUBLE_EQ(parsed("1 week", Dimension::time), 7 * 86400);
+  EXPECT_DOUBLE_EQ(parsed("2 weeks", Dimension::time), 14 * 86400);
+  EXPECT_DOUBLE_EQ(parsed("1 year", Dimension::time), 365 * 86400);
+  EXPECT_DOUBLE_EQ(parsed("2 years", Dimension::time), 2 * 365 * 86400);
+  EXPECT_DOUBLE_EQ(parsed("100 /h", Dimension::rate), 100.0 / 3600);
+  EXPECT_DOUBLE_EQ(parsed("100 requests/h", Dimension::rate), 100.0 / 3600);
+  EXPECT_DOUBLE_EQ(parsed("60 /min", Dimension::rate), 1);
+  EXPECT_DOUBLE_EQ(parsed("10000 /day", Dimension::rate), 10000.0 / 86400);
+  EXPECT_DOUBLE_EQ(parsed("10 k/day", Dimension::rate), 10000.0 / 86400);
+  EXPECT_DOUBLE_EQ(parsed("10000 requests/day", Dimension::rate), 10000.0 / 86400);
+  EXPECT_DOUBLE_EQ(parsed("100 M/day", Dimension::rate), 1e8 / 86400);
+  EXPECT_DOUBLE_EQ(parsed("7 /week", Dimension::rate), 1.0 / 86400);
+  EXPECT_DOUBLE_EQ(parsed("365 /year", Dimension::rate), 1.0 / 86400);
+  // A volume is a rate, not a time: "/day" after a duration is the wrong dimension.
+  EXPECT_EQ(failure("1 /day", Dimension::time, "duration").message,
+            "duration is a time (e.g. '10 us'), but '/day' is a unit of rate");
+  EXPECT_EQ(failure("1 day", Dimension::rate, "volume").message,
+            "volume is a rate (e.g. '1000 /s'), but 'day' is a unit of time");
+  // Long units are aliases: labels dsx writes stay in s, h, /s, k/s.
+  EXPECT_EQ(exact_quantity_label(parsed("2 h", Dimension::time), Dimension::time), "2 h");
+  EXPECT_EQ(exact_quantity_label(parsed("1 day", Dimension::time), Dimension::time), "24 h");
 }
 
 TEST(QuantityTest, KeepsTheUnitAsWritten) {

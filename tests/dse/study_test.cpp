@@ -336,6 +336,13 @@ void expect_same_study(const ResolvedStudy& a, const ResolvedStudy& b) {
     EXPECT_EQ(x.log_x, y.log_x);
     EXPECT_EQ(x.log_y, y.log_y);
     EXPECT_EQ(x.pareto, y.pareto);
+    EXPECT_EQ(x.crossover, y.crossover);
+    EXPECT_EQ(x.z, y.z);
+    EXPECT_EQ(x.log_z, y.log_z);
+    EXPECT_EQ(x.roofs, y.roofs);
+    EXPECT_EQ(x.precisions, y.precisions);
+    EXPECT_EQ(x.eta, y.eta);
+    EXPECT_EQ(x.width, y.width);
   }
   ASSERT_EQ(a.catalog.hardware.size(), b.catalog.hardware.size());
   for (std::size_t i = 0; i < a.catalog.hardware.size(); ++i) {
@@ -388,6 +395,63 @@ TEST(StudyTest, ResolvedYamlLoadsBackToTheSameStudy) {
   EXPECT_NE(resolved.find("    tolerance: 0.05\n"), std::string::npos);
   EXPECT_NE(resolved.find("    log_y: false\n"), std::string::npos);
   EXPECT_NE(resolved.find("int8: 624 TOP/s"), std::string::npos);
+}
+
+// The figure kinds and keys beyond scatter/bars/line: heatmap (z, log_z), crossover marks, widths,
+// and a roofline whose roofs and precisions default to those of the rows it keeps.
+TEST(StudyTest, NewFigureKeysResolveAndRoundTrip) {
+  std::string flop_rate, intensity;
+  for (const MetricSpec& m : find_solver("inference")->metrics()) {
+    if (m.dimension == Dimension::flop_rate && flop_rate.empty()) flop_rate = m.name;
+    if (m.name.ends_with("intensity_flop_per_byte") && intensity.empty()) intensity = m.name;
+  }
+  std::string text = study_with(
+      "axes:\n  hardware: [a100_80gb_sxm]\n  model: [lab07_kws, lab07_gpt2_layer]\n  batch: [1, 8]\n"
+      "  execution: [eager, compiled]\n"
+      "fixed: {precision: fp16, eta: 0.5, launch_overhead: 10 us}\n"
+      "figures:\n"
+      "  - {name: map, kind: heatmap, title: T, caption: C, x: batch, y: execution, z: latency_s, log_z: true,\n"
+      "     where: {model: lab07_kws}, width: single}\n"
+      "  - {name: cross, kind: line, title: T, caption: C, x: batch, y: [compute_s, dispatch_s], crossover: true,\n"
+      "     where: {model: lab07_kws, execution: eager}}\n");
+  const bool roofline = !flop_rate.empty() && !intensity.empty();
+  if (roofline) {
+    text += "  - {name: roof, kind: roofline, title: T, caption: C, x: " + intensity + ", y: " + flop_rate +
+            ", group: model}\n"
+            "  - {name: roof2, kind: roofline, title: T, caption: C, x: " + intensity + ", y: " + flop_rate +
+            ", roofs: [h100_sxm], precisions: [fp16, fp8], eta: 0.8}\n";
+  }
+  const Loaded l = load(text);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const ResolvedStudy& s = *l.study;
+  ASSERT_EQ(s.figures.size(), roofline ? 4U : 2U);
+  EXPECT_EQ(s.figures[0].kind, FigureKind::heatmap);
+  EXPECT_EQ(s.figures[0].y, std::vector<std::string>{"execution"});
+  EXPECT_EQ(s.figures[0].z, "latency_s");
+  EXPECT_TRUE(s.figures[0].log_z);
+  EXPECT_EQ(s.figures[0].width, FigureWidth::single_column);
+  EXPECT_TRUE(s.figures[1].crossover);
+  EXPECT_EQ(s.figures[1].width, FigureWidth::double_column);
+  if (roofline) {
+    // Defaults made explicit: the hardware and precisions of the kept rows, eta 1, log-log.
+    EXPECT_EQ(s.figures[2].roofs, std::vector<std::string>{"a100_80gb_sxm"});
+    EXPECT_EQ(s.figures[2].precisions, std::vector<std::string>{"fp16"});
+    EXPECT_EQ(s.figures[2].eta, 1.0);
+    EXPECT_TRUE(s.figures[2].log_x && s.figures[2].log_y);
+    EXPECT_EQ(s.figures[3].roofs, std::vector<std::string>{"h100_sxm"});
+    EXPECT_EQ(s.figures[3].precisions, (std::vector<std::string>{"fp16", "fp8"}));
+    EXPECT_EQ(s.figures[3].eta, 0.8);
+    // h100_sxm is on no axis, but its roof is drawn, so the resolved study keeps its entry.
+    EXPECT_NE(s.catalog.find_hardware("h100_sxm"), nullptr);
+  }
+  const std::string resolved = resolved_study_yaml(s);
+  const Loaded alone = load(resolved, "");
+  ASSERT_TRUE(alone.study) << alone.diagnostics << resolved;
+  expect_same_study(s, *alone.study);
+  EXPECT_EQ(resolved_study_yaml(*alone.study), resolved);
+  EXPECT_NE(resolved.find("    width: single\n"), std::string::npos) << resolved;
+  EXPECT_NE(resolved.find("    crossover: true\n"), std::string::npos);
+  EXPECT_NE(resolved.find("    y: execution\n    z: latency_s\n"), std::string::npos);
 }
 
 TEST(StudyTest, ContentHashIsStableAndFollowsTheText) {
@@ -589,7 +653,7 @@ TEST(StudyRulesTest, FigureAxesMustBeMetricsOrSweptParameters) {
       "t.yaml:12:52: error: figures[1].x: 'precision' is not swept in this study (swept parameters: hardware, model, "
       "launch_overhead)",
       "t.yaml:13:12: error: figures[2]: another figure is already named 'a' (line 11, column 12)",
-      "t.yaml:13:21: error: unknown figure kind 'pie'; valid figure kinds: scatter, bars, line",
+      "t.yaml:13:21: error: unknown figure kind 'pie'; valid figure kinds: scatter, bars, line, roofline, heatmap",
       "t.yaml:14:12: error: figures[3].name: 'Big' is not a valid figure name: use a-z, 0-9, '_' and '-' (it names "
       "the files figures/<name>.*)",
       "t.yaml:14:67: error: figures[3].y: give at least one metric",

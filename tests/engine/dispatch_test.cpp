@@ -58,5 +58,32 @@ TEST(Dispatch, OnlyMemoryTimeBeyondComputeIsExposed) {
   EXPECT_EQ(b.memory_bound_ops, 1);
 }
 
+// CUDA graphs: one CPU-side launch per replayed pass plus a device-side latency per kernel node.
+TEST(Dispatch, CudaGraphsPayOneLaunchPlusAPerNodeLatency) {
+  const LaunchSettings eager{.launch_overhead_s = 10e-6};
+  EXPECT_DOUBLE_EQ(launch_count(1000, eager), 1000);
+  EXPECT_DOUBLE_EQ(dispatch_time_s(1000, eager), 1000 * 10e-6);
+  const LaunchSettings graphs{.launch_overhead_s = 10e-6, .cuda_graphs = true, .graph_node_latency_s = 0.6e-6};
+  EXPECT_DOUBLE_EQ(launch_count(1000, graphs), 1);
+  EXPECT_DOUBLE_EQ(dispatch_time_s(1000, graphs), 10e-6 + 1000 * 0.6e-6);
+  EXPECT_DOUBLE_EQ(launch_count(0, graphs), 0);
+  EXPECT_DOUBLE_EQ(LaunchSettings{}.graph_node_latency_s, kDefaultGraphNodeLatency_s);
+}
+
+TEST(Dispatch, GraphBreakdownUsesTheLaunchSettings) {
+  // The KWS profile as 1,000 kernels of 5 us, replayed as one graph: 5 ms / (5 ms + 10 us + 0.6 ms).
+  ModelGraph g;
+  g.ops.push_back(Op{.name = "k", .kind = OpKind::matmul, .flops_per_sample = 5e-6 * 100e12 * 0.5,
+                     .kernels = 1, .repeat = 1000});
+  const LaunchSettings graphs{.launch_overhead_s = 10e-6, .cuda_graphs = true, .graph_node_latency_s = 0.6e-6};
+  const ExecutionBreakdown b = execute_graph(g, test_device(), Precision::fp16, 1, 0.5, graphs);
+  EXPECT_DOUBLE_EQ(b.kernel_count, 1000);
+  EXPECT_DOUBLE_EQ(b.launches, 1);
+  EXPECT_NEAR(b.dispatch_s, 10e-6 + 0.6e-3, 1e-15);
+  EXPECT_NEAR(b.gpu_utilization(), 5e-3 / (5e-3 + 10e-6 + 0.6e-3), 1e-12);
+  const ExecutionBreakdown plain = execute_graph(g, test_device(), Precision::fp16, 1, 0.5, 10e-6);
+  EXPECT_DOUBLE_EQ(plain.launches, 1000);
+}
+
 }  // namespace
 }  // namespace dsx

@@ -76,7 +76,7 @@ Values llama3(double layers, double d_model, double heads, double d_ff) {
           {"vocab", 128256}, {"seq_len", 2048}, {"gated_mlp", 1}, {"norm", 1}, {"rope", 1}};
 }
 
-TEST(ModelBuilders, RegistryListsTheFourArchitectures) {
+TEST(ModelBuilders, RegistryListsTheFiveArchitectures) {
   std::set<std::string_view> names;
   for (const Architecture& a : all_architectures()) {
     names.insert(a.name);
@@ -91,7 +91,7 @@ TEST(ModelBuilders, RegistryListsTheFourArchitectures) {
       }
     }
   }
-  EXPECT_EQ(names, (std::set<std::string_view>{"transformer", "resnet", "ds_cnn", "kernel_profile"}));
+  EXPECT_EQ(names, (std::set<std::string_view>{"transformer", "resnet", "ds_cnn", "kernel_profile", "pointwise_chain"}));
   EXPECT_EQ(find_architecture("resnet50"), nullptr);
 }
 

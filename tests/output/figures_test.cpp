@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,7 @@
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
 #include "output/report.hpp"
+#include "tests/output/figure_fixture.hpp"
 
 namespace dsx {
 namespace {
@@ -414,6 +417,274 @@ TEST(Figures, SvgForInliningPrefixesIdsAndDropsTheProlog) {
   EXPECT_NE(out.find("xlink:href='#f1-gpPt0'"), std::string::npos);
   EXPECT_NE(out.find("url(#f1-c1)"), std::string::npos);
   EXPECT_NE(out.find("<text>id='x' & url(#y)</text>"), std::string::npos) << "text content is not markup";
+}
+
+}  // namespace
+}  // namespace dsx
+
+// ---- roofline, heatmap, crossovers, widths, print checks ----------------------------------------
+
+namespace dsx {
+namespace {
+
+// The blocks of a .dat file: each starts at a "# index N: heading" comment; rows as data_rows reads them.
+struct DatBlock {
+  std::string heading;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::vector<DatBlock> dat_blocks(const std::string& dat) {
+  std::vector<DatBlock> blocks;
+  std::istringstream in(dat);
+  std::string line, body;
+  const auto flush = [&] {
+    if (!blocks.empty()) blocks.back().rows = data_rows(body);
+    body.clear();
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("# index ", 0) == 0) {
+      flush();
+      blocks.push_back({line.substr(line.find(": ") + 2), {}});
+    } else {
+      body += line + "\n";
+    }
+  }
+  flush();
+  return blocks;
+}
+
+DatBlock block_starting(const std::vector<DatBlock>& blocks, std::string_view heading) {
+  for (const DatBlock& b : blocks) {
+    if (b.heading.rfind(heading, 0) == 0) return b;
+  }
+  throw std::runtime_error("no block '" + std::string(heading) + "'");
+}
+
+double num(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+const std::string kSourceDir = DSX_SOURCE_DIR;
+
+TEST(FigureRoofline, RidgeIsPeakOverBandwidthOfTheCatalogEntry) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  const FigureSource src = build_figure(figure_fixture::roofline_decl(), f.study, f.results, f.pareto);
+  const auto blocks = dat_blocks(src.data);
+  const DatBlock ridges = block_starting(blocks, "ridge points");
+  ASSERT_EQ(ridges.rows.size(), 2u);  // A100 and H100, fp16 (the rows kept)
+  for (const auto& row : ridges.rows) {
+    const HardwareSpec* h = f.study.catalog.find_hardware(row[2]);
+    ASSERT_NE(h, nullptr) << row[2];
+    EXPECT_EQ(row[3], "fp16");
+    const double peak = h->peak(Precision::fp16), bandwidth = h->memory_bandwidth_bytes_per_s;
+    EXPECT_DOUBLE_EQ(num(row[0]), peak / bandwidth) << row[2];
+    EXPECT_DOUBLE_EQ(num(row[1]), peak);
+    // The label on the figure: 312 TFLOP/s / 2.039 TB/s = 153 FLOP/B; 989 / 3.35 = 295 FLOP/B.
+    const std::string label = row[2] == "a100_80gb_sxm" ? "ridge 153 FLOP/B" : "ridge 295 FLOP/B";
+    EXPECT_EQ(row[4], label);
+    EXPECT_NE(src.script.find("\"" + label + "\" at first "), std::string::npos) << src.script;
+    // The roof: intensity x bandwidth below the ridge, the peak from it on.
+    const DatBlock roof = block_starting(blocks, "roof " + row[2] + " fp16");
+    ASSERT_EQ(roof.rows.size(), 3u);
+    EXPECT_DOUBLE_EQ(num(roof.rows[0][1]), num(roof.rows[0][0]) * bandwidth);
+    EXPECT_DOUBLE_EQ(num(roof.rows[1][0]), peak / bandwidth);
+    EXPECT_DOUBLE_EQ(num(roof.rows[1][1]), peak);
+    EXPECT_DOUBLE_EQ(num(roof.rows[2][1]), peak);
+  }
+  // The points: every feasible fp16 row, at its metrics, one block per hardware.
+  std::size_t points = 0;
+  for (const DatBlock& b : blocks) {
+    if (b.heading != "a100_80gb_sxm" && b.heading != "h100_sxm") continue;
+    for (const auto& row : b.rows) {
+      const std::size_t r = std::stoul(row[2]);
+      EXPECT_EQ(f.results.label(r, 1), "fp16");
+      EXPECT_EQ(num(row[0]), f.results.metric(r, figure_fixture::SquareMatmulSolver::intensity_flop_per_byte));
+      EXPECT_EQ(num(row[1]), f.results.metric(r, figure_fixture::SquareMatmulSolver::achieved_flops_per_s));
+      ++points;
+    }
+  }
+  EXPECT_EQ(points, 12u);
+  EXPECT_EQ(src.points, 12u);
+  EXPECT_NE(src.script.find("set logscale x 10"), std::string::npos);
+  EXPECT_NE(src.script.find("set logscale y 10"), std::string::npos);
+  EXPECT_NE(src.description.find("a100_80gb_sxm fp16 (312 TFLOP/s, 2.04 TB/s, ridge 153 FLOP/B)"), std::string::npos)
+      << src.description;
+}
+
+TEST(FigureRoofline, EtaScalesTheComputeRoofAndMissingPeaksAreNamed) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl d = figure_fixture::roofline_decl();
+  d.eta = 0.5;
+  d.roofs = {"a100_80gb_sxm", "h100_sxm"};
+  d.precisions = {"fp8"};
+  const FigureSource src = build_figure(d, f.study, f.results, f.pareto);
+  const DatBlock ridges = block_starting(dat_blocks(src.data), "ridge points");
+  ASSERT_EQ(ridges.rows.size(), 1u);  // the A100 has no fp8 peak
+  const HardwareSpec* h100 = f.study.catalog.find_hardware("h100_sxm");
+  EXPECT_DOUBLE_EQ(num(ridges.rows[0][0]), 0.5 * h100->peak(Precision::fp8) / h100->memory_bandwidth_bytes_per_s);
+  EXPECT_DOUBLE_EQ(num(ridges.rows[0][1]), 0.5 * h100->peak(Precision::fp8));
+  EXPECT_NE(src.description.find("No roof for a100_80gb_sxm fp8"), std::string::npos) << src.description;
+  EXPECT_NE(src.description.find("min(0.5 x peak, intensity x bandwidth)"), std::string::npos) << src.description;
+}
+
+TEST(FigureHeatmap, OneCellPerDesignPointWithReadableNumbers) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  const FigureSource src = build_figure(figure_fixture::heatmap_decl(), f.study, f.results, f.pareto);
+  const auto blocks = dat_blocks(src.data);
+  ASSERT_EQ(blocks.size(), 2u);
+  // 6 sizes x fp16, fp32 with values; fp8 has no peak on the A100: 6 hatched cells.
+  ASSERT_EQ(blocks[0].rows.size(), 12u);
+  ASSERT_EQ(blocks[1].rows.size(), 6u);
+  std::set<std::pair<std::string, std::string>> cells;
+  for (const auto& row : blocks[0].rows) {
+    const std::size_t r = std::stoul(row[5]);
+    EXPECT_EQ(f.results.label(r, 0), "a100_80gb_sxm");
+    EXPECT_EQ(num(row[2]), f.results.metric(r, figure_fixture::SquareMatmulSolver::latency_s));
+    // Columns follow the n axis, rows the precision axis.
+    EXPECT_EQ(f.study.axes[2].values[std::stoul(row[0])].label, f.results.label(r, 2));
+    EXPECT_EQ(f.study.axes[1].values[std::stoul(row[1])].label, f.results.label(r, 1));
+    cells.insert({row[0], row[1]});
+  }
+  EXPECT_EQ(cells.size(), 12u) << "one design point per cell";
+  for (const auto& row : blocks[1].rows) EXPECT_EQ(row[2], "infeasible");
+  // Latencies span more than three decades, so each cell carries its own unit; the darkest cell
+  // (the shortest latency) has white text, the lightest (the longest) black.
+  const auto& shortest = blocks[0].rows.front();  // n = 256, fp16
+  EXPECT_EQ(shortest[3], "193 ns");
+  EXPECT_EQ(shortest[4], "16777215");
+  const auto longest = std::max_element(blocks[0].rows.begin(), blocks[0].rows.end(),
+                                        [](const auto& a, const auto& b) { return num(a[2]) < num(b[2]); });
+  EXPECT_EQ((*longest)[4], "0");
+  EXPECT_NE(src.script.find("set logscale cb 10"), std::string::npos);
+  EXPECT_NE(src.script.find("set yrange [2.5:-0.5]"), std::string::npos) << "first row on top";
+  EXPECT_NE(src.script.find("set palette defined (0 \"#440154\""), std::string::npos);
+  EXPECT_NE(src.description.find("Hatched gray: 6 cells"), std::string::npos) << src.description;
+}
+
+TEST(FigureHeatmap, CellsWithSeveralDesignPointsAreRefused) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl d = figure_fixture::heatmap_decl();
+  d.where.clear();  // both hardware in one cell
+  EXPECT_THROW(build_figure(d, f.study, f.results, f.pareto), std::invalid_argument);
+}
+
+TEST(FigureCrossover, MarksWhereComputeTimeOvertakesMemoryTime) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  const FigureSource src = build_figure(figure_fixture::crossover_decl(), f.study, f.results, f.pareto);
+  const DatBlock crossings = block_starting(dat_blocks(src.data), "crossings");
+  ASSERT_EQ(crossings.rows.size(), 1u);
+  // 2 N^3 / (eta x peak) = 3 N^2 x 2 B / bandwidth at N = 3 x eta x peak / bandwidth; both times are
+  // power laws of N, straight on log-log axes, so interpolating in log space finds it exactly.
+  const HardwareSpec* a100 = f.study.catalog.find_hardware("a100_80gb_sxm");
+  const double n = 3 * 0.7 * a100->peak(Precision::fp16) / a100->memory_bandwidth_bytes_per_s;
+  EXPECT_NEAR(num(crossings.rows[0][0]), n, 1e-9 * n);
+  EXPECT_NEAR(num(crossings.rows[0][1]), 6 * n * n / a100->memory_bandwidth_bytes_per_s, 1e-9 * n * n * 3e-12);
+  EXPECT_EQ(crossings.rows[0][2], "compute");
+  EXPECT_EQ(crossings.rows[0][3], "memory");
+  EXPECT_NE(src.script.find("set arrow 1 from 321.3"), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("\"n = 321\""), std::string::npos);
+  EXPECT_NE(src.description.find("compute and memory at n = 321."), std::string::npos) << src.description;
+}
+
+TEST(FigureCrossover, LinearInterpolationBetweenNeighbouringPoints) {
+  Small s = small_study();
+  // throughput: eager 1,000 / 2,000 / 3,000 at batch 1 / 8 / 64; compiled 1,500 at batch 1 and 8.
+  s.results.metrics[3 * s.results.metric_names.size() + InferenceSolver::throughput_samples_per_s] = 1500;
+  s.results.metrics[4 * s.results.metric_names.size() + InferenceSolver::throughput_samples_per_s] = 1500;
+  FigureDecl d = line_decl();
+  d.crossover = true;
+  d.log_x = false;
+  auto crossing = [&](const FigureDecl& decl) {
+    const DatBlock c = block_starting(dat_blocks(build_figure(decl, s.study, s.results, s.pareto).data), "crossings");
+    EXPECT_EQ(c.rows.size(), 1u);
+    return num(c.rows.at(0)[0]);
+  };
+  // eager - compiled: -500 at batch 1, +500 at batch 8: halfway.
+  EXPECT_DOUBLE_EQ(crossing(d), 4.5);
+  d.log_x = true;  // halfway along the drawn segment: sqrt(1 x 8)
+  EXPECT_DOUBLE_EQ(crossing(d), std::sqrt(8.0));
+  const FigureSource none = build_figure(line_decl(), small_study().study, small_study().results, s.pareto);
+  FigureDecl untouched = line_decl();
+  untouched.crossover = true;
+  const Small plain = small_study();
+  EXPECT_NE(build_figure(untouched, plain.study, plain.results, plain.pareto)
+                .description.find("No two lines cross within the range drawn."),
+            std::string::npos);
+  EXPECT_EQ(none.data.find("crossings"), std::string::npos);
+}
+
+TEST(FigureBars, ByteStacksUseTheAxisUnitForTotals) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  const FigureSource src = build_figure(figure_fixture::memory_bars_decl(), f.study, f.results, f.pareto);
+  // 3 x 8192^2 x 2 B = 384 MiB exactly: a binary axis, and totals in it.
+  EXPECT_NE(src.script.find("set xlabel \"operand + result (MiB)\""), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("\"384 MiB\""), std::string::npos);
+  EXPECT_NE(src.script.find("\"0.375 MiB\""), std::string::npos);
+  EXPECT_NE(src.script.find("using (($2+$3)*9.5367431640625e-07)"), std::string::npos) << src.script;
+}
+
+// The PDF's page size: /MediaBox [ 0 0 W H ] in points, which cairo rounds down.
+std::pair<double, double> media_box(const std::string& pdf) {
+  const auto at = pdf.find("/MediaBox [");
+  if (at == std::string::npos) throw std::runtime_error("no /MediaBox");
+  std::istringstream in(pdf.substr(at + 11, 80));
+  double x0 = 0, y0 = 0, w = 0, h = 0;
+  in >> x0 >> y0 >> w >> h;
+  return {w, h};
+}
+
+// Every font the PDF uses is embedded: each FontDescriptor object names a FontFile, FontFile2 or
+// FontFile3 stream.
+void expect_fonts_embedded(const std::string& pdf, const std::string& what) {
+  std::size_t descriptors = 0;
+  for (std::size_t p = pdf.find("/Type /FontDescriptor"); p != std::string::npos;
+       p = pdf.find("/Type /FontDescriptor", p + 1)) {
+    ++descriptors;
+    const std::string object = pdf.substr(p, pdf.find(">>", p) - p);
+    EXPECT_NE(object.find("/FontFile"), std::string::npos) << what << ": a font is not embedded:\n" << object;
+  }
+  EXPECT_GE(descriptors, 1u) << what;
+}
+
+TEST(FigurePrint, EveryKindIsByteIdenticalSizedForThePageAndEmbedsItsFonts) {
+  figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl single_roof = figure_fixture::roofline_decl();
+  single_roof.name = "roofline_single";
+  single_roof.width = FigureWidth::single_column;
+  f.study.figures = {figure_fixture::roofline_decl(), figure_fixture::heatmap_decl(), figure_fixture::crossover_decl(),
+                     figure_fixture::memory_bars_decl(), single_roof};
+  TempDir a("print_a"), b("print_b");
+  const auto fa = render_figures(ReportInputs{f.study, f.results, f.pareto, RunInfo{}, a.path(), ""});
+  const auto fb = render_figures(ReportInputs{f.study, f.results, f.pareto, RunInfo{}, b.path(), ""});
+  ASSERT_EQ(fa.size(), 5u);
+  for (std::size_t i = 0; i < fa.size(); ++i) {
+    for (const auto& [pa, pb] : {std::pair{fa[i].svg_path, fb[i].svg_path}, {fa[i].pdf_path, fb[i].pdf_path},
+                                 {fa[i].png_path, fb[i].png_path}, {fa[i].gp_path, fb[i].gp_path},
+                                 {fa[i].dat_path, fb[i].dat_path}}) {
+      EXPECT_TRUE(read_file(pa) == read_file(pb)) << pa << " and " << pb << " differ";
+    }
+    const std::string pdf = read_file(fa[i].pdf_path);
+    expect_fonts_embedded(pdf, fa[i].pdf_path);
+    // 17 cm = 481.9 pt for the full text width, 8.5 cm = 240.9 pt for one column.
+    const bool single = f.study.figures[i].width == FigureWidth::single_column;
+    EXPECT_EQ(media_box(pdf).first, single ? 240 : 481) << fa[i].name;
+    // Text is 9 pt in the PDF: cairo's 96 dpi text times fontscale 0.75.
+    EXPECT_NE(read_file(fa[i].gp_path).find("font \"DejaVu Sans,9\" fontscale 0.75"), std::string::npos);
+  }
+  // pdffonts (poppler-utils), where installed, agrees: every font row says "yes" under emb.
+  if (std::system("command -v pdffonts > /dev/null 2>&1") == 0) {
+    for (const RenderedFigure& fig : fa) {
+      const std::string out_file = a.path() + "/pdffonts.txt";
+      ASSERT_EQ(std::system(("pdffonts '" + fig.pdf_path + "' > '" + out_file + "'").c_str()), 0);
+      std::istringstream lines(read_file(out_file));
+      std::string line;
+      std::size_t fonts = 0;
+      for (int n = 0; std::getline(lines, line); ++n) {
+        if (n < 2 || line.empty()) continue;  // header and rule
+        ++fonts;
+        EXPECT_NE(line.find(" yes yes "), std::string::npos) << fig.pdf_path << ": " << line;
+      }
+      EXPECT_GE(fonts, 1u) << fig.pdf_path;
+    }
+  }
 }
 
 }  // namespace

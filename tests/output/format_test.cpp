@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace dsx {
 namespace {
@@ -188,6 +189,33 @@ TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {
 
   const auto bw = describe_quantity("memory_bandwidth_bytes_per_s", Dimension::bandwidth);
   EXPECT_EQ(axis_title(bw, choose_axis_scale(bw, 3.35e12)), "memory bandwidth (TB/s)");
+}
+
+TEST(AxisScale, BytesAreBinaryOnlyWhenEveryValueIsAnExactBinaryMultiple) {
+  const double gib = 1024.0 * 1024 * 1024;
+  const std::vector<double> devices = {40 * gib, 80 * gib, 0};
+  AxisScale s = choose_bytes_axis_scale(devices);
+  EXPECT_EQ(s.unit, "GiB");
+  EXPECT_EQ(s.factor, 1 / gib);
+  EXPECT_EQ(format_in_scale(80 * gib, s), "80.0 GiB");
+  // One decimal value makes the whole axis decimal, so bars and labels read alike.
+  const std::vector<double> mixed = {80 * gib, 40e9};
+  s = choose_bytes_axis_scale(mixed);
+  EXPECT_EQ(s.unit, "GB");
+  EXPECT_EQ(format_in_scale(80 * gib, s), "85.9 GB");
+  const std::vector<double> small = {393216, 1572864};  // 384 KiB, 1.5 MiB
+  s = choose_bytes_axis_scale(small);
+  EXPECT_EQ(s.unit, "MiB");
+  EXPECT_EQ(format_in_scale(393216, s), "0.375 MiB");
+  EXPECT_EQ(choose_bytes_axis_scale(std::vector<double>{}).unit, "B");
+}
+
+TEST(AxisScale, FormatInScaleUsesTheAxisUnitAndSignificantFigures) {
+  EXPECT_EQ(format_in_scale(0.3333, AxisScale{100, "%"}), "33.3 %");
+  EXPECT_EQ(format_in_scale(23e-6, AxisScale{1e6, "us"}), "23.0 us");
+  EXPECT_EQ(format_in_scale(1.5e-3, AxisScale{1e6, "us"}), "1,500 us");
+  EXPECT_EQ(format_in_scale(0, AxisScale{1e6, "us"}), "0 us");
+  EXPECT_EQ(format_in_scale(12.5, AxisScale{1, ""}), "12.5");
 }
 
 }  // namespace

@@ -1,0 +1,300 @@
+#include "dse/analysis/derived.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "dse/grid.hpp"
+#include "engine/precision.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+constexpr std::array<std::string_view, 8> kHardwareNames = {
+    "hardware_price_usd",          "hardware_tdp_w",
+    "hardware_memory_bytes",       "hardware_memory_bandwidth_bytes_per_s",
+    "hardware_host_link_bytes_per_s", "hardware_accelerator_link_bytes_per_s",
+    "hardware_idle_power_fraction", "hardware_peak_flops_per_s"};
+constexpr std::array<std::string_view, 2> kModelNames = {"model_parameters", "model_flops_per_sample"};
+
+bool has_param_kind(const Solver& solver, ParamKind kind) {
+  return std::any_of(solver.params().begin(), solver.params().end(), [&](const ParamSpec& p) { return p.kind == kind; });
+}
+
+// Whether a row's labels match the selectors (a selector on a parameter that is not an axis was
+// checked against the fixed value when the study loaded).
+bool matches(const ResultTable& table, std::size_t row, const std::vector<Selector>& where) {
+  for (const Selector& s : where) {
+    const int col = table.axis_column(s.param);
+    if (col >= 0 && table.label(row, static_cast<std::size_t>(col)) != s.label) return false;
+  }
+  return true;
+}
+
+// Table column of each solver metric.
+std::vector<std::size_t> solver_columns(const Solver& solver, const ResultTable& table) {
+  std::vector<std::size_t> cols;
+  for (const MetricSpec& m : solver.metrics()) {
+    const int c = table.metric_column(m.name);
+    if (c < 0) throw std::invalid_argument("the results have no column for metric '" + std::string(m.name) + "'");
+    cols.push_back(static_cast<std::size_t>(c));
+  }
+  return cols;
+}
+
+}  // namespace
+
+std::vector<std::string> expression_names(const Solver& solver) {
+  std::vector<std::string> names;
+  for (const MetricSpec& m : solver.metrics()) names.emplace_back(m.name);
+  for (const ParamSpec& p : solver.params()) {
+    if (p.kind == ParamKind::number) names.emplace_back(p.name);
+  }
+  if (has_param_kind(solver, ParamKind::hardware)) names.insert(names.end(), kHardwareNames.begin(), kHardwareNames.end());
+  if (has_param_kind(solver, ParamKind::model)) names.insert(names.end(), kModelNames.begin(), kModelNames.end());
+  return names;
+}
+
+PointFormulas::PointFormulas(const ResolvedStudy& study) : study_(study) {
+  if (study.solver == nullptr) throw std::invalid_argument("derived metrics: the study has no solver");
+  const Solver& solver = *study.solver;
+  const StudyAnalyses& a = analyses_of(study);
+  solver_metrics_ = solver.metrics().size();
+  for (std::size_t p = 0; p < solver.params().size(); ++p) {
+    const ParamSpec& ps = solver.params()[p];
+    if (ps.kind == ParamKind::number) number_params_.push_back(p);
+    if (ps.kind == ParamKind::precision && precision_param_ < 0) precision_param_ = static_cast<int>(p);
+  }
+  has_hardware_ = has_param_kind(solver, ParamKind::hardware);
+  has_model_ = has_param_kind(solver, ParamKind::model);
+  param_slot_ = solver_metrics_;
+  hardware_slot_ = param_slot_ + number_params_.size();
+  model_slot_ = hardware_slot_ + (has_hardware_ ? kHardwareNames.size() : 0);
+  derived_slot_ = model_slot_ + (has_model_ ? kModelNames.size() : 0);
+  slots_.assign(derived_slot_ + a.derived.size(), 0.0);
+
+  std::vector<std::pair<std::string, double*>> vars;
+  const std::vector<std::string> names = expression_names(solver);
+  for (std::size_t i = 0; i < names.size(); ++i) vars.emplace_back(names[i], &slots_[i]);
+  for (std::size_t d = 0; d < a.derived.size(); ++d) {
+    derived_.emplace_back(a.derived[d].expr, vars);
+    derived_scale_.push_back(a.derived[d].unit_scale);
+    vars.emplace_back(a.derived[d].name, &slots_[derived_slot_ + d]);
+  }
+  for (const RowRule& f : a.filters) filters_.emplace_back(f.expr, vars);
+  for (const RowRule& c : a.constraints) constraints_.emplace_back(c.expr, vars);
+  for (const Assertion& x : a.assertions) assertions_.emplace_back(x.expr, vars);
+}
+
+void PointFormulas::load(const PointInputs& in, std::span<const double> metrics, bool ok) {
+  if (metrics.size() != solver_metrics_) throw std::invalid_argument("derived metrics: one value per solver metric");
+  for (std::size_t m = 0; m < solver_metrics_; ++m) slots_[m] = ok ? metrics[m] : kNaN;
+  for (std::size_t i = 0; i < number_params_.size(); ++i) slots_[param_slot_ + i] = in.values[number_params_[i]];
+  if (has_hardware_) {
+    double* h = &slots_[hardware_slot_];
+    if (in.hardware != nullptr) {
+      const HardwareSpec& hw = *in.hardware;
+      h[0] = hw.price_usd;
+      h[1] = hw.tdp_w;
+      h[2] = hw.memory_bytes;
+      h[3] = hw.memory_bandwidth_bytes_per_s;
+      h[4] = hw.host_link_bandwidth_bytes_per_s;
+      h[5] = hw.accelerator_link_bandwidth_bytes_per_s;
+      h[6] = hw.idle_power_fraction;
+      if (precision_param_ >= 0) {
+        const auto p = static_cast<std::size_t>(in.values[static_cast<std::size_t>(precision_param_)]);
+        h[7] = p < kAllPrecisions.size() ? hw.peak(kAllPrecisions[p]) : kNaN;
+      } else {
+        h[7] = *std::max_element(hw.peak_flops_per_s.begin(), hw.peak_flops_per_s.end());
+      }
+    } else {
+      std::fill(h, h + kHardwareNames.size(), kNaN);
+    }
+  }
+  if (has_model_) {
+    double* m = &slots_[model_slot_];
+    m[0] = in.model != nullptr ? in.model->eager.parameter_count : kNaN;
+    m[1] = in.model != nullptr ? in.model->eager.total_flops_per_sample() : kNaN;
+  }
+  for (std::size_t d = 0; d < derived_.size(); ++d) {
+    slots_[derived_slot_ + d] = ok ? derived_[d].evaluate() * derived_scale_[d] : kNaN;
+  }
+}
+
+std::optional<std::size_t> PointFormulas::broken_constraint() const {
+  for (std::size_t c = 0; c < constraints_.size(); ++c) {
+    if (!truthy(constraints_[c].evaluate())) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> PointFormulas::failed_filter() const {
+  for (std::size_t f = 0; f < filters_.size(); ++f) {
+    if (!truthy(filters_[f].evaluate())) return f;
+  }
+  return std::nullopt;
+}
+
+bool PointFormulas::assertion_holds(std::size_t a) const { return truthy(assertions_.at(a).evaluate()); }
+
+MetricValue study_metric_value(const ResolvedStudy& study, std::string_view metric) {
+  const std::optional<StudyMetric> m = find_study_metric(study, metric);
+  if (!m) throw std::invalid_argument("unknown metric '" + std::string(metric) + "'");
+  const StudyAnalyses& a = analyses_of(study);
+  if (!m->derived && a.constraints.empty()) return {};
+  auto formulas = std::make_shared<PointFormulas>(study);
+  const std::size_t index = m->derived ? study.solver->metrics().size() + m->index : m->index;
+  return [formulas, index](const PointInputs& in, std::span<const double> metrics) {
+    formulas->load(in, metrics, true);
+    if (formulas->broken_constraint()) return kNaN;
+    return formulas->metric(index);
+  };
+}
+
+std::string constraint_reason(const RowRule& rule) { return "constraint '" + rule.name + "': " + rule.expr; }
+
+FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
+  const StudyAnalyses& a = analyses_of(study);
+  FormulaOutcome out;
+  out.constraint_violations.assign(a.constraints.size(), 0);
+  out.filtered_out.assign(a.filters.size(), 0);
+  const std::size_t rows = table.rows();
+  if (a.derived.empty() && a.constraints.empty() && a.filters.empty()) {
+    out.kept.resize(rows);
+    for (std::size_t r = 0; r < rows; ++r) out.kept[r] = r;
+    return out;
+  }
+  const Solver& solver = *study.solver;
+  const std::vector<std::size_t> cols = solver_columns(solver, table);
+  for (const DerivedMetric& d : a.derived) {
+    if (table.metric_column(d.name) >= 0) {
+      throw std::invalid_argument("derived metric '" + d.name + "' is already a column of the results");
+    }
+  }
+  const std::size_t width = table.metric_names.size();
+  const std::size_t D = a.derived.size();
+  std::vector<double> metrics;
+  metrics.reserve(rows * (width + D));
+  for (const RowRule& c : a.constraints) table.reasons.push_back(constraint_reason(c));
+
+  PointFormulas formulas(study);
+  const Grid grid(study);
+  PointInputs in;
+  std::vector<double> solver_metrics(cols.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    grid.inputs(table.point_index[r], in);
+    for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
+    const bool ok = table.status[r] == PointStatus::ok;
+    formulas.load(in, solver_metrics, ok);
+    const auto row_begin = table.metrics.begin() + static_cast<std::ptrdiff_t>(r * width);
+    metrics.insert(metrics.end(), row_begin, row_begin + static_cast<std::ptrdiff_t>(width));
+    for (std::size_t d = 0; d < D; ++d) metrics.push_back(formulas.derived(d));
+    if (ok) {
+      if (const auto c = formulas.broken_constraint()) {
+        table.status[r] = PointStatus::infeasible;
+        table.status_detail[r] = constraint_reason(a.constraints[*c]);
+        ++out.constraint_violations[*c];
+      }
+    }
+    if (const auto f = formulas.failed_filter()) {
+      ++out.filtered_out[*f];
+    } else {
+      out.kept.push_back(r);
+    }
+  }
+  for (const DerivedMetric& d : a.derived) table.metric_names.push_back(d.name);
+  table.metrics = std::move(metrics);
+  return out;
+}
+
+ResultTable select_rows(const ResultTable& table, std::span<const std::size_t> rows) {
+  ResultTable t;
+  t.axis_names = table.axis_names;
+  t.metric_names = table.metric_names;
+  t.reasons = table.reasons;
+  const std::size_t A = table.axis_names.size();
+  const std::size_t M = table.metric_names.size();
+  for (const std::size_t r : rows) {
+    if (r >= table.rows()) throw std::invalid_argument("select_rows: row out of range");
+    t.point_index.push_back(table.point_index[r]);
+    t.axis_labels.insert(t.axis_labels.end(), table.axis_labels.begin() + static_cast<std::ptrdiff_t>(r * A),
+                         table.axis_labels.begin() + static_cast<std::ptrdiff_t>((r + 1) * A));
+    t.status.push_back(table.status[r]);
+    t.status_detail.push_back(table.status_detail[r]);
+    t.metrics.insert(t.metrics.end(), table.metrics.begin() + static_cast<std::ptrdiff_t>(r * M),
+                     table.metrics.begin() + static_cast<std::ptrdiff_t>((r + 1) * M));
+  }
+  return t;
+}
+
+std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, const ResultTable& table) {
+  const StudyAnalyses& a = analyses_of(study);
+  std::vector<AssertionOutcome> out;
+  if (a.assertions.empty()) return out;
+  const std::vector<std::size_t> cols = solver_columns(*study.solver, table);
+  PointFormulas formulas(study);
+  const Grid grid(study);
+  PointInputs in;
+  std::vector<double> solver_metrics(cols.size());
+  for (std::size_t i = 0; i < a.assertions.size(); ++i) out.push_back(AssertionOutcome{i});
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    if (table.status[r] != PointStatus::ok) continue;
+    bool loaded = false;
+    for (std::size_t i = 0; i < a.assertions.size(); ++i) {
+      const Assertion& x = a.assertions[i];
+      if (!matches(table, r, x.where)) continue;
+      if (!loaded) {
+        grid.inputs(table.point_index[r], in);
+        for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
+        formulas.load(in, solver_metrics, true);
+        loaded = true;
+      }
+      AssertionOutcome& o = out[i];
+      ++o.rows_checked;
+      const bool holds = formulas.assertion_holds(i);
+      if (holds) ++o.rows_holding;
+      const bool example = x.require == Quantifier::all ? !holds : holds;
+      if (example && !o.example_row) o.example_row = r;
+    }
+  }
+  for (AssertionOutcome& o : out) {
+    const Assertion& x = a.assertions[o.assertion];
+    o.held = x.require == Quantifier::all ? (o.rows_checked > 0 && o.rows_holding == o.rows_checked)
+                                          : o.rows_holding > 0;
+  }
+  return out;
+}
+
+std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& table, std::size_t k) {
+  std::vector<TopKList> out;
+  if (k == 0) return out;
+  for (const Objective& o : study.objectives) {
+    TopKList list{o, {}};
+    const int col = table.metric_column(o.metric);
+    if (col < 0) throw std::invalid_argument("top-k: the results have no metric '" + o.metric + "'");
+    std::vector<std::size_t> rows;
+    for (std::size_t r = 0; r < table.rows(); ++r) {
+      if (table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, static_cast<std::size_t>(col)))) {
+        rows.push_back(r);
+      }
+    }
+    const auto c = static_cast<std::size_t>(col);
+    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t x, std::size_t y) {
+      const double vx = table.metric(x, c);
+      const double vy = table.metric(y, c);
+      return o.direction == Direction::minimize ? vx < vy : vx > vy;
+    });
+    if (rows.size() > k) rows.resize(k);
+    list.rows = std::move(rows);
+    out.push_back(std::move(list));
+  }
+  return out;
+}
+
+}  // namespace dsx

@@ -1,0 +1,126 @@
+// Derived metrics, filters, constraints and assertions of a study (dse/analysis/blocks.hpp),
+// evaluated per design point with muparser (dse/analysis/expression.hpp).
+//
+// Names an expression may use, all SI values:
+//   - every metric of the solver (latency_s, power_w, throughput_samples_per_s, ...);
+//   - every number parameter of the solver (eta, launch_overhead, batch, ...);
+//   - with a hardware parameter, the point's catalog entry: hardware_price_usd, hardware_tdp_w,
+//     hardware_memory_bytes, hardware_memory_bandwidth_bytes_per_s, hardware_host_link_bytes_per_s,
+//     hardware_accelerator_link_bytes_per_s, hardware_idle_power_fraction, and
+//     hardware_peak_flops_per_s (at the point's precision when the solver has a precision
+//     parameter, else the largest peak);
+//   - with a model parameter: model_parameters and model_flops_per_sample (eager graph);
+//   - derived metrics declared earlier in the list (filters, constraints and assertions see all).
+//
+// Where they are computed: after the sweep, in the analyse step (dse/cli/run.cpp
+// analyse_and_render, and again by `dsx report`), one row at a time from the row's stored solver
+// metrics and its inputs rebuilt from the grid (dse/grid.hpp), so the sweep's hot path is
+// untouched and a resumed run needs nothing extra. Per row the variables are copied into fixed
+// slots and each compiled expression runs its bytecode: no allocation per row. The analyses that
+// re-evaluate the solver (break-even, sensitivity) compute a derived metric the same way at each
+// point they evaluate, through study_metric_value().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/expression.hpp"
+#include "dse/analysis/points.hpp"
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+
+namespace dsx {
+
+// The names an expression of this solver may use, before any derived metric (see above).
+std::vector<std::string> expression_names(const Solver& solver);
+
+// Every expression of a study, compiled once, evaluated per design point. Not thread-safe.
+class PointFormulas {
+ public:
+  // Throws std::invalid_argument for an expression that does not compile (the loader has checked
+  // them, so this means a study built by hand).
+  explicit PointFormulas(const ResolvedStudy& study);
+  PointFormulas(const PointFormulas&) = delete;
+  PointFormulas& operator=(const PointFormulas&) = delete;
+
+  // Loads a design point: its inputs and its solver metrics in solver order; a point that is not
+  // feasible (ok = false) reads its metrics as NaN. Then computes the derived metrics.
+  void load(const PointInputs& in, std::span<const double> solver_metrics, bool ok);
+
+  std::size_t derived_count() const { return derived_.size(); }
+  double derived(std::size_t d) const { return slots_[derived_slot_ + d]; }  // SI
+  // The first constraint the loaded point breaks; nullopt when it keeps every one.
+  std::optional<std::size_t> broken_constraint() const;
+  // The first filter that drops the loaded point; nullopt when every filter keeps it.
+  std::optional<std::size_t> failed_filter() const;
+  bool assertion_holds(std::size_t a) const;
+  // A metric of the loaded point by index into study_metric_names(): solver metrics then derived.
+  double metric(std::size_t index) const { return slots_[index < solver_metrics_ ? index : derived_slot_ + index - solver_metrics_]; }
+
+ private:
+  const ResolvedStudy& study_;
+  std::size_t solver_metrics_ = 0;
+  std::vector<std::size_t> number_params_;  // solver parameter index of each parameter slot
+  std::size_t param_slot_ = 0, hardware_slot_ = 0, model_slot_ = 0, derived_slot_ = 0;
+  bool has_hardware_ = false, has_model_ = false;
+  int precision_param_ = -1;
+  std::vector<double> slots_;  // fixed size: the variables' addresses never change
+  std::vector<CompiledExpression> derived_, filters_, constraints_, assertions_;
+  std::vector<double> derived_scale_;
+};
+
+// The value of `metric` (a solver or derived metric of the study) at an evaluated point, for the
+// analyses: NaN where a constraint is broken. An empty function when the metric is the solver's
+// and the study has no constraint (the analyses then read the solver's output directly).
+// Throws std::invalid_argument for an unknown metric.
+MetricValue study_metric_value(const ResolvedStudy& study, std::string_view metric);
+
+// ---- on a result table ----
+
+struct FormulaOutcome {
+  std::vector<std::size_t> kept;                   // rows every filter keeps, ascending
+  std::vector<std::size_t> constraint_violations;  // per constraint: rows it made infeasible
+  std::vector<std::size_t> filtered_out;           // per filter: rows it dropped (first failing filter)
+};
+
+// Appends the derived metric columns to `table` (NaN on rows that are not feasible), makes every
+// feasible row that breaks a constraint infeasible with the reason "constraint '<name>': <expr>"
+// (added to table.reasons), and returns the rows the filters keep. The table's metric columns must
+// include the solver's (as the sweep and the store write them); throws std::invalid_argument when
+// one is missing or a derived name is already a column.
+FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table);
+
+// The reason text of a broken constraint.
+std::string constraint_reason(const RowRule& rule);
+
+// A table holding only `rows` of `table` (in the order given), same columns and reasons.
+ResultTable select_rows(const ResultTable& table, std::span<const std::size_t> rows);
+
+struct AssertionOutcome {
+  std::size_t assertion = 0;  // index into StudyAnalyses::assertions
+  bool held = false;
+  std::size_t rows_checked = 0;  // feasible rows matching `where`
+  std::size_t rows_holding = 0;
+  std::optional<std::size_t> example_row;  // all: the first row where it fails; any: the first where it holds
+};
+
+// Checks every assertion on the feasible rows of `table` (a table after apply_formulas, normally
+// only the rows the filters keep).
+std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, const ResultTable& table);
+
+struct TopKList {
+  Objective objective;
+  std::vector<std::size_t> rows;  // best first; ties keep row order
+};
+
+// The `k` best feasible rows of `table` for each objective of the study (rows with a NaN value of
+// the objective are left out).
+std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& table, std::size_t k);
+
+}  // namespace dsx
