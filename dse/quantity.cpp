@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 namespace dsx {
 
@@ -431,8 +432,15 @@ std::string label_in_unit(double value_si, std::string_view unit, double unit_sc
 
 std::string exact_quantity_label(double value_si, Dimension dimension) {
   if (!needs_unit(dimension) || !std::isfinite(value_si)) return number_text(value_si);
+  // Prefer the fewest significant digits ("0.6 us" over "599.9999999999999 ns"), then a number in
+  // [1, 1000) ("2.039 TB/s" over "0.002039 PB/s"), then the shortest label.
+  auto digits = [](const std::string& number) {
+    std::size_t n = 0;
+    for (char c : number) n += (c >= '1' && c <= '9') ? 1 : 0;
+    return n;
+  };
   std::string best;
-  bool best_engineering = false;
+  std::tuple<std::size_t, bool, std::size_t> best_score{};
   for (const Unit& u : kUnits) {
     if (u.dimension != dimension || !u.canonical) continue;
     const double n = value_si / u.scale;
@@ -440,12 +448,11 @@ std::string exact_quantity_label(double value_si, Dimension dimension) {
     const std::optional<double> back = parse_number(number);
     if (!back || *back * u.scale != value_si) continue;
     const std::string label = number + " " + std::string(u.symbol);
-    // Prefer a number in [1, 1000) ("2.039 TB/s" over "2039 GB/s"), then the shortest label.
     const bool engineering = std::fabs(n) >= 1 && std::fabs(n) < 1000;
-    if (best.empty() || (engineering && !best_engineering) ||
-        (engineering == best_engineering && label.size() < best.size())) {
+    const std::tuple<std::size_t, bool, std::size_t> score{digits(number), !engineering, label.size()};
+    if (best.empty() || score < best_score) {
       best = label;
-      best_engineering = engineering;
+      best_score = score;
     }
   }
   if (best.empty()) best = number_text(value_si) + " " + std::string(si_unit(dimension));

@@ -530,4 +530,133 @@ std::vector<std::uint64_t> ResultStore::read_pareto() const {
   return out;
 }
 
+// ---- analysis tables ----
+
+std::size_t StoreTable::text_columns() const {
+  return static_cast<std::size_t>(
+      std::count_if(columns.begin(), columns.end(), [](const Column& c) { return c.type == Type::text; }));
+}
+
+std::size_t StoreTable::number_columns() const { return columns.size() - text_columns(); }
+
+void StoreTable::add_row(std::vector<std::string> text_cells, std::vector<double> number_cells) {
+  if (text_cells.size() != text_columns() || number_cells.size() != number_columns()) {
+    throw std::logic_error("store table " + name + ": a row needs " + std::to_string(text_columns()) + " text and " +
+                           std::to_string(number_columns()) + " number cells");
+  }
+  for (std::string& t : text_cells) text.push_back(std::move(t));
+  numbers.insert(numbers.end(), number_cells.begin(), number_cells.end());
+  ++rows;
+}
+
+namespace {
+
+void check_table_name(std::string_view name) {
+  const std::string folded = ascii_lower(name);
+  if (name.empty() || folded == "results" || folded == "meta" || folded == "pareto" || folded == "reasons" ||
+      folded.starts_with("sqlite_")) {
+    throw std::logic_error("result store: '" + std::string(name) + "' is not a name an analysis table may take");
+  }
+}
+
+}  // namespace
+
+void ResultStore::write_table(const StoreTable& table) {
+  check_table_name(table.name);
+  std::vector<std::string> names;
+  for (const StoreTable::Column& c : table.columns) {
+    const std::string folded = ascii_lower(c.name);
+    if (c.name.empty() || std::find(names.begin(), names.end(), folded) != names.end()) {
+      throw std::logic_error("result store: table " + table.name + " has an empty or repeated column '" + c.name + "'");
+    }
+    names.push_back(folded);
+  }
+  const std::size_t T = table.text_columns();
+  const std::size_t N = table.number_columns();
+  if (table.text.size() != table.rows * T || table.numbers.size() != table.rows * N) {
+    throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
+  }
+  exec("BEGIN IMMEDIATE");
+  try {
+    exec(("DROP TABLE IF EXISTS " + quote_identifier(table.name)).c_str());
+    std::string sql = "CREATE TABLE " + quote_identifier(table.name) + "(";
+    std::string insert = "INSERT INTO " + quote_identifier(table.name) + " VALUES(";
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+      const StoreTable::Column& c = table.columns[i];
+      sql += (i > 0 ? ", " : "") + quote_identifier(c.name) +
+             (c.type == StoreTable::Type::text ? " TEXT" : c.type == StoreTable::Type::real ? " REAL" : " INTEGER");
+      insert += i > 0 ? ",?" : "?";
+    }
+    exec((sql + ")").c_str());
+    Stmt s(prepare(insert + ")"));
+    for (std::size_t r = 0; r < table.rows; ++r) {
+      std::size_t t = 0;
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < table.columns.size(); ++i) {
+        const int param = static_cast<int>(i) + 1;
+        if (table.columns[i].type == StoreTable::Type::text) {
+          const std::string& v = table.text[r * T + t++];
+          sqlite3_bind_text(s.get(), param, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+          continue;
+        }
+        const double v = table.numbers[r * N + n++];
+        if (std::isnan(v)) {
+          sqlite3_bind_null(s.get(), param);
+        } else if (table.columns[i].type == StoreTable::Type::integer && std::fabs(v) < 9.2e18) {
+          sqlite3_bind_int64(s.get(), param, static_cast<sqlite3_int64>(v));
+        } else {
+          sqlite3_bind_double(s.get(), param, v);
+        }
+      }
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail("cannot store a row of table " + table.name);
+      sqlite3_reset(s.get());
+    }
+    s.reset();
+    exec("COMMIT");
+  } catch (...) {
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<StoreTable> ResultStore::read_table(std::string_view name) const {
+  check_table_name(name);
+  StoreTable t;
+  t.name = std::string(name);
+  {
+    Stmt s(prepare("SELECT name, type FROM pragma_table_info(?) ORDER BY cid"));
+    sqlite3_bind_text(s.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    int rc = 0;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+      const std::string type = ascii_lower(column_text(s.get(), 1));
+      t.columns.push_back({std::string(column_text(s.get(), 0)), type == "text"   ? StoreTable::Type::text
+                                                                 : type == "real" ? StoreTable::Type::real
+                                                                                  : StoreTable::Type::integer});
+    }
+    if (rc != SQLITE_DONE) fail("cannot read the columns of table " + std::string(name));
+  }
+  if (t.columns.empty()) return std::nullopt;
+  Stmt s(prepare("SELECT * FROM " + quote_identifier(name) + " ORDER BY rowid"));
+  int rc = 0;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      const int col = static_cast<int>(i);
+      if (t.columns[i].type == StoreTable::Type::text) {
+        t.text.emplace_back(column_text(s.get(), col));
+      } else {
+        t.numbers.push_back(sqlite3_column_type(s.get(), col) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
+                                                                             : sqlite3_column_double(s.get(), col));
+      }
+    }
+    ++t.rows;
+  }
+  if (rc != SQLITE_DONE) fail("cannot read table " + std::string(name));
+  return t;
+}
+
+void ResultStore::drop_table(std::string_view name) {
+  check_table_name(name);
+  exec(("DROP TABLE IF EXISTS " + quote_identifier(name)).c_str());
+}
+
 }  // namespace dsx

@@ -11,6 +11,9 @@
 //   meta(key TEXT PRIMARY KEY, value TEXT)        run metadata (study hash, catalog hash, version)
 //   pareto(point_index INTEGER PRIMARY KEY)        the rows of the study's Pareto front
 //   reasons(reason_index INTEGER PRIMARY KEY, text TEXT)  ResultTable::reasons, in order
+//   analysis tables (write_table): derived metrics, break-even crossings, sensitivity indices,
+//       assertions, top-k, Pareto groups; each replaced as a whole when the analyses run
+//       (output/analysis_report.hpp lists their columns)
 // Column roles are recovered from position: the columns between point_index and status are axes,
 // those after detail are metrics, which is why no axis or metric may be named point_index, status
 // or detail (SQLite column names are case-insensitive, so neither may differ only in case).
@@ -58,6 +61,27 @@ std::string result_store_path(std::string_view run_dir);
 // Deletes a store and its -wal and -shm companions (for `dsx run --fresh`); missing files are
 // not an error. Throws std::runtime_error when a file exists but cannot be removed.
 void remove_result_store(const std::string& path);
+
+// A table of analysis results, written whole. Cells are row-major: each row has one text value per
+// text column and one number per real or integer column (NaN is NULL; an integer column holds
+// whole numbers).
+struct StoreTable {
+  enum class Type : std::uint8_t { text, real, integer };
+  struct Column {
+    std::string name;
+    Type type = Type::real;
+  };
+  std::string name;
+  std::vector<Column> columns;
+  std::vector<std::string> text;
+  std::vector<double> numbers;
+  std::size_t rows = 0;
+
+  std::size_t text_columns() const;
+  std::size_t number_columns() const;
+  // Appends a row; throws std::logic_error when the counts disagree with the columns.
+  void add_row(std::vector<std::string> text_cells, std::vector<double> number_cells);
+};
 
 enum class StoreMode : std::uint8_t {
   read_write,  // creates the file when absent
@@ -109,6 +133,15 @@ class ResultStore {
   void write_pareto(std::span<const std::uint64_t> point_indices);
   // The stored front, ascending.
   std::vector<std::uint64_t> read_pareto() const;
+
+  // Replaces table `table.name` (dropped and created again with its columns) and its rows, in one
+  // transaction. The store's own tables (results, meta, pareto, reasons) and names starting with
+  // "sqlite_" are refused with std::logic_error, as are column names that collide.
+  void write_table(const StoreTable& table);
+  // A table written by write_table; nullopt when there is none of that name.
+  std::optional<StoreTable> read_table(std::string_view name) const;
+  // Removes a table written by write_table, if present (an analysis no longer declared).
+  void drop_table(std::string_view name);
 
  private:
   void close() noexcept;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "dse/quantity.hpp"
+#include "dse/study_analyses.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/registry.hpp"
 
@@ -17,9 +18,10 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kStudyKeys = {"study",   "title",   "question", "solver",
-                                                         "axes",    "fixed",   "objectives", "catalog",
-                                                         "compare", "figures", "sections"};
+constexpr std::array<std::string_view, 19> kStudyKeys = {
+    "study",   "title",   "question",    "solver",      "axes",       "fixed", "objectives", "catalog",  "compare",
+    "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
+    "sensitivity"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 2> kCatalogKeys = {"hardware", "models"};
 constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
@@ -161,6 +163,11 @@ class StudyLoader {
       read_fixed(root->find("fixed"));
       fill_defaults(*solver_node);
       if (axes != nullptr) check_point_count(*axes);
+      for (std::string& name : read_study_analyses(r_, *root, s_, [this](const YamlNode& n, const std::string& path) {
+             return read_selectors(n, path);
+           })) {
+        metric_names_.push_back(std::move(name));
+      }
       if (const YamlNode* n = root->find("objectives")) {
         objectives_written_ = n->is_sequence() && !n->items.empty();
         read_objectives(*n);
@@ -171,6 +178,7 @@ class StudyLoader {
     if (const YamlNode* n = root->find("sections")) read_sections(*n);
     if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
     keep_used_catalog_entries();
+    if (!check_study_analyses(r_, *root, s_)) return std::nullopt;
     return std::move(s_);
   }
 
@@ -182,6 +190,11 @@ class StudyLoader {
       if (param_names_[i] == name) return static_cast<int>(i);
     }
     return -1;
+  }
+  // A metric by index into metric_names_: the solver's, then the study's derived metrics.
+  MetricSpec metric_spec(std::size_t index) const {
+    const auto metrics = s_.solver->metrics();
+    return index < metrics.size() ? metrics[index] : derived_metric_spec(s_, index - metrics.size());
   }
   int metric_index(std::string_view name) const {
     for (std::size_t i = 0; i < metric_names_.size(); ++i) {
@@ -709,7 +722,7 @@ class StudyLoader {
       const bool metric_ok = metric_node != nullptr && read_metric(*metric_node, path + ".metric", c.metric, metric);
       if (const YamlNode* n = r_.require(item, "expected", path)) {
         if (metric_ok) {
-          const Dimension d = s_.solver->metrics()[metric].dimension;
+          const Dimension d = metric_spec(metric).dimension;
           if (auto q = r_.quantity(*n, d, path + ".expected")) c.expected = q->value;
         }
       }
@@ -861,7 +874,7 @@ class StudyLoader {
         const bool is_swept = p >= 0 && s_.is_axis[static_cast<std::size_t>(p)];
         if (roofline) {
           const std::vector<std::string> intensities = metrics_where(is_intensity);
-          if (is_metric && is_intensity(s_.solver->metrics()[static_cast<std::size_t>(m)])) {
+          if (is_metric && is_intensity(metric_spec(static_cast<std::size_t>(m)))) {
             f.x = x_node->text;
           } else if (is_metric || p >= 0) {
             r_.error(*x_node, path + ".x: a roofline puts an arithmetic intensity on x (a metric in FLOP/byte, "
@@ -912,7 +925,7 @@ class StudyLoader {
             std::string name;
             std::size_t index = 0;
             if (!read_metric(*y, path + ".y", name, index)) continue;
-            const MetricSpec& spec = s_.solver->metrics()[index];
+            const MetricSpec spec = metric_spec(index);
             if (roofline && !is_flop_rate(spec)) {
               r_.error(*y, path + ".y: a roofline puts achieved or attainable FLOP/s on y (a metric in FLOP/s), got '" +
                                name + "' (" + std::string(dimension_name(spec.dimension)) + "); FLOP/s metrics of "
@@ -921,7 +934,7 @@ class StudyLoader {
               continue;
             }
             if (!indices.empty()) {
-              const MetricSpec& first = s_.solver->metrics()[indices.front()];
+              const MetricSpec first = metric_spec(indices.front());
               if (first.dimension != spec.dimension) {
                 r_.error(*y, path + ".y: '" + name + "' (" + std::string(dimension_name(spec.dimension)) + ") and '" +
                                  std::string(first.name) + "' (" + std::string(dimension_name(first.dimension)) +
@@ -1036,8 +1049,10 @@ class StudyLoader {
         r_.error(*z_node, path + ".z: only a heatmap has z (the metric shown in each cell)");
       } else if (heatmap) {
         if (z_node == nullptr) {
-          r_.error(item, path + ": a heatmap needs z, the metric shown in each cell (e.g. z: " +
-                             (s_.objectives.empty() ? metric_names_.front() : s_.objectives.front().metric) + ")");
+          const std::string example = !s_.objectives.empty() ? s_.objectives.front().metric
+                                      : metric_names_.empty()   ? std::string("<metric>")
+                                                                : metric_names_.front();
+          r_.error(item, path + ": a heatmap needs z, the metric shown in each cell (e.g. z: " + example + ")");
         } else {
           std::size_t index = 0;
           read_metric(*z_node, path + ".z", f.z, index);
@@ -1113,7 +1128,8 @@ class StudyLoader {
           const int hp = param_of_kind(ParamKind::hardware);
           if (hp < 0) {
             r_.error(kind_node, path + ": solver '" + std::string(s_.solver->name()) + "' has no hardware parameter, "
-                                "so list the roofs to draw, e.g. roofs: [" + hardware_ids.front() + "]");
+                                "so list the roofs to draw, e.g. roofs: [" +
+                                (hardware_ids.empty() ? std::string("<hardware id>") : hardware_ids.front()) + "]");
           } else {
             f.roofs = labels_in_rows(static_cast<std::size_t>(hp), f.where);
           }
@@ -1388,6 +1404,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       out += std::string("    width: ") + (f.width == FigureWidth::single_column ? "single" : "double") + "\n";
     }
   }
+  write_study_analyses_yaml(study, out);
   if (!study.catalog.hardware.empty() || !study.catalog.models.empty()) {
     out += "catalog:\n";
     if (!study.catalog.hardware.empty()) {

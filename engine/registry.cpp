@@ -9,6 +9,8 @@
 #include "engine/solvers/foundations.hpp"
 #include "engine/solvers/inference.hpp"
 #include "engine/solvers/matmul_tiling.hpp"
+#include "engine/solvers/serving.hpp"
+#include "engine/solvers/training.hpp"
 
 namespace dsx {
 
@@ -20,6 +22,8 @@ const DispatchTaxSolver kDispatchTax;
 const DataPipelineSolver kDataPipeline;
 const CompileBreakevenSolver kCompileBreakeven;
 const EfficiencySolver kEfficiency;
+const ServingSolver kServing;
+const TrainingSolver kTraining;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -29,6 +33,8 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kDataPipeline,
     &kCompileBreakeven,
     &kEfficiency,
+    &kServing,
+    &kTraining,
 });
 }  // namespace
 

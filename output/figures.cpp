@@ -43,8 +43,9 @@ constexpr double kPlotHeightCm = 10.0;        // scatter, line and roofline at f
 constexpr double kSinglePlotHeightCm = 7.0;   // the same at one column, plus the key below
 constexpr double kKeyRowCm = 0.42;            // one row of a key set below the plot
 constexpr double kTitleLineCm = 0.5;          // each line of a title beyond the first
-constexpr std::size_t kTitleCharsDouble = 80;  // a longer title wraps at a space
-constexpr std::size_t kTitleCharsSingle = 38;
+// A title is centred over the plot (left of a key on the right), so it wraps at a space beyond:
+constexpr double kTitleDoubleCm = 12.5;
+constexpr double kTitleSingleCm = 7.0;
 constexpr double kBarBaseCm = 2.6;      // bars: margins, title and axis
 constexpr double kBarKeyCm = 1.0;       // bars: the key below the axis
 constexpr double kBarStepCm = 0.75;     // bars: per category
@@ -83,10 +84,8 @@ constexpr double kHeatmapMinCm = 5.5;
 constexpr double kHeatmapMaxCm = 22.0;
 constexpr std::size_t kHeatmapMaxLabelledCells = 400;  // more cells than this: no numbers printed
 constexpr double kHeatmapMarginsCm = 5.0;  // y tic labels, colour box and its labels
-constexpr double kCharCm = 0.19;           // width of one character of 9 pt DejaVu Sans, digits and commas
-// Text on a figure (9 pt): the width of an average character and the height of a line, for placing
-// labels and keys.
-constexpr double kLabelCharCm = 0.19;
+// Text on a figure is 9 pt: an em is 0.3175 cm; a line of text is about 0.45 cm high.
+constexpr double kEmCm = 9.0 / 72 * 2.54;
 constexpr double kLabelLineCm = 0.45;
 constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 constexpr std::size_t kMaxDrawnPoints = 20000;  // scatter and line, all series together
@@ -301,13 +300,37 @@ std::string axis_commands(char axis, const AxisSetup& a, const std::vector<doubl
   return out;
 }
 
+// The printed width of `text` in 9 pt DejaVu Sans, from its advance widths (in em, rounded up):
+// enough to decide whether a label fits, not to typeset it.
+double text_cm(std::string_view text) {
+  double em = 0;
+  for (const char c : text) {
+    if (std::string_view("ijl.,:;'|!").find(c) != std::string_view::npos) {
+      em += 0.28;
+    } else if (c == 'f' || c == 't' || c == ' ' || c == '/' || c == '(' || c == ')') {
+      em += 0.4;
+    } else if (c == 'r') {
+      em += 0.42;
+    } else if (c == 'm' || c == 'w') {
+      em += 0.9;
+    } else if (c == 'M' || c == 'W') {
+      em += 0.95;
+    } else if ((c >= 'A' && c <= 'Z') || c == '%') {
+      em += 0.75;
+    } else {
+      em += 0.64;  // digits, '_' and the other lower-case letters
+    }
+  }
+  return em * kEmCm;
+}
+
 double figure_width_cm(const FigureDecl& decl) {
   return decl.width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm;
 }
 
 // The title broken at spaces into lines that fit the figure's width.
 std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view title) {
-  const std::size_t max_chars = decl.width == FigureWidth::single_column ? kTitleCharsSingle : kTitleCharsDouble;
+  const double max_cm = decl.width == FigureWidth::single_column ? kTitleSingleCm : kTitleDoubleCm;
   std::vector<std::string> lines;
   std::string line;
   std::size_t pos = 0;
@@ -315,7 +338,7 @@ std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view ti
     std::size_t end = title.find(' ', pos);
     if (end == std::string_view::npos) end = title.size();
     const std::string_view word = title.substr(pos, end - pos);
-    if (!line.empty() && line.size() + 1 + word.size() > max_chars) {
+    if (!line.empty() && text_cm(line + " " + std::string(word)) > max_cm) {
       lines.push_back(line);
       line.clear();
     }
@@ -334,8 +357,8 @@ double title_extra_cm(const FigureDecl& decl, std::string_view title) {
 
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
-std::pair<std::string, double> key_below(std::size_t entries, std::size_t longest_chars) {
-  const bool two = (kKeySampleCm + static_cast<double>(longest_chars) * kLabelCharCm) * 2 < kSingleWidthCm - 0.5;
+std::pair<std::string, double> key_below(std::size_t entries, double longest_cm) {
+  const bool two = (kKeySampleCm + longest_cm) * 2 < kSingleWidthCm - 0.5;
   const std::size_t rows = std::max<std::size_t>(two ? (entries + 1) / 2 : entries, 1);
   return {fmt::format("set key outside bottom center horizontal maxcols {} maxrows {} reverse Left samplen 2.5 "
                       "spacing 1.1 width 1\nset key notitle\n",
@@ -343,7 +366,20 @@ std::pair<std::string, double> key_below(std::size_t entries, std::size_t longes
           kKeyRowCm * static_cast<double>(rows) + 0.4};
 }
 
-std::string terminal_block(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
+// One column leaves room for about five numbers along a linear x axis: tics every 1, 2 or 5 x 10^k.
+std::string narrow_tics(char axis, double max_abs) {
+  if (!(max_abs > 0) || !std::isfinite(max_abs)) return "";
+  const double raw = max_abs / 4;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = decade;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * decade;
+    if (step >= raw) break;
+  }
+  return fmt::format("set {}tics {:g}\n", axis, step);
+}
+
+std::string terminal_block_text(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
   std::string out = fmt::format(
       "\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n", width_cm);
   bool first = true;
@@ -706,6 +742,11 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   std::string& gp = src.script;
   gp = script_header(decl, title);
   gp += axis_commands('x', xa, xs_scaled);
+  if (decl.width == FigureWidth::single_column && !decl.log_x && x.numeric && !xs_scaled.empty()) {
+    double span = 0;
+    for (double v : xs_scaled) span = std::max(span, std::fabs(v));
+    gp += narrow_tics('x', span);
+  }
   gp += axis_commands('y', ya, ys_scaled);
   // Room around the data on linear axes (log axes already end on a decade); a y axis of
   // non-negative values starts at zero.
@@ -737,8 +778,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   const std::size_t key_entries = drawn.size() + (front.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
   double height_cm = kPlotHeightCm;
   if (decl.width == FigureWidth::single_column) {
-    std::size_t longest = std::string_view("Pareto front").size();
-    for (const Drawn& d : drawn) longest = std::max(longest, d.title.size());
+    double longest = text_cm("Pareto front");
+    for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     if (show_key) gp += commands;
     height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
@@ -797,7 +838,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   } else {
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
 
   // Description, for the caption.
   std::string& text = src.description;
@@ -978,6 +1019,9 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   std::string& gp = src.script;
   gp = script_header(decl, title);
   gp += fmt::format("set xlabel {} noenhanced\nset format x \"%g\"\n", gp_string(va.title));
+  if (decl.width == FigureWidth::single_column && !totals.empty()) {
+    gp += narrow_tics('x', *std::max_element(totals.begin(), totals.end()) * va.scale.factor);
+  }
   // Totals at the bar ends, unless every bar has the same total (shares that add up to 100 %).
   const bool label_totals =
       !totals.empty() && std::any_of(totals.begin(), totals.end(), [&](double t) {
@@ -1035,7 +1079,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
+  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
 
   std::string& text = src.description;
   text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
@@ -1268,9 +1312,9 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   const std::size_t key_entries = series.size() + roofs.size();
   double height_cm = kPlotHeightCm, key_rows_cm = 0;
   if (single) {
-    std::size_t longest = 0;
-    for (const Series& se : series) longest = std::max(longest, se.title.size());
-    for (const Roof& r : roofs) longest = std::max(longest, roof_title(r).size());
+    double longest = 0;
+    for (const Series& se : series) longest = std::max(longest, text_cm(se.title));
+    for (const Roof& r : roofs) longest = std::max(longest, text_cm(roof_title(r)));
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     gp += commands;
     key_rows_cm = rows_cm;
@@ -1338,45 +1382,56 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
       marks.push_back(Box{px - 0.12, px + 0.12, py - 0.12, py + 0.12});
     }
   }
-  for (std::size_t i = 0; i < roofs.size(); ++i) {
+  // The highest roof first: it has the least room above it.
+  std::vector<std::size_t> label_order(roofs.size());
+  for (std::size_t i = 0; i < roofs.size(); ++i) label_order[i] = i;
+  std::stable_sort(label_order.begin(), label_order.end(),
+                   [&](std::size_t a, std::size_t b) { return roofs[a].peak > roofs[b].peak; });
+  for (const std::size_t i : label_order) {
     const std::string label = ridge_label(roofs[i].ridge);
     const auto [sx, sy] = screen(roofs[i].ridge, roofs[i].peak);
-    const double w = static_cast<double>(label.size()) * kLabelCharCm, h = kLabelLineCm;
+    const double w = text_cm(label), h = kLabelLineCm;
     struct Candidate {
       Box box;
-      double shift_cm;  // along the flat roof, from the ridge
-      bool left, above;
+      double anchor_cm;  // where the label is set, on the page, from the plot's left edge
+      bool right_aligned, above;
     };
-    std::vector<Candidate> candidates = {{Box{sx - w - 0.1, sx - 0.1, sy + 0.1, sy + 0.1 + h}, 0, true, true}};
+    // Above the ridge to its left; along the flat roof from the ridge; along it from the right edge.
+    std::vector<Candidate> candidates = {{Box{sx - w - 0.1, sx - 0.1, sy + 0.1, sy + 0.1 + h}, sx, true, true}};
     for (bool above : {true, false}) {
+      const double y0 = above ? sy + 0.08 : sy - 0.08 - h;
       for (int k = 0; k <= 8; ++k) {
         const double x0 = sx + 0.15 + 0.6 * k;
-        candidates.push_back({Box{x0, x0 + w, above ? sy + 0.08 : sy - 0.08 - h, above ? sy + 0.08 + h : sy - 0.08},
-                              0.15 + 0.6 * k, false, above});
+        candidates.push_back({Box{x0, x0 + w, y0, y0 + h}, x0, false, above});
+      }
+      for (int k = 0; k <= 4; ++k) {
+        const double x1 = plot_w - 0.1 - 0.6 * k;
+        if (x1 - w > sx + 0.15) candidates.push_back({Box{x1 - w, x1, y0, y0 + h}, x1, true, above});
       }
     }
     const Candidate* best = &candidates.front();
     double least = std::numeric_limits<double>::infinity();
     for (const Candidate& c : candidates) {
-      double cost = 3 * ((c.box.x1 - c.box.x0) * (c.box.y1 - c.box.y0) - overlap(c.box, Box{0, plot_w, 0, plot_h}));
+      // Cut off at the edge is worst, over another label next, over a line or a point least.
+      double cost = 20 * ((c.box.x1 - c.box.x0) * (c.box.y1 - c.box.y0) - overlap(c.box, Box{0, plot_w, 0, plot_h}));
       for (const Box& o : placed) cost += 10 * overlap(c.box, o);
       for (std::size_t k = 0; k < roof_lines.size(); ++k) {
-        if (roof_of[k] != i) cost += 5 * overlap(c.box, roof_lines[k]);
+        if (roof_of[k] != i) cost += 3 * overlap(c.box, roof_lines[k]);
       }
-      for (const Box& m : marks) cost += 5 * overlap(c.box, m);
-      cost += 0.01 * c.shift_cm + (c.above ? 0 : 0.02);
+      for (const Box& m : marks) cost += 3 * overlap(c.box, m);
+      cost += 0.01 * std::fabs(0.5 * (c.box.x0 + c.box.x1) - sx) + (c.above ? 0 : 0.02);
       if (cost < least - 1e-12) {
         least = cost;
         best = &c;
       }
     }
     placed.push_back(best->box);
-    const double at_x = best->left ? roofs[i].ridge
-                                   : std::pow(10.0, std::log10(roofs[i].ridge) + best->shift_cm / plot_w * decades_x);
+    const bool at_ridge = best == &candidates.front();
+    const double at_x = at_ridge ? roofs[i].ridge : x_lo * std::pow(10.0, best->anchor_cm / plot_w * decades_x);
     gp += fmt::format("set label {} {} at first {}, first {} {} offset character {}, {} front textcolor rgb \"#000000\" "
                       "noenhanced\n",
                       i + 1, gp_string(label), format_exact(at_x), format_exact(roofs[i].peak * ya.scale.factor),
-                      best->left ? "right" : "left", best->left ? "-0.4" : "0", best->above ? "0.7" : "-0.7");
+                      best->right_aligned ? "right" : "left", at_ridge ? "-0.4" : "0", best->above ? "0.7" : "-0.7");
   }
 
   const std::string data_file = gp_string(decl.name + ".dat");
@@ -1406,7 +1461,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   } else {
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
 
   std::string& text = src.description;
   text = fmt::format("Roofline: {} design point{} of {} against {}", points, points == 1 ? "" : "s", ya.title, xa.title);
@@ -1550,10 +1605,10 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     if (own_units) return format_quantity(v, z.display);
     return whole ? format_grouped(v) : format_in_scale(v, AxisScale{za.scale.factor, ""});
   };
-  std::size_t widest = 0;
-  for (double v : zs) widest = std::max(widest, cell_text(v).size());
+  double widest = 0;
+  for (double v : zs) widest = std::max(widest, text_cm(cell_text(v)));
   const double cell_cm = (figure_width_cm(decl) - kHeatmapMarginsCm) / static_cast<double>(std::max<std::size_t>(x_labels.size(), 1));
-  const bool labelled = cells.size() <= kHeatmapMaxLabelledCells && static_cast<double>(widest) * kCharCm < 0.9 * cell_cm;
+  const bool labelled = cells.size() <= kHeatmapMaxLabelledCells && widest < 0.9 * cell_cm;
 
   const std::string title = !decl.title.empty() ? decl.title : za.title + " over " + x.name + " and " + y.name;
   FigureSource src;
@@ -1585,7 +1640,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     if (cell.feasible) continue;
     const PointStatus st = results.status[cell.row];
     const std::string_view status = st == PointStatus::ok ? "n/a" : st == PointStatus::infeasible ? "infeasible" : "failed";
-    const bool fits = labelled && static_cast<double>(status.size()) * kLabelCharCm < 0.9 * cell_cm;
+    const bool fits = labelled && text_cm(status) < 0.85 * cell_cm;
     dat += fmt::format("{} {} {} {} {} {}\n", key.first, key.second, dat_string(status), dat_string(fits ? status : ""),
                        results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ")));
     ++blank;
@@ -1603,8 +1658,9 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     for (std::size_t k = 0; k < labels.size(); ++k) out.push_back(fmt::format("{} {}", gp_string(labels[k]), k));
     return join(out, ", ");
   };
-  std::size_t x_chars = 0, y_chars = 0;
-  for (const std::string& l : x_labels) x_chars = std::max(x_chars, l.size());
+  std::size_t y_chars = 0;
+  double x_cm = 0;
+  for (const std::string& l : x_labels) x_cm = std::max(x_cm, text_cm(l));
   for (const std::string& l : y_labels) y_chars = std::max(y_chars, l.size());
   gp += "unset key\nunset grid\nset border 15 front lc rgb \"#262626\" lw 1\nset tics scale 0\n";
   // The y parameter's name heads the row labels (a rotated axis label would need gnuplot to
@@ -1614,21 +1670,24 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
                     gp_string(metric_words(y)));
   gp += fmt::format("set lmargin {}\nset tmargin {}\n", std::max<std::size_t>(y_chars, metric_words(y).size()) + 2,
                     fmt::format("{:g}", 3 + static_cast<double>(title_lines(decl, title).size())));
-  const bool rotate_x = static_cast<double>(x_chars) * kCharCm > cell_cm;
+  gp += "set title offset character 0, 0.9  # above the headers of the rows and the colour box\n";
+  const bool rotate_x = x_cm > 0.9 * cell_cm;
   gp += fmt::format("set xtics ({}) noenhanced{}\nset ytics ({}) noenhanced\n", tics(x_labels),
                     rotate_x ? " rotate by 45 right" : "", tics(y_labels));
   gp += fmt::format("set xrange [-0.5:{}]\nset yrange [{}:-0.5]  # first row on top\n",
                     format_exact(static_cast<double>(std::max<std::size_t>(x_labels.size(), 1)) - 0.5),
                     format_exact(static_cast<double>(std::max<std::size_t>(y_labels.size(), 1)) - 0.5));
-  gp += fmt::format("set cblabel {} noenhanced offset character 1.5, 0\n", gp_string(za.title));
+  // The colour scale's quantity heads the colour box, as the y parameter heads the rows.
+  gp += fmt::format("unset cblabel\nset label 2 {} at screen 1, graph 1 right offset character -0.6, 0.8 noenhanced\n",
+                    gp_string(za.title));
   gp += fmt::format("set cbrange [{}:{}]\n", format_exact(z_lo), format_exact(z_hi));
   gp += decl.log_z ? "set logscale cb 10\nset format cb \"%g\"\n" : "set format cb \"%g\"\n";
   gp += "set colorbox vertical default front border\n";
-  // Room on the right for the colour box, its numbers and its label.
+  // Room on the right for the colour box and its numbers.
   const double cb_a = decl.log_z ? std::pow(10.0, std::ceil(std::log10(z_lo))) : z_lo;
   const double cb_b = decl.log_z ? std::pow(10.0, std::floor(std::log10(z_hi))) : z_hi;
   const std::size_t cb_chars = std::max(fmt::format("{:.3g}", cb_a).size(), fmt::format("{:.3g}", cb_b).size());
-  gp += fmt::format("set rmargin {}\n", cb_chars + 8);
+  gp += fmt::format("set rmargin {}\n", cb_chars + 4);
   const std::string data_file = gp_string(decl.name + ".dat");
   std::vector<std::string> clauses;
   clauses.push_back(fmt::format("{} index 0 using 1:2:(0.5):(0.5):{} with boxxyerror fc palette "
@@ -1648,7 +1707,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     plot = "set label 1 \"no design point to draw\" at graph 0.5, graph 0.5 center\n"
            "unset colorbox\nplot -1 notitle\n";
   }
-  gp += terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
 
   std::string& text = src.description;
   text = fmt::format("Heatmap of {} over {} (columns) and {} (rows): {} cell{} with a value", za.title, x.name, y.name,
@@ -1671,6 +1730,14 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
 }
 
 }  // namespace
+
+double page_width_cm(FigureWidth width) {
+  return width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm;
+}
+
+std::string house_terminals(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
+  return terminal_block_text(name, width_cm, height_cm, plot_command);
+}
 
 std::string house_style() {
   std::string out = "# ---- dsx house style (the same block in every dsx figure) ----\n";

@@ -11,19 +11,31 @@
 //    position along the axis); one series per value of `group`; with `pareto`, the study's front
 //    rows joined in x order in black, and the knee (dse/pareto.hpp knee_point) circled.
 //  - line: as scatter, with each series joined in x order; series also split by every other axis
-//    that varies among the rows, so a line never zig-zags between design points.
+//    that varies among the rows, so a line never zig-zags between design points. With `crossover`,
+//    every x where two lines cross (found on the drawn segments: linear interpolation between
+//    neighbouring points, in log space on a log axis) gets a dashed vertical line, its value, a
+//    circle, a row in the .dat and a sentence in the description.
 //  - bars: horizontal, one bar per row, labelled "x / group / other varying axes"; several y
 //    metrics stack (compute_s + memory_s + dispatch_s: the lab_07 waterfall) on a linear axis; one
-//    metric with a group is coloured by group value. Totals are printed at the bar ends unless all
-//    bars share one total.
+//    metric with a group is coloured by group value. Totals are printed at the bar ends in the
+//    axis's unit unless all bars share one total; byte axes are binary (GiB) only when every total
+//    is an exact multiple of 1024 (format.hpp choose_bytes_axis_scale).
+//  - roofline: log-log, x an intensity metric (FLOP/byte), y a FLOP/s metric, one series per
+//    `group`; one roof per hardware in `roofs` and precision in `precisions` (or those of the rows),
+//    min(eta x peak, intensity x bandwidth) from the study's catalog entry (engine/roofline.hpp,
+//    Williams, Waterman & Patterson 2009), with its ridge point marked and labelled.
+//  - heatmap: z over two swept parameters, one cell per design point, the value printed in each
+//    cell that fits it, viridis colours; infeasible cells hatched.
 // More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
 // A figure with nothing to draw still renders, saying so.
 //
-// House style (one place, house_style()): Okabe-Ito colours (Okabe & Ito, "Color Universal Design",
-// 2008; Wong, "Points of view: Color blindness", Nature Methods 8:441, 2011), and since colour alone
-// does not survive a grayscale print, each series also has its own point shape and dash pattern;
-// DejaVu Sans; figures 17 cm wide (full text width of a two-column page), 9 pt text in the PDF, the
-// SVG at 96 px per inch, the PNG at 192 px per inch.
+// House style (one place, the constants at the top of figures.cpp and house_style()): Okabe-Ito
+// colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color blindness",
+// Nature Methods 8:441, 2011), and since colour alone does not survive a grayscale print, each series
+// also has its own point shape and dash pattern; heatmaps in viridis (monotonic in lightness); DejaVu
+// Sans at 9 pt; figures 17 cm wide (the text width of a two-column page) or, with `width: single`,
+// 8.5 cm (one column); the SVG at 96 px per inch, the PNG at 192 px per inch; fonts embedded
+// (subsetted) in the PDF.
 //
 // Determinism: identical inputs give byte-identical files. Numbers are written with "{:.17g}" (C
 // locale); gnuplot's SVG and PNG carry no timestamps; cairo stamps /CreationDate into the PDF and
@@ -74,7 +86,8 @@ std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const Resu
 // decl.name must be a plain file stem (letters, digits, '_', '-', '.'; not starting with '.').
 // `pareto_rows` are the rows of the study's Pareto front (drawn when decl.pareto).
 // Throws std::invalid_argument for a declaration the results cannot satisfy (unknown metric or
-// parameter, bars over a metric, log scale on stacked bars).
+// parameter, bars over a metric, log scale on stacked bars, a heatmap cell holding several design
+// points); the study loader rejects all of these before a sweep starts.
 FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
                           const std::vector<std::size_t>& pareto_rows);
 
@@ -89,6 +102,12 @@ std::string design_point_label(const ResolvedStudy& study, const ResultTable& re
 
 // The style block written into every script.
 std::string house_style();
+// The printed width of a figure, in cm: 17 (the text width of a two-column page) or 8.5 (a column).
+double page_width_cm(FigureWidth width);
+// The output part of every figure script: the house style's SVG, PDF (9 pt text) and PNG terminals
+// at width_cm x height_cm, writing NAME.svg, NAME.pdf and NAME.png; `plot_command` draws the first,
+// `replot` the others. Other figure writers use it so the three presets live in one place.
+std::string house_terminals(std::string_view name, double width_cm, double height_cm, std::string_view plot_command);
 
 // Runs `gnuplot --default-settings gp_path` (posix_spawn, no shell, locale C.UTF-8) in `working_dir`,
 // where the script finds its data and writes its pictures; stderr is captured. Throws

@@ -18,8 +18,10 @@
 #include <stdexcept>
 
 #include "dse/diagnostics.hpp"
+#include "dse/analysis/blocks.hpp"
 #include "dse/pareto.hpp"
 #include "engine/precision.hpp"
+#include "output/analysis_report.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 
@@ -365,8 +367,8 @@ const MetricSpec* find_metric(const ResolvedStudy& study, std::string_view name)
 }
 
 QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name) {
-  const MetricSpec* m = find_metric(study, name);
-  return describe_quantity(name, m != nullptr ? m->dimension : Dimension::dimensionless);
+  const auto m = find_study_metric(study, name);  // a solver or a derived metric
+  return describe_quantity(name, m ? m->dimension : Dimension::dimensionless);
 }
 
 std::string direction_word(Direction d) { return d == Direction::minimize ? "minimize" : "maximize"; }
@@ -541,10 +543,10 @@ json grid_context(const ResolvedStudy& study) {
   grid["fixed"] = fixed;
   json objectives = json::array();
   for (const Objective& o : study.objectives) {
-    const MetricSpec* m = find_metric(study, o.metric);
+    const auto m = find_study_metric(study, o.metric);  // a solver or a derived metric
     objectives.push_back({{"metric", o.metric},
                           {"direction", direction_word(o.direction)},
-                          {"description", m != nullptr ? std::string(m->description) : ""}});
+                          {"description", m ? m->description : ""}});
   }
   grid["has_objectives"] = !objectives.empty();
   grid["objectives"] = objectives;
@@ -794,6 +796,7 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["pareto"] = pareto_context(in);
   ctx["figures"] = figures_context(figures);
   ctx["provenance"] = provenance_context(study);
+  ctx["analyses"] = analysis_report_context(in);
   return ctx;
 }
 
@@ -960,7 +963,7 @@ std::string render_report_html(const ReportInputs& inputs, const std::vector<Ren
   if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body, MD_DIALECT_GITHUB, 0) != 0) {
     throw std::runtime_error("md4c could not render report.md");
   }
-  body = inline_figures(body, figures);
+  body = inline_figures(body, report_figures(inputs, figures));
   json ctx;
   ctx["title"] = inputs.study.title.empty() ? inputs.study.name : inputs.study.title;
   ctx["body"] = body;

@@ -29,6 +29,9 @@ struct RunInfo {
   std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;
 };
 
+struct AnalysedRun;
+struct AnalysisFigure;
+
 struct ReportInputs {
   const ResolvedStudy& study;
   const ResultTable& results;
@@ -36,6 +39,9 @@ struct ReportInputs {
   RunInfo info;
   std::string run_dir;
   std::string template_dir;
+  // The declared analyses and their figures (output/analysis_report.hpp); null when not run.
+  const AnalysedRun* analysed = nullptr;
+  const std::vector<AnalysisFigure>* analysis_figures = nullptr;
 };
 
 // Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat

@@ -200,6 +200,8 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
         table.status[r] = PointStatus::infeasible;
         table.status_detail[r] = constraint_reason(a.constraints[*c]);
         ++out.constraint_violations[*c];
+        // Like every infeasible row, it has no derived metric.
+        std::fill(metrics.end() - static_cast<std::ptrdiff_t>(D), metrics.end(), std::numeric_limits<double>::quiet_NaN());
       }
     }
     if (const auto f = formulas.failed_filter()) {
@@ -242,7 +244,11 @@ std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, co
   const Grid grid(study);
   PointInputs in;
   std::vector<double> solver_metrics(cols.size());
-  for (std::size_t i = 0; i < a.assertions.size(); ++i) out.push_back(AssertionOutcome{i});
+  for (std::size_t i = 0; i < a.assertions.size(); ++i) {
+    AssertionOutcome o;
+    o.assertion = i;
+    out.push_back(o);
+  }
   for (std::size_t r = 0; r < table.rows(); ++r) {
     if (table.status[r] != PointStatus::ok) continue;
     bool loaded = false;

@@ -89,8 +89,9 @@ struct FormulaOutcome {
   std::vector<std::size_t> filtered_out;           // per filter: rows it dropped (first failing filter)
 };
 
-// Appends the derived metric columns to `table` (NaN on rows that are not feasible), makes every
-// feasible row that breaks a constraint infeasible with the reason "constraint '<name>': <expr>"
+// Appends the derived metric columns to `table` (NaN on rows that are not feasible, those a
+// constraint makes infeasible included), makes every feasible row that breaks a constraint
+// infeasible with the reason "constraint '<name>': <expr>"
 // (added to table.reasons), and returns the rows the filters keep. The table's metric columns must
 // include the solver's (as the sweep and the store write them); throws std::invalid_argument when
 // one is missing or a derived name is already a column.

@@ -213,6 +213,22 @@ std::size_t best_of(std::span<const double> metrics, Direction dir) {
 
 std::string_view hardware_field_name(HardwareField f) { return kFieldNames.at(static_cast<std::size_t>(f)); }
 
+double hardware_field_value(const HardwareSpec& hardware, HardwareField f) { return field_value(hardware, f); }
+
+Dimension hardware_field_dimension(HardwareField f) {
+  switch (f) {
+    case HardwareField::peak_flops: return Dimension::flop_rate;
+    case HardwareField::memory: return Dimension::bytes;
+    case HardwareField::memory_bandwidth:
+    case HardwareField::host_link:
+    case HardwareField::accelerator_link: return Dimension::bandwidth;
+    case HardwareField::tdp: return Dimension::power;
+    case HardwareField::idle_power_fraction: return Dimension::dimensionless;
+    case HardwareField::price: return Dimension::money;
+  }
+  return Dimension::dimensionless;
+}
+
 std::optional<HardwareField> hardware_field_named(std::string_view name) {
   for (std::size_t i = 0; i < kFieldNames.size(); ++i) {
     if (kFieldNames[i] == name) return static_cast<HardwareField>(i);
@@ -685,7 +701,7 @@ std::vector<RequestProblem> check_sensitivity(const ResolvedStudy& study, const 
         const ParamSpec& ps = solver.params()[in.input.param];
         const bool below = ps.min_exclusive ? range->lo <= ps.min_value : range->lo < ps.min_value;
         if (below || range->hi > ps.max_value) {
-          problems.push_back({field + ".range", fmt::format("[{:.6g}, {:.6g}] leaves the bounds of {} ({}{:.6g}, {:.6g}]",
+          problems.push_back({field + ".range", fmt::format("[{:.6g}, {:.6g}] leaves the bounds of {}, {}{:.6g}, {:.6g}]",
                                                             range->lo, range->hi, ps.name, ps.min_exclusive ? "(" : "[",
                                                             ps.min_value, ps.max_value)});
         }

@@ -84,6 +84,9 @@ enum class HardwareField : std::uint8_t {
 inline constexpr std::size_t kHardwareFieldCount = 8;
 std::string_view hardware_field_name(HardwareField f);  // the catalog key: "memory_bandwidth", ...
 std::optional<HardwareField> hardware_field_named(std::string_view name);
+// The field's catalog value (peak_flops: the largest peak) and its dimension.
+double hardware_field_value(const HardwareSpec& hardware, HardwareField f);
+Dimension hardware_field_dimension(HardwareField f);
 
 enum class InputTarget : std::uint8_t { parameter, hardware_field };
 

@@ -13,11 +13,14 @@
 #include "dse/cli/commands.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/cli/progress.hpp"
+#include "dse/analysis/analysed_run.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
 #include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
+#include "output/analysis_figures.hpp"
+#include "output/analysis_report.hpp"
 #include "output/comparisons.hpp"
 #include "output/csv.hpp"
 #include "output/figures.hpp"
@@ -63,12 +66,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Row indices of the Pareto front of the study's objectives over feasible rows (none below two).
-std::vector<std::size_t> pareto_rows(const ResolvedStudy& study, const ResultTable& results) {
-  if (study.objectives.size() < 2) return {};
-  return pareto_front(results, study.objectives);
-}
-
 RunInfo run_info_from_meta(const ResultStore& store, const ResultTable& results) {
   RunInfo info;
   info.dsx_version = store.meta("dsx_version").value_or("");
@@ -82,20 +79,29 @@ RunInfo run_info_from_meta(const ResultStore& store, const ResultTable& results)
   return info;
 }
 
-// Everything after the sweep: Pareto, CSV, figures, report. Reads only stored results.
-void analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
-                        const std::string& template_dir, nlohmann::ordered_json& manifest) {
+// Everything after the sweep: derived metrics, constraints and filters, Pareto fronts, the
+// study's declared analyses, CSV, figures, report. The sweep's rows come from the store; break-even
+// and sensitivity analyses re-evaluate the solver at the points they need. Returns the exit code:
+// 3 when an assertion failed, 1 when an analysis could not run (after everything is written).
+int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
+                       const std::string& template_dir, nlohmann::ordered_json& manifest) {
   const auto start = Clock::now();
-  const ResultTable results = store.read_results();
-  const std::vector<std::size_t> front = pareto_rows(study, results);
+  const AnalysedRun analysed = analyse_run(study, store.read_results());
+  const ResultTable& all = analysed.table;       // every row, derived columns, constraints applied
+  const ResultTable& results = analysed.shown();   // the rows the study's filters keep
+  const std::vector<std::size_t>& front = analysed.fronts.rows;
   store.write_pareto(point_indices_of(results, front));
-  write_file_atomic(run_dir + "/results.csv", results_csv(results));
+  write_file_atomic(run_dir + "/results.csv", results_csv(all));
   write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front));
-  write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, results)));
+  write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
+  write_analysis_outputs(study, analysed, store, run_dir);
 
-  const RunInfo info = run_info_from_meta(store, results);
-  const ReportInputs inputs{study, results, front, info, run_dir, template_dir};
+  const RunInfo info = run_info_from_meta(store, all);
+  ReportInputs inputs{study, results, front, info, run_dir, template_dir};
   const auto figures = render_figures(inputs);
+  const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
+  inputs.analysed = &analysed;
+  inputs.analysis_figures = &analysis_figures;
   render_report(inputs, figures);
   manifest["rows"] = {{"points", info.points},
                       {"feasible", info.feasible},
@@ -103,12 +109,16 @@ void analyse_and_render(const ResolvedStudy& study, ResultStore& store, const st
                       {"errors", info.errors},
                       {"pareto", front.size()}};
   std::map<std::string, std::uint64_t> by_reason;
-  for (std::size_t r = 0; r < results.rows(); ++r) {
-    if (results.status[r] == PointStatus::infeasible) ++by_reason[results.status_detail[r]];
+  for (std::size_t r = 0; r < all.rows(); ++r) {
+    if (all.status[r] == PointStatus::infeasible) ++by_reason[all.status_detail[r]];
   }
   manifest["rows"]["infeasible_by_reason"] = nlohmann::ordered_json::object();
   for (const auto& [reason, n] : by_reason) manifest["rows"]["infeasible_by_reason"][reason] = n;
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
+  for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
+  for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
+  if (!analysed.assertions_hold()) return kAssertionFailed;
+  return analysed.analyses_ran() ? kSuccess : kRuntimeFailure;
 }
 
 void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds, std::uint64_t evaluated) {
@@ -238,12 +248,12 @@ int run_command(const std::vector<std::string>& args) {
   manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;
   manifest["timings_s"]["sweep"] = sweep_seconds;
-  analyse_and_render(study, store, run_dir, template_dir_for(template_dir), manifest);
+  const int status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir), manifest);
   manifest["timings_s"]["total"] = seconds_since(start);
   write_file_atomic(run_dir + "/manifest.json", manifest.dump(2) + "\n");
   if (!quiet) print_summary(manifest, sweep_seconds, total - resumed);
   fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
-  return kSuccess;
+  return status;
 }
 
 int report_command(const std::vector<std::string>& args) {
@@ -277,10 +287,10 @@ int report_command(const std::vector<std::string>& args) {
   nlohmann::ordered_json manifest;
   const std::string manifest_path = run_dir + "/manifest.json";
   if (std::filesystem::exists(manifest_path)) manifest = nlohmann::ordered_json::parse(read_file(manifest_path));
-  analyse_and_render(*study, store, run_dir, template_dir_for(template_dir), manifest);
+  const int status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir), manifest);
   write_file_atomic(manifest_path, manifest.dump(2) + "\n");
   fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
-  return kSuccess;
+  return status;
 }
 
 }  // namespace dsx::cli

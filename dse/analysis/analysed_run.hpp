@@ -1,0 +1,56 @@
+// Everything a study declares, applied to the rows of a finished sweep (the analyse step of
+// `dsx run`, and `dsx report` from the stored rows): derived metrics, constraints and filters
+// (dse/analysis/derived.hpp), Pareto fronts per group (dse/analysis/fronts.hpp), top-k,
+// assertions, and the break-even and sensitivity analyses (which re-evaluate the solver at the
+// points they need; dse/analysis/breakeven.hpp, dse/analysis/sensitivity.hpp).
+//
+// Deterministic: the same rows and study give the same results, whatever the thread count of the
+// sweep (the analyses run on one thread, and every random stream is seeded by the study).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/derived.hpp"
+#include "dse/analysis/fronts.hpp"
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+
+namespace dsx {
+
+struct BreakevenRun {
+  const BreakevenRequest* request = nullptr;
+  std::optional<BreakevenAnalysis> analysis;
+  std::string error;  // why the analysis could not run (analysis is then empty)
+};
+
+struct SensitivityRun {
+  const SensitivityRequest* request = nullptr;
+  std::optional<SensitivityAnalysis> analysis;
+  std::string error;
+};
+
+struct AnalysedRun {
+  ResultTable table;        // every row: derived columns appended, constraint statuses applied
+  FormulaOutcome formulas;  // rows kept, rows each constraint and filter took
+  // The rows the filters keep: what the report, figures and fronts see (the table itself when
+  // every row is kept, so a large run is not held twice).
+  const ResultTable& shown() const { return filtered ? *filtered : table; }
+  std::optional<ResultTable> filtered;  // set when a filter dropped a row
+  ParetoFronts fronts;      // rows of `shown`
+  std::vector<TopKList> top_k;               // rows of `shown`
+  std::vector<AssertionOutcome> assertions;  // over `shown`
+  std::vector<BreakevenRun> breakevens;
+  std::vector<SensitivityRun> sensitivities;
+
+  bool assertions_hold() const;
+  bool analyses_ran() const;  // no break-even or sensitivity analysis failed
+};
+
+// `stored` holds the sweep's rows with the solver's metric columns (ResultStore::read_results).
+// The study must outlive the result (it points at the study's requests).
+AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored);
+
+}  // namespace dsx

@@ -1,0 +1,45 @@
+#include "engine/collectives.hpp"
+
+#include <cmath>
+
+namespace dsx {
+
+double point_to_point_s(double bytes, double bandwidth_bytes_per_s, double alpha_s) {
+  return alpha_s + bytes / bandwidth_bytes_per_s;
+}
+
+double ring_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s) {
+  if (ranks <= 1) return 0.0;
+  return 2.0 * (ranks - 1.0) / ranks * bytes / bandwidth_bytes_per_s + 2.0 * (ranks - 1.0) * alpha_s;
+}
+
+double tree_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s) {
+  if (ranks <= 1) return 0.0;
+  return 2.0 * std::ceil(std::log2(ranks)) * (alpha_s + bytes / bandwidth_bytes_per_s);
+}
+
+double reduce_scatter_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s) {
+  if (ranks <= 1) return 0.0;
+  return (ranks - 1.0) / ranks * bytes / bandwidth_bytes_per_s + (ranks - 1.0) * alpha_s;
+}
+
+double all_gather_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s) {
+  return reduce_scatter_s(bytes, ranks, bandwidth_bytes_per_s, alpha_s);
+}
+
+double all_to_all_s(double bytes_per_rank, double ranks, double bandwidth_bytes_per_s, double alpha_s) {
+  return reduce_scatter_s(bytes_per_rank, ranks, bandwidth_bytes_per_s, alpha_s);
+}
+
+double inter_node_ring_bandwidth_bytes_per_s(const HierarchicalFabric& f) {
+  return f.nics_per_node * f.nic_bandwidth_bytes_per_s / f.gpus_per_node / f.oversubscription;
+}
+
+double hierarchical_all_reduce_s(double bytes, double nodes, const HierarchicalFabric& f) {
+  const double g = f.gpus_per_node;
+  return reduce_scatter_s(bytes, g, f.intra_bandwidth_bytes_per_s, f.intra_alpha_s) +
+         ring_all_reduce_s(bytes / g, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
+         all_gather_s(bytes, g, f.intra_bandwidth_bytes_per_s, f.intra_alpha_s);
+}
+
+}  // namespace dsx

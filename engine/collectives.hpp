@@ -1,0 +1,46 @@
+// Alpha-beta costs of collective operations (Hockney's model): a message of S bytes over a link of
+// ONE-WAY bandwidth B with per-step latency alpha costs alpha + S / B. NVLink 4 on H100 is 900 GB/s
+// bidirectional = 450 GB/s per direction; feeding the bidirectional figure halves every time
+// (mlsysim's section 6.7 bug). Local reduction compute is ignored.
+//
+// Sources: Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+// MPICH", IJHPCA 2005 (ring/pairwise all-gather, reduce-scatter, all-to-all, binomial-tree reduce
+// and broadcast); Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+// workstations", JPDC 2009 (ring all-reduce = reduce-scatter + all-gather, bandwidth optimal).
+//   ring all-reduce:      2 (N-1)/N S/B + 2 (N-1) alpha
+//   reduce-scatter:       (N-1)/N S/B + (N-1) alpha       (S = the full, unscattered buffer)
+//   all-gather:           (N-1)/N S/B + (N-1) alpha       (S = the full, gathered buffer)
+//   all-to-all:           (N-1)/N S/B + (N-1) alpha       (pairwise exchange; S = one rank's buffer)
+//   tree all-reduce:      2 ceil(log2 N) (alpha + S/B)    (binomial reduce + broadcast, Thakur 2005;
+//                                                          latency-optimal, for small messages)
+//   hierarchical:         intra-node reduce-scatter over g GPUs (NVLink), inter-node ring all-reduce
+//                         of S/g over n nodes, intra-node all-gather back (the broadcast step).
+// The inter-node part runs g concurrent rings (one per local rank) that share the node's NICs: each
+// ring gets nics_per_node x NIC bandwidth / g / oversubscription. mlsysim assumes one NIC per GPU.
+#pragma once
+
+namespace dsx {
+
+double point_to_point_s(double bytes, double bandwidth_bytes_per_s, double alpha_s);
+double ring_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+double tree_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+double reduce_scatter_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+double all_gather_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+double all_to_all_s(double bytes_per_rank, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+
+struct HierarchicalFabric {
+  double gpus_per_node = 8;
+  double intra_bandwidth_bytes_per_s = 0;  // one-way, per GPU (NVLink)
+  double intra_alpha_s = 0;
+  double nic_bandwidth_bytes_per_s = 0;    // one-way, per NIC
+  double nics_per_node = 8;
+  double inter_alpha_s = 0;
+  double oversubscription = 1;             // >= 1; 1 = full bisection
+};
+
+// Inter-node bandwidth one concurrent ring sees: nics x NIC / g / oversubscription.
+double inter_node_ring_bandwidth_bytes_per_s(const HierarchicalFabric& f);
+// All-reduce of `bytes` over `nodes` nodes of f.gpus_per_node GPUs each.
+double hierarchical_all_reduce_s(double bytes, double nodes, const HierarchicalFabric& f);
+
+}  // namespace dsx

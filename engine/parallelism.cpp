@@ -1,0 +1,64 @@
+#include "engine/parallelism.hpp"
+
+#include <cmath>
+
+namespace dsx {
+
+double data_parallel_degree(double gpus, double tensor_parallel, double pipeline_parallel) {
+  const double model_parallel = tensor_parallel * pipeline_parallel;
+  if (model_parallel <= 0 || gpus < model_parallel) return 0.0;
+  const double dp = gpus / model_parallel;
+  return std::fabs(dp - std::round(dp)) < 1e-9 ? std::round(dp) : 0.0;
+}
+
+double pipeline_bubble_fraction(double stages, double microbatches, double virtual_stages) {
+  return (stages - 1.0) / (virtual_stages * microbatches + stages - 1.0);
+}
+
+double pipeline_stretch(double stages, double microbatches, double virtual_stages) {
+  return 1.0 + (stages - 1.0) / (virtual_stages * microbatches);
+}
+
+double model_flops_per_token(double parameters, double layers, double hidden, double seq_len) {
+  return 6.0 * parameters + 12.0 * layers * hidden * seq_len;
+}
+
+double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute) {
+  const double attention_forward = 4.0 * layers * hidden * seq_len;
+  double extra = 0.0;
+  if (recompute == 1) extra = attention_forward;
+  if (recompute >= 2) extra = 2.0 * parameters + attention_forward;
+  return model_flops_per_token(parameters, layers, hidden, seq_len) + extra;
+}
+
+StepResult training_step(const StepInput& in) {
+  StepResult r;
+  const double tokens_per_microbatch = in.micro_batch * in.seq_len;
+  const double shard = in.tensor_parallel * in.pipeline_parallel;
+  const double hw_flops =
+      hardware_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.recompute);
+  const double model_flops = model_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len);
+  r.compute_s = hw_flops * tokens_per_microbatch * in.microbatches / shard /
+                (in.peak_flops_per_s * in.compute_efficiency);
+  const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
+  r.bubble_s = r.compute_s * (stretch - 1.0);
+
+  const double layers_per_stage = in.layers / in.pipeline_parallel;
+  const double tp_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
+  r.tp_comm_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * tp_calls_per_layer * layers_per_stage *
+                                             in.microbatches * in.tp_all_reduce_s
+                                       : 0.0;
+  r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.microbatches * in.pp_p2p_s : 0.0;
+  r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;
+  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.dp_comm_s;
+
+  r.tokens_per_step = in.data_parallel * in.microbatches * tokens_per_microbatch;
+  r.tokens_per_s = r.tokens_per_step / r.step_s;
+  const double peak_total = in.gpus * in.peak_flops_per_s;
+  r.mfu = model_flops * r.tokens_per_s / peak_total;
+  r.hfu = hw_flops * r.tokens_per_s / peak_total;
+  r.scaling_efficiency = r.compute_s / r.step_s;
+  return r;
+}
+
+}  // namespace dsx

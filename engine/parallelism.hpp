@@ -1,0 +1,82 @@
+// 3D-parallel (TP x PP x DP) transformer training step: decomposition, per-GPU compute of its own
+// shard, communication, pipeline bubble, MFU/HFU.
+//
+//   DP = N / (TP x PP), an integer (0 here when TP x PP does not divide N).
+//   Pipeline bubble (Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters
+//   Using Megatron-LM", SC 2021, sections 2.2.1-2.2.2): with p stages, m micro-batches and v model
+//   chunks per GPU (interleaved 1F1B) the idle time is (p-1)/v micro-batch slots, i.e. a fraction
+//   (p-1)/(v m + p - 1) of the step (3/19 for p = 4, m = 16, v = 1), and step = compute x
+//   (1 + (p-1)/(v m)). mlsysim adds fraction x compute instead (its section 6.5: underestimate).
+//   Tensor parallelism (Shoeybi et al., Megatron-LM 2019, section 3): 2 all-reduces of the
+//   micro-batch activation b s h per layer forward and 2 backward; full recomputation repeats the
+//   forward's 2. Sequence parallelism swaps each for a reduce-scatter + all-gather of equal volume.
+//   Pipeline point-to-point: each micro-batch sends its activation b s h forward and its gradient
+//   back across every stage boundary.
+//   FLOPs per token (Chowdhery et al., "PaLM", 2022, appendix B): model FLOPs 6 N + 12 L H Q T
+//   (N parameters, L layers, H heads, Q head dimension, T sequence length; the functions take the
+//   attention width H Q, which is d_model in Llama and GPT; causal masking is not discounted, as in
+//   PaLM); hardware FLOPs add the recomputation: the full forward again (2 N + 4 L H Q T) or, for
+//   selective recomputation, the attention core only (4 L H Q T). MFU = model FLOP/s achieved / (N_gpu x peak); HFU likewise with
+//   hardware FLOPs.
+//   Each GPU computes its own shard: 1 / (TP x PP) of the replica's FLOPs. mlsysim prices the whole
+//   model on one GPU (its section 6.3) and counts throughput over TP x PP replicas that share data
+//   (its section 6.2); dsx counts tokens once per DP replica.
+//   Time to train = 6 P D / (N X MFU) is the cross-check (engine/laws.hpp training_time_s).
+#pragma once
+
+namespace dsx {
+
+// 0 when tensor x pipeline does not divide gpus.
+double data_parallel_degree(double gpus, double tensor_parallel, double pipeline_parallel);
+
+double pipeline_bubble_fraction(double stages, double microbatches, double virtual_stages);
+// Step time / bubble-free compute time: 1 + (p-1)/(v m).
+double pipeline_stretch(double stages, double microbatches, double virtual_stages);
+
+// PaLM appendix B.
+double model_flops_per_token(double parameters, double layers, double hidden, double seq_len);
+// recompute: 0 none, 1 selective, 2 full.
+double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute);
+
+struct StepInput {
+  double parameters = 0;
+  double layers = 0;
+  double hidden = 0;
+  double seq_len = 0;
+  double micro_batch = 1;
+  double microbatches = 1;     // per step per DP replica (gradient accumulation x pipelining)
+  double tensor_parallel = 1;
+  double pipeline_parallel = 1;
+  double data_parallel = 1;
+  double virtual_stages = 1;
+  int recompute = 0;           // 0 none, 1 selective, 2 full
+  double activation_bytes_per_element = 2;
+  double gradient_bytes_per_element = 2;
+  double peak_flops_per_s = 0;  // one GPU, the training precision
+  double compute_efficiency = 1;  // achieved / peak on the GEMMs (eta)
+  // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
+  double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
+  double pp_p2p_s = 0;          // one point-to-point of b s h activation bytes
+  double dp_all_reduce_s = 0;   // gradient all-reduce (or reduce-scatter + all-gather) per step
+  double tp_overlap = 0;        // fraction of TP time hidden behind compute, [0, 1]
+  double dp_overlap = 0;        // fraction of DP time hidden behind backward compute
+  double gpus = 1;
+};
+
+struct StepResult {
+  double compute_s = 0;        // this GPU's shard, all micro-batches, no bubble
+  double bubble_s = 0;
+  double tp_comm_s = 0;        // exposed
+  double pp_comm_s = 0;
+  double dp_comm_s = 0;        // exposed
+  double step_s = 0;
+  double tokens_per_step = 0;  // global: DP x m x b x s
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double hfu = 0;
+  double scaling_efficiency = 0;  // compute_s / step_s
+};
+
+StepResult training_step(const StepInput& in);
+
+}  // namespace dsx

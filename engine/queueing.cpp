@@ -1,0 +1,47 @@
+#include "engine/queueing.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace dsx {
+
+double erlang_c(double servers, double offered_load) {
+  const double rho = offered_load / servers;
+  if (rho >= 1.0) return 1.0;
+  if (offered_load <= 0) return 0.0;
+  double erlang_b = 1.0;
+  const auto c = static_cast<long>(servers);
+  for (long k = 1; k <= c; ++k) {
+    erlang_b = offered_load * erlang_b / (static_cast<double>(k) + offered_load * erlang_b);
+  }
+  return erlang_b / (1.0 - rho * (1.0 - erlang_b));
+}
+
+MmcResult mmc_queue(double arrival_rate_per_s, double service_rate_per_s, double servers) {
+  MmcResult r;
+  const double capacity = servers * service_rate_per_s;
+  r.utilization = capacity > 0 ? arrival_rate_per_s / capacity : std::numeric_limits<double>::infinity();
+  r.stable = r.utilization < 1.0;
+  if (!r.stable) {
+    r.wait_probability = 1.0;
+    r.mean_wait_s = std::numeric_limits<double>::infinity();
+    return r;
+  }
+  r.wait_probability = erlang_c(servers, arrival_rate_per_s / service_rate_per_s);
+  r.mean_wait_s = r.wait_probability / (capacity - arrival_rate_per_s);
+  return r;
+}
+
+double mmc_wait_quantile_s(double arrival_rate_per_s, double service_rate_per_s, double servers, double q) {
+  return mmc_wait_quantile_s(mmc_queue(arrival_rate_per_s, service_rate_per_s, servers), arrival_rate_per_s,
+                             service_rate_per_s, servers, q);
+}
+
+double mmc_wait_quantile_s(const MmcResult& r, double arrival_rate_per_s, double service_rate_per_s,
+                           double servers, double q) {
+  if (!r.stable) return std::numeric_limits<double>::infinity();
+  if (r.wait_probability <= 1.0 - q) return 0.0;
+  return std::log(r.wait_probability / (1.0 - q)) / (servers * service_rate_per_s - arrival_rate_per_s);
+}
+
+}  // namespace dsx

@@ -1,0 +1,113 @@
+#include "engine/serving.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace dsx {
+
+namespace {
+bool is_attention_family(const Op& op) { return std::string_view(op.name).starts_with("attention_"); }
+}  // namespace
+
+bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
+  const Op* qkv = nullptr;
+  const Op* scores = nullptr;
+  double attention_flops = 0;
+  double linear_flops = 0;
+  double linear_elements = 0;
+  double weights_read = 0;
+  for (const Op& op : graph.ops) {
+    const double r = op.repeat;
+    weights_read += op.weight_elements * r;
+    if (op.kind != OpKind::matmul && is_attention_family(op)) {
+      if (op.kind == OpKind::attention && op.name == "attention_scores") scores = &op;
+      attention_flops += op.flops_per_sample * r;
+    } else {
+      if (op.kind == OpKind::matmul && op.name == "qkv_proj") qkv = &op;
+      linear_flops += op.flops_per_sample * r;
+      linear_elements += (op.input_elements_per_sample + op.output_elements_per_sample) * r;
+    }
+  }
+  if (qkv == nullptr || scores == nullptr || qkv->input_elements_per_sample <= 0) return false;
+  ServingShape s;
+  // qkv_proj reads T x d and writes T x (d + 2 d_kv); attention_scores costs 2 T^2 d and writes H T^2.
+  const double t_times_d = qkv->input_elements_per_sample;
+  s.built_seq_len = scores->flops_per_sample / (2 * t_times_d);
+  const double T = s.built_seq_len;
+  s.d_model = t_times_d / T;
+  s.layers = qkv->repeat;
+  s.heads = scores->output_elements_per_sample / (T * T);
+  s.head_dim = s.d_model / s.heads;
+  const double d_kv = (qkv->output_elements_per_sample / T - s.d_model) / 2;
+  s.kv_heads = d_kv / s.head_dim;
+  s.kv_elements_per_token = 2 * s.layers * d_kv;
+  s.parameter_count = graph.parameter_count > 0 ? graph.parameter_count : weights_read;
+  s.weight_elements_read = weights_read;
+  s.attention_flops_per_query_key = attention_flops / (T * T);
+  s.linear_flops_per_token = linear_flops / T;
+  s.linear_activation_elements_per_token = linear_elements / T;
+  shape = s;
+  return true;
+}
+
+double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element) {
+  return s.kv_elements_per_token * kv_bytes_per_element;
+}
+
+double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element) {
+  return tokens * kv_cache_bytes_per_token(s, kv_bytes_per_element);
+}
+
+double prefill_flops(const ServingShape& s, double prompt_tokens) {
+  return s.linear_flops_per_token * prompt_tokens + s.attention_flops_per_query_key * prompt_tokens * prompt_tokens;
+}
+
+double decode_flops_per_token(const ServingShape& s, double context_tokens) {
+  return s.linear_flops_per_token + s.attention_flops_per_query_key * context_tokens;
+}
+
+double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, double alpha_s) {
+  if (ranks <= 1) return 0.0;
+  return 2 * (ranks - 1) / ranks * bytes / link_bytes_per_s + 2 * (ranks - 1) * alpha_s;
+}
+
+double kv_share_per_gpu(const ServingShape& s, double tp) { return 1.0 / std::min(tp, s.kv_heads); }
+
+namespace {
+double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
+  const double bytes = tokens * s.d_model * d.weight_bytes_per_element;
+  return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
+}
+}  // namespace
+
+PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,
+                       double eta) {
+  const double tokens = prompt_tokens * sequences;
+  PhaseTime t;
+  t.compute_s = sequences * prefill_flops(s, prompt_tokens) / d.tp / (d.peak_flops_per_s * eta);
+  const double bytes = s.weight_elements_read * d.weight_bytes_per_element / d.tp +
+                       tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
+                       tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
+  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
+  t.communication_s = tp_communication_s(s, d, tokens);
+  return t;
+}
+
+PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
+                           double eta) {
+  PhaseTime t;
+  t.compute_s = batch * decode_flops_per_token(s, context_tokens) / d.tp / (d.peak_flops_per_s * eta);
+  const double bytes =
+      s.weight_elements_read * d.weight_bytes_per_element / d.tp +
+      batch * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
+      batch * context_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
+  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
+  t.communication_s = tp_communication_s(s, d, batch);
+  return t;
+}
+
+double static_batch_decode_steps(double mean_output_tokens, double batch) {
+  return 2 * mean_output_tokens * batch / (batch + 1);
+}
+
+}  // namespace dsx

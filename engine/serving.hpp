@@ -1,0 +1,107 @@
+// LLM serving physics: prefill and decode of a decoder-only transformer, KV cache, tensor parallelism.
+//
+// The serving view is derived from the model's eager operator graph (engine/model_builders.cpp,
+// architecture `transformer`, built for seq_len T), not from 2 x parameters alone:
+//  - "attention family" ops (names attention_*: scores, scale, mask, softmax, context) cost FLOPs
+//    proportional to T^2: their sum / T^2 is the cost of one query token against one context token;
+//  - every other op is linear in T: its FLOPs / T is the per-token cost (projections, MLP, norms,
+//    RoPE, LM head);
+//  - layers, d_model, heads, KV heads and head_dim are read back from qkv_proj and attention_scores.
+// So prefill of P prompt tokens costs linear x P + attention x P^2 FLOPs (full P x P attention, as
+// the builder counts it and as mlsysim's ServingModel does; a causal kernel skips up to half the
+// attention), and one decode token at context c costs linear + attention x c.
+// Attention is taken as fused (FlashAttention, Dao et al. 2022, arXiv:2205.14135): the P x P score
+// matrix is never written to memory, so prefill memory traffic is weights + linear-op activations +
+// the KV cache written.
+//
+// KV cache per token = 2 (K and V) x layers x kv_heads x head_dim x bytes(kv precision): MHA has
+// kv_heads = heads, GQA fewer (Ainslie et al. 2023, arXiv:2305.13245). Llama-3-8B: 2 x 32 x 8 x 128
+// x 2 B = 131,072 B/token, 0.268 GB per 2,048-token sequence.
+//
+// Decode step (one token for each of B sequences): weights are read once for the whole batch, each
+// sequence reads its own KV cache and moves its non-attention activations (the graph's op inputs and
+// outputs per token, unfused: 12% of the weight stream at batch 256 for Llama-3-70B); time =
+// max(compute, memory) (roofline) + tensor-parallel communication. Prefill likewise with eta_prefill.
+// Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
+// are a small share).
+//
+// Tensor parallelism inside a node (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053): weights and
+// FLOPs split by TP; KV heads split by min(TP, kv_heads) (heads are replicated once TP exceeds them);
+// two all-reduces per layer (after attention and after the MLP) of tokens x d_model activations, each
+// a ring all-reduce 2 (N-1)/N x S / B + 2 (N-1) alpha on the ONE-WAY link bandwidth
+// (HardwareSpec.accelerator_link_bandwidth_bytes_per_s), not overlapped with compute.
+//
+// mlsysim bugs not copied (shared/reference mlsysim-models section 6): throughput is per replica and
+// never multiplied by TP (6.2); the bidirectional NVLink figure is never used as beta (6.7); TTFT of
+// continuous batching is the prefill of one prompt, not of B_max prompts, and the static-batching
+// comparator is derived, not a hard-coded 0.6 factor (6.9); a point that does not fit is infeasible
+// rather than timed on HBM bandwidth (6.9); heads and head_dim come from the graph, never defaulted
+// (6.11).
+#pragma once
+
+#include "engine/graph.hpp"
+
+namespace dsx {
+
+struct ServingShape {
+  double layers = 0;
+  double d_model = 0;
+  double heads = 0;
+  double kv_heads = 0;
+  double head_dim = 0;
+  double built_seq_len = 0;                    // T the graph was built for
+  double parameter_count = 0;                  // weights resident in memory
+  double weight_elements_read = 0;             // weights one forward step reads
+  double linear_flops_per_token = 0;           // all non-attention ops, all layers
+  double attention_flops_per_query_key = 0;    // one query token x one context token, all layers
+  double linear_activation_elements_per_token = 0;  // inputs + outputs of non-attention ops
+  double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim
+};
+
+// False when the graph is not a transformer built by engine/model_builders (no qkv_proj or
+// attention_scores op). Allocation-free.
+bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
+
+double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
+double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
+
+// FLOPs of prefilling one prompt of `prompt_tokens`, and of one decode token at `context` tokens.
+double prefill_flops(const ServingShape& s, double prompt_tokens);
+double decode_flops_per_token(const ServingShape& s, double context_tokens);
+
+// Ring all-reduce of `bytes` over `ranks` on a one-way link bandwidth with per-step latency alpha.
+double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, double alpha_s);
+
+struct ServingDevice {
+  double peak_flops_per_s = 0;       // at the weight precision
+  double memory_bandwidth_bytes_per_s = 0;
+  double link_bytes_per_s = 0;       // one-way
+  double link_latency_s = 0;
+  double weight_bytes_per_element = 2;
+  double kv_bytes_per_element = 2;
+  double tp = 1;
+};
+
+struct PhaseTime {
+  double compute_s = 0;
+  double memory_s = 0;
+  double communication_s = 0;
+  double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + communication_s; }
+};
+
+// Share of the KV cache one GPU holds under tensor parallelism: 1 / min(tp, kv_heads).
+double kv_share_per_gpu(const ServingShape& s, double tp);
+
+// Prefill of `sequences` prompts of `prompt_tokens` each, per GPU of a TP group.
+PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,
+                       double eta);
+// One decode step: one new token for each of `batch` sequences at `context_tokens` each.
+PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
+                           double eta);
+
+// Output lengths uniform on (0, 2 x mean]: a static batch of B runs until its longest request,
+// E[max] = 2 x mean x B / (B + 1) steps, while continuous (iteration-level) batching refills a slot as
+// soon as its request ends (Yu et al. 2022, Orca, OSDI; Kwon et al. 2023, vLLM, SOSP).
+double static_batch_decode_steps(double mean_output_tokens, double batch);
+
+}  // namespace dsx

@@ -1,0 +1,110 @@
+// Solver "serving": one LLM serving configuration (hardware x model x precision x TP x batch x
+// prompt/output lengths) as one tensor-parallel replica inside a node.
+//
+// Physics in engine/serving.hpp (prefill and decode from the operator graph, KV cache, TP all-reduces
+// on the one-way link) and engine/queueing.hpp (M/M/c, Erlang C). Definitions:
+//  - ttft_s: prefill of the prompt. Continuous batching admits a request alone into one prefill
+//    iteration (prefill of one prompt); static batching prefills the whole batch of B prompts first.
+//  - itl_s (= TPOT): mean time between consecutive output tokens of one request, EXCLUSIVE of the
+//    first token (which TTFT delivers). Decode step at the mean context (prompt + output / 2), plus,
+//    for continuous batching, the prefill work each iteration carries for arriving requests: B /
+//    output_tokens prompts per step on average (Orca's iteration-level scheduling, Yu et al. 2022).
+//  - e2e_latency_s = ttft_s + (output_tokens - 1) x itl_s.
+//  - tokens_per_s (per replica, all tp GPUs together; never multiplied by tp, unlike mlsysim 6.2):
+//    continuous B x O / (O x t_step + t_prefill(B prompts)); static B x O / (t_prefill(B) +
+//    E[max output] x t_step), output lengths uniform with mean O (engine/serving.hpp).
+//  - tokens_per_s_per_gpu = tokens_per_s / tp; tokens_per_s_per_user = 1 / itl_s.
+//  - memory_bytes per GPU = weights / tp + B x KV(prompt + output) x 1 / min(tp, kv_heads); activations
+//    and framework reserve are not counted. max_batch = floor((memory - weights/tp) / KV per sequence
+//    per GPU). A point whose memory_bytes exceeds the device is infeasible.
+//  - queueing (arrival_rate > 0): M/M/c with c = batch slots per replica, service time = e2e latency
+//    (Kleinrock 1975; Harchol-Balter 2013): p99 = latency + the 0.99 quantile of the wait. Without an
+//    arrival rate there is no queue and p99 equals the unloaded latency. concurrency (Little's law,
+//    L = lambda W) = arrival_rate x mean response time, or, without one, the replica's request rate x
+//    e2e latency.
+//  - cost_per_million_tokens_usd = tp x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
+//    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
+//    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and
+//    hosting are not included.
+//  - eta (prefill) defaults to the seeds/004 regime prefill_long_context (0.40); eta_decode defaults to
+//    a log-linear interpolation in batch between decode_bs1 (0.03 at batch 1) and decode_batched
+//    (0.25 at batch 32 and above) (engine/efficiency.hpp).
+// mlsysim bugs avoided are listed in engine/serving.hpp.
+#pragma once
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+class ServingSolver final : public Solver {
+ public:
+  enum Param : std::size_t {
+    hardware,
+    model,
+    precision,
+    kv_precision,
+    batch,
+    prompt_tokens,
+    output_tokens,
+    tp,
+    eta,
+    eta_decode,
+    batching,
+    arrival_rate,
+    gpu_hour_price,
+    lifetime,
+    link_latency,
+    kParamCount
+  };
+  enum Metric : std::size_t {
+    ttft_s,
+    itl_s,
+    e2e_latency_s,
+    tokens_per_s,
+    tokens_per_s_per_gpu,
+    tokens_per_s_per_user,
+    requests_per_s,
+    prefill_s,
+    decode_step_s,
+    decode_compute_s,
+    decode_memory_s,
+    decode_communication_s,
+    kv_cache_bytes,
+    kv_cache_per_token_bytes,
+    weights_per_gpu_bytes,
+    memory_bytes,
+    max_batch,
+    static_tokens_per_s,
+    continuous_tokens_per_s,
+    continuous_speedup_vs_static,
+    concurrency,
+    queue_utilization,
+    p99_latency_s,
+    p99_ttft_s,
+    gpu_hour_price_usd,
+    cost_per_million_tokens_usd,
+    eta_decode_used,
+    kMetricCount
+  };
+  enum Reason : std::uint8_t {
+    precision_unsupported,
+    not_a_transformer,
+    tp_needs_link,
+    tp_must_divide_heads,
+    exceeds_memory,
+    queue_unstable,
+    no_price
+  };
+
+  std::string_view name() const override { return "serving"; }
+  std::string_view description() const override;
+  std::span<const ParamSpec> params() const override;
+  std::span<const MetricSpec> metrics() const override;
+  std::span<const std::string_view> reasons() const override;
+  PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
+};
+
+// Default decode eta at a batch (see the header comment).
+double default_decode_eta(double batch);
+
+}  // namespace dsx

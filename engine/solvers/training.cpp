@@ -1,0 +1,271 @@
+#include "engine/solvers/training.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "engine/carbon.hpp"
+#include "engine/collectives.hpp"
+#include "engine/economics.hpp"
+#include "engine/laws.hpp"
+#include "engine/parallelism.hpp"
+#include "engine/reliability.hpp"
+#include "engine/serving.hpp"
+#include "engine/training_memory.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kRecompute = {"none", "selective", "full"};
+constexpr double kGpusPerNode = 8;
+constexpr double kNvlinkAlphaS = 0.5e-6;  // mlsysim alpha_intra
+constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency
+constexpr double kBytesPerActivation = 2;  // bf16
+constexpr double kBytesPerGradient = 2;    // bf16 gradients reduced across DP
+constexpr double kLifetimeYears = 3;
+constexpr double kMaintenancePerYear = 0.05;
+constexpr double kCheckpointBytesPerParam = 14;        // 2 bf16 + 4 master + 4 + 4 Adam moments
+constexpr double kCheckpointBandwidthBytesPerS = 100e9;  // mlsysim recovery profile
+constexpr double kRestartS = 300;                        // mlsysim ReliabilityModel recovery time
+constexpr std::array<ComponentCount, 3> kNodeComponents = {{{8, kGpuMttfHours}, {8, kNicMttfHours}, {2, kPsuMttfHours}}};
+
+constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
+    {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all GPUs alike"},
+    {.name = "model", .kind = ParamKind::model, .description = "dense transformer (catalog id); its seq_len is used"},
+    {.name = "gpus", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "accelerators in the job (8 per node)", .has_default = true, .default_value = 1024,
+     .min_value = 1, .max_value = 1e7, .integer = true},
+    {.name = "tp", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "tensor-parallel degree (inside a node)", .has_default = true, .default_value = 8,
+     .min_value = 1, .max_value = 64, .integer = true},
+    {.name = "pp", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "pipeline-parallel stages (1F1B)", .has_default = true, .default_value = 1, .min_value = 1,
+     .max_value = 1024, .integer = true},
+    {.name = "micro_batch", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "sequences per micro-batch", .has_default = true, .default_value = 1, .min_value = 1,
+     .max_value = 1e4, .integer = true},
+    {.name = "global_batch", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "sequences per optimizer step (= dp x micro_batch x microbatches)", .has_default = true,
+     .default_value = 1024, .min_value = 1, .max_value = 1e8, .integer = true},
+    {.name = "recompute", .kind = ParamKind::choice, .choices = kRecompute,
+     .description = "activation recomputation (Korthikanti et al. 2022)", .has_default = true, .default_value = 1},
+    {.name = "zero_stage", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "ZeRO stage 0-3 (Rajbhandari et al. 2020)", .has_default = true, .default_value = 1,
+     .min_value = 0, .max_value = 3, .integer = true},
+    {.name = "training_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "tokens of the whole run (D)", .has_default = true, .default_value = 15e12, .min_value = 1,
+     .max_value = 1e16},
+    {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of bf16 peak on the per-GPU compute", .has_default = true,
+     .default_value = 0.5, .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "fabric_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "one-way bandwidth of one GPU's NIC (default IB NDR 400 Gb/s = 50 GB/s)", .has_default = true,
+     .default_value = 50e9, .min_value = 0, .max_value = 1e14, .min_exclusive = true},
+    {.name = "overlap", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "fraction of the DP gradient communication hidden behind backward compute",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "pue", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "power usage effectiveness of the data centre", .has_default = true, .default_value = 1.12,
+     .min_value = 1, .max_value = 5},
+    {.name = "carbon_intensity_g_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "grid carbon intensity, g CO2e per kWh (a plain number)", .has_default = true,
+     .default_value = 429, .min_value = 0, .max_value = 2000},
+    {.name = "electricity_usd_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "electricity price, USD per kWh (a plain number)", .has_default = true, .default_value = 0.12,
+     .min_value = 0, .max_value = 10},
+}};
+
+constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
+    {"step_time_s", Dimension::time, "compute + bubble + exposed TP/PP/DP communication"},
+    {"compute_s", Dimension::time, "one GPU's shard of all micro-batches at eta x peak"},
+    {"bubble_s", Dimension::time, "pipeline fill and drain: compute x (p-1)/m"},
+    {"tp_comm_s", Dimension::time, "tensor-parallel all-reduces per step"},
+    {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
+    {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step"},
+    {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)"},
+    {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s"},
+    {"tokens_per_s", Dimension::rate, "global training tokens per second (DP x m x b x s / step)"},
+    {"mfu", Dimension::dimensionless, "model FLOPs utilization (PaLM appendix B)"},
+    {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation)"},
+    {"tflops_per_gpu", Dimension::dimensionless, "achieved model TFLOP/s per GPU (mfu x peak / 1e12)"},
+    {"dp", Dimension::count, "data-parallel degree gpus / (tp x pp)"},
+    {"microbatches", Dimension::count, "micro-batches per step per replica"},
+    {"memory_per_gpu_bytes", Dimension::bytes, "weights + gradients + optimizer + activations + buffers"},
+    {"weights_bytes", Dimension::bytes, "bf16 weights per GPU"},
+    {"gradients_bytes", Dimension::bytes, "bf16 gradients per GPU"},
+    {"optimizer_bytes", Dimension::bytes, "fp32 master + Adam moments per GPU"},
+    {"activations_bytes", Dimension::bytes, "stored activations per GPU (first pipeline stage)"},
+    {"fleet_model_state_bytes_per_param", Dimension::dimensionless,
+     "(weights + gradients + optimizer) on all GPUs / parameters: 16 x dp / (ZeRO sharding); 16 at ZeRO-3"},
+    {"time_to_train_s", Dimension::time, "training_tokens / tokens_per_s"},
+    {"time_to_train_6pd_s", Dimension::time, "6 P D / (N X MFU): check (no attention term)"},
+    {"fleet_mtbf_s", Dimension::time, "1 / sum of component failure rates of gpus / 8 nodes"},
+    {"checkpoint_interval_s", Dimension::time, "Daly 2006 optimum, checkpoint = 14 B x P / 100 GB/s"},
+    {"goodput", Dimension::dimensionless, "1 - checkpoint / period - (restart + period / 2) / MTBF"},
+    {"time_with_failures_s", Dimension::time, "time_to_train_s / goodput"},
+    {"gpu_power_w", Dimension::power, "per GPU: TDP x (idle + (1 - idle) x compute share)"},
+    {"energy_j", Dimension::energy, "facility energy of the run (IT x PUE)"},
+    {"co2_kg", Dimension::dimensionless, "operational CO2e of the run in kg"},
+    {"gpu_hour_cost_usd", Dimension::money, "owned GPU-hour: capex / 3 y + 5 %/y maintenance + electricity"},
+    {"cost_usd", Dimension::money, "cost of the run"},
+    {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
+}};
+
+constexpr std::array<std::string_view, 8> kReasons = {
+    "model is not a transformer (no qkv_proj / attention_scores op)",
+    "tp x pp does not divide gpus",
+    "tp exceeds the 8 GPUs of a node",
+    "tp must divide the attention heads",
+    "pp must divide the layers",
+    "global_batch is not a multiple of dp x micro_batch",
+    "does not fit in device memory",
+    "no GPU price in the catalog",
+};
+
+}  // namespace
+
+std::string_view TrainingSolver::description() const {
+  return "3D-parallel LLM training: memory per GPU, step time, MFU/HFU, time, cost, energy and carbon of the run";
+}
+std::span<const ParamSpec> TrainingSolver::params() const { return kParams; }
+std::span<const MetricSpec> TrainingSolver::metrics() const { return kMetrics; }
+std::span<const std::string_view> TrainingSolver::reasons() const { return kReasons; }
+
+PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
+  std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+  const HardwareSpec& hw = *in.hardware;
+  const auto& v = in.values;
+  ServingShape shape;
+  if (!derive_serving_shape(in.model->eager, shape)) return {PointStatus::infeasible, not_a_transformer};
+  const double n = v[Param::gpus], t = v[Param::tp], p = v[Param::pp], b = v[Param::micro_batch];
+  const double dp = data_parallel_degree(n, t, p);
+  if (dp == 0) return {PointStatus::infeasible, tp_pp_do_not_divide_gpus};
+  if (t > kGpusPerNode) return {PointStatus::infeasible, tp_exceeds_node};
+  if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  if (std::fmod(shape.layers, p) != 0) return {PointStatus::infeasible, pp_must_divide_layers};
+  const double m = v[Param::global_batch] / (dp * b);
+  if (m < 1 || m != std::floor(m)) return {PointStatus::infeasible, batch_not_divisible};
+  const int recompute = static_cast<int>(v[Param::recompute]);
+  const int zero = static_cast<int>(v[Param::zero_stage]);
+  const double s = shape.built_seq_len, h = shape.d_model, params = shape.parameter_count;
+  const double activation_message = b * s * h * kBytesPerActivation;
+
+  TrainingMemoryInput mem;
+  mem.parameters = params;
+  mem.layers = shape.layers;
+  mem.hidden = h;
+  mem.heads = shape.heads;
+  mem.seq_len = s;
+  mem.micro_batch = b;
+  mem.tensor_parallel = t;
+  mem.pipeline_parallel = p;
+  mem.data_parallel = dp;
+  mem.in_flight_microbatches = std::min(m, p);
+  mem.zero_stage = zero;
+  mem.recompute = static_cast<Recomputation>(recompute);
+  mem.sequence_parallel = true;
+  mem.communication_buffer_bytes = p > 1 ? 2.0 * activation_message : 0.0;
+  mem.capacity_bytes = hw.memory_bytes;
+  const TrainingMemory tm = training_memory(mem);
+  out[memory_per_gpu_bytes] = tm.total_bytes;
+  out[weights_bytes] = tm.weights_bytes;
+  out[gradients_bytes] = tm.gradients_bytes;
+  out[optimizer_bytes] = tm.optimizer_bytes;
+  out[activations_bytes] = tm.activations_bytes;
+  out[fleet_model_state_bytes_per_param] = (tm.weights_bytes + tm.gradients_bytes + tm.optimizer_bytes) * n / params;
+  out[Metric::dp] = dp;
+  out[Metric::microbatches] = m;
+  if (!tm.fits) return {PointStatus::infeasible, exceeds_memory};
+  if (hw.price_usd <= 0) return {PointStatus::infeasible, no_price};
+
+  const double nvlink = hw.accelerator_link_bandwidth_bytes_per_s > 0 ? hw.accelerator_link_bandwidth_bytes_per_s
+                                                                      : hw.host_link_bandwidth_bytes_per_s;
+  const double nic = v[Param::fabric_bandwidth];
+  const double dp_in_node = std::min(dp, std::max(1.0, std::floor(kGpusPerNode / t)));
+  HierarchicalFabric fabric;
+  fabric.gpus_per_node = dp_in_node;
+  fabric.intra_bandwidth_bytes_per_s = nvlink;
+  fabric.intra_alpha_s = kNvlinkAlphaS;
+  fabric.nic_bandwidth_bytes_per_s = nic;
+  fabric.nics_per_node = dp_in_node;  // one NIC per GPU
+  fabric.inter_alpha_s = kFabricAlphaS;
+  const double gradient_shard_bytes = params / (t * p) * kBytesPerGradient;
+  const double dp_volume = zero >= 3 ? 1.5 : 1.0;
+
+  StepInput step;
+  step.parameters = params;
+  step.layers = shape.layers;
+  step.hidden = h;
+  step.seq_len = s;
+  step.micro_batch = b;
+  step.microbatches = m;
+  step.tensor_parallel = t;
+  step.pipeline_parallel = p;
+  step.data_parallel = dp;
+  step.recompute = recompute;
+  step.peak_flops_per_s = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
+  step.compute_efficiency = v[Param::eta];
+  step.tp_all_reduce_s = ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
+  step.pp_p2p_s = point_to_point_s(activation_message / t, nic, kFabricAlphaS);
+  step.dp_all_reduce_s = dp_volume * hierarchical_all_reduce_s(gradient_shard_bytes, dp / dp_in_node, fabric);
+  step.dp_overlap = v[Param::overlap];
+  step.gpus = n;
+  const StepResult r = training_step(step);
+
+  out[step_time_s] = r.step_s;
+  out[compute_s] = r.compute_s;
+  out[bubble_s] = r.bubble_s;
+  out[tp_comm_s] = r.tp_comm_s;
+  out[pp_comm_s] = r.pp_comm_s;
+  out[dp_comm_s] = r.dp_comm_s;
+  out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, 1) : 0.0;
+  out[scaling_efficiency] = r.scaling_efficiency;
+  out[tokens_per_s] = r.tokens_per_s;
+  out[mfu] = r.mfu;
+  out[hfu] = r.hfu;
+  out[tflops_per_gpu] = r.mfu * step.peak_flops_per_s / 1e12;
+  const double tokens = v[Param::training_tokens];
+  const double duration_s = tokens / r.tokens_per_s;
+  out[time_to_train_s] = duration_s;
+  out[time_to_train_6pd_s] = training_time_s(params, tokens, n, step.peak_flops_per_s, r.mfu);
+
+  const double mtbf_s =
+      mtbf_h(failure_rate_per_h(kNodeComponents.data(), static_cast<int>(kNodeComponents.size()), n / kGpusPerNode)) *
+      3600.0;
+  const double checkpoint_s = kCheckpointBytesPerParam * params / kCheckpointBandwidthBytesPerS;
+  const double interval_s = daly_interval_s(checkpoint_s, mtbf_s);
+  const double useful = goodput_fraction(interval_s, checkpoint_s, kRestartS, mtbf_s);
+  out[fleet_mtbf_s] = mtbf_s;
+  out[checkpoint_interval_s] = interval_s;
+  out[goodput] = useful;
+  out[time_with_failures_s] = useful > 0 ? duration_s / useful : std::numeric_limits<double>::infinity();
+
+  const double power = device_power_w(hw.tdp_w, hw.idle_power_fraction, r.scaling_efficiency);
+  out[gpu_power_w] = power;
+  FootprintInput fp;
+  fp.devices = n;
+  fp.device_power_w = power;
+  fp.duration_s = duration_s;
+  fp.pue = v[Param::pue];
+  fp.carbon_g_per_kwh = v[Param::carbon_intensity_g_per_kwh];
+  const Footprint f = footprint(fp);
+  out[energy_j] = f.facility_energy_j;
+  out[co2_kg] = f.operational_co2_kg;
+
+  OwnershipInput own;
+  own.capex_usd = hw.price_usd;
+  own.lifetime_years = kLifetimeYears;
+  own.maintenance_fraction_per_year = kMaintenancePerYear;
+  own.power_w = power;
+  own.pue = v[Param::pue];
+  own.electricity_usd_per_kwh = v[Param::electricity_usd_per_kwh];
+  const double gpu_hour = owned_usd_per_device_hour(own);
+  out[gpu_hour_cost_usd] = gpu_hour;
+  out[cost_usd] = run_cost_usd(gpu_hour, n, duration_s);
+  out[cost_per_million_tokens_usd] = usd_per_million_tokens(gpu_hour, n, r.tokens_per_s);
+  return {};
+}
+
+}  // namespace dsx

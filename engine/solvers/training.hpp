@@ -1,0 +1,115 @@
+// Solver "training": one 3D-parallel (TP x PP x DP) training configuration of a dense transformer on
+// `gpus` identical accelerators in 8-GPU nodes (DGX/HGX H100 layout: NVLink inside a node, one NIC per
+// GPU across nodes), mixed-precision (bf16 compute, fp32 master weights) Adam, sequence parallelism on.
+//
+// Physics (each file cites its sources):
+//  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
+//    none/selective/full recomputation divided by TP, L/p layers x min(m, p) micro-batches in flight
+//    under 1F1B, plus 2 b s h x 2 B of pipeline send/receive buffers when pp > 1). Does not fit ->
+//    infeasible (the memory metrics are still written).
+//  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
+//    appendix B hardware FLOPs: recomputation included) at eta x bf16 peak; the 1F1B bubble stretches
+//    compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B per layer per micro-batch (6 with full
+//    recomputation) on the one-way NVLink rate, alpha 0.5 us (mlsysim's NVLink latency); PP: 2 point-to-point
+//    transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha 5 us (mlsysim's IB NDR latency);
+//    DP: hierarchical all-reduce of the bf16 gradient shard, the 8 / tp DP peers inside a node on
+//    NVLink and the rest across nodes on the NIC (mlsysim prices DP <= 8 on NVLink even when TP fills
+//    the node: its section 6.6); ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al.
+//    2020 section 7); `overlap` hides that fraction of the DP time behind backward compute.
+//    TP and PP communication are not overlapped.
+//  - sequence length: the model entry's (the graph is built for it; llama3_70b: 2,048).
+//  - tokens per step = DP x m x b x s: each DP replica counts once (mlsysim counts TP x PP times: 6.2).
+//  - MFU/HFU (PaLM appendix B), time to train = D / tokens_per_s, and the 6 P D / (N X MFU) check.
+//  - failures (engine/reliability.hpp): fleet MTBF of gpus / 8 DGX-H100-like nodes from mlsysim's
+//    component MTTFs (8 GPUs, 8 NICs, 2 PSUs per node); a checkpoint of 14 B per parameter (bf16
+//    weights + fp32 master, momentum, variance) written at mlsysim's 100 GB/s checkpoint bandwidth;
+//    Daly's interval; restart 300 s (mlsysim ReliabilityModel); goodput with rework; time_with_failures
+//    = time_to_train / goodput. Energy, carbon and cost are of the failure-free time_to_train.
+//  - power per GPU from its busy share (compute_s / step_s) on the idle + dynamic model
+//    (engine/carbon.hpp); energy x PUE; carbon at the grid intensity; cost per GPU-hour from the
+//    catalog price over 3 years plus 5 %/year maintenance (mlsysim EconomicsModel defaults) plus
+//    electricity (engine/economics.hpp).
+// Fixed here, to stay within 16 parameters: 8 GPUs and 8 NICs per node, full-bisection fabric, the two
+// alphas above. A fabric catalog would make them parameters.
+#pragma once
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+class TrainingSolver final : public Solver {
+ public:
+  enum Param : std::size_t {
+    hardware,
+    model,
+    gpus,
+    tp,
+    pp,
+    micro_batch,
+    global_batch,
+    recompute,
+    zero_stage,
+    training_tokens,
+    eta,
+    fabric_bandwidth,
+    overlap,
+    pue,
+    carbon_intensity_g_per_kwh,
+    electricity_usd_per_kwh,
+    kParamCount
+  };
+  enum Metric : std::size_t {
+    step_time_s,
+    compute_s,
+    bubble_s,
+    tp_comm_s,
+    pp_comm_s,
+    dp_comm_s,
+    bubble_fraction,
+    scaling_efficiency,
+    tokens_per_s,
+    mfu,
+    hfu,
+    tflops_per_gpu,
+    dp,
+    microbatches,
+    memory_per_gpu_bytes,
+    weights_bytes,
+    gradients_bytes,
+    optimizer_bytes,
+    activations_bytes,
+    fleet_model_state_bytes_per_param,
+    time_to_train_s,
+    time_to_train_6pd_s,
+    fleet_mtbf_s,
+    checkpoint_interval_s,
+    goodput,
+    time_with_failures_s,
+    gpu_power_w,
+    energy_j,
+    co2_kg,
+    gpu_hour_cost_usd,
+    cost_usd,
+    cost_per_million_tokens_usd,
+    kMetricCount
+  };
+  enum Reason : std::uint8_t {
+    not_a_transformer,
+    tp_pp_do_not_divide_gpus,
+    tp_exceeds_node,
+    tp_must_divide_heads,
+    pp_must_divide_layers,
+    batch_not_divisible,
+    exceeds_memory,
+    no_price,
+  };
+
+  std::string_view name() const override { return "training"; }
+  std::string_view description() const override;
+  std::span<const ParamSpec> params() const override;
+  std::span<const MetricSpec> metrics() const override;
+  std::span<const std::string_view> reasons() const override;
+  PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
+};
+
+}  // namespace dsx

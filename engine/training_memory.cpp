@@ -1,0 +1,57 @@
+#include "engine/training_memory.hpp"
+
+namespace dsx {
+
+double weight_bytes_per_param(bool mixed_precision) { return mixed_precision ? 2.0 : 4.0; }
+
+double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision) {
+  const double master = mixed_precision ? 4.0 : 0.0;
+  switch (optimizer) {
+    case Optimizer::sgd: return master;
+    case Optimizer::sgd_momentum: return master + 4.0;
+    case Optimizer::adam: return master + 8.0;
+  }
+  return 0.0;
+}
+
+double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision) {
+  return 2.0 * weight_bytes_per_param(mixed_precision) + optimizer_bytes_per_param(optimizer, mixed_precision);
+}
+
+double activation_bytes_per_layer(double seq_len, double micro_batch, double hidden, double heads,
+                                  double tensor_parallel, bool sequence_parallel, Recomputation recompute) {
+  const double sbh = seq_len * micro_batch * hidden;
+  const double t = tensor_parallel;
+  const double attention_scores = 5.0 * heads * seq_len / hidden;
+  switch (recompute) {
+    case Recomputation::full: return 2.0 * sbh;
+    case Recomputation::selective: return sequence_parallel ? 34.0 * sbh / t : sbh * (10.0 + 24.0 / t);
+    case Recomputation::none:
+      return sequence_parallel ? sbh * (34.0 + attention_scores) / t
+                               : sbh * (10.0 + 24.0 / t + attention_scores / t);
+  }
+  return 0.0;
+}
+
+TrainingMemory training_memory(const TrainingMemoryInput& in) {
+  TrainingMemory m;
+  const double shard_params = in.parameters / (in.tensor_parallel * in.pipeline_parallel);
+  const double dp = in.data_parallel;
+  const double wb = weight_bytes_per_param(in.mixed_precision);
+  m.weights_bytes = shard_params * wb / (in.zero_stage >= 3 ? dp : 1.0);
+  m.gradients_bytes = shard_params * wb / (in.zero_stage >= 2 ? dp : 1.0);
+  m.optimizer_bytes =
+      shard_params * optimizer_bytes_per_param(in.optimizer, in.mixed_precision) / (in.zero_stage >= 1 ? dp : 1.0);
+  const double layers_per_stage = in.layers / in.pipeline_parallel;
+  m.activations_bytes = in.layers > 0 && in.hidden > 0
+                            ? layers_per_stage * in.in_flight_microbatches *
+                                  activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads,
+                                                             in.tensor_parallel, in.sequence_parallel, in.recompute)
+                            : 0.0;
+  m.buffers_bytes = in.communication_buffer_bytes;
+  m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes + m.buffers_bytes;
+  m.fits = m.total_bytes <= in.capacity_bytes;
+  return m;
+}
+
+}  // namespace dsx

@@ -1,0 +1,723 @@
+#include "output/analysis_figures.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+
+#include "dse/analysis/blocks.hpp"
+#include "dse/grid.hpp"
+#include "output/files.hpp"
+#include "output/format.hpp"
+
+namespace dsx {
+
+namespace {
+
+// The terminals of output/figures.cpp: SVG at 96 px/in with 12 px text, PDF with 9 pt text, PNG at
+// 192 px/in, so an analysis figure sits beside the study's figures at the same sizes.
+struct TerminalPreset {
+  std::string_view extension;
+  std::string_view terminal;
+  double units_per_cm;
+  std::string_view font;
+  std::string_view fontscale;
+  double linewidth;
+  double pointscale;
+};
+constexpr std::array<TerminalPreset, 3> kPresets = {{
+    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", "", 1.0, 0.0},
+    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", "0.75", 1.2, 0.6},
+    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", "", 2.0, 2.0},
+}};
+constexpr double kWidthCm = 17.0;
+constexpr double kPlotHeightCm = 10.0;
+constexpr double kBarBaseCm = 3.0;  // horizontal bars: margins, title, axis and key
+constexpr double kBarStepCm = 0.75;
+constexpr double kBarMinCm = 6.0;
+constexpr double kBarMaxCm = 24.0;
+constexpr double kBarHalfHeight = 0.35;
+constexpr int kBarLinetypeBase = 11;     // house style: stacked-bar fills
+constexpr std::size_t kSeries = 8;       // house style: series linetypes 1-8
+constexpr std::string_view kMarkInk = "#4d4d4d";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string gp_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A tic label: gnuplot reads explicit tic labels as formats for the tic's value, so '%' is doubled.
+std::string tic_string(std::string_view s) {
+  std::string t;
+  for (char c : s) {
+    if (c == '%') t += '%';
+    t += c;
+  }
+  return gp_string(t);
+}
+
+std::string dat_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') c = '\'';
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? std::string(sep) : "") + parts[i];
+  return out;
+}
+
+std::string num(double v) { return format_exact(v); }
+
+// gnuplot's expression for a data column times the axis factor.
+std::string scaled(int column, double factor) {
+  if (factor == 1) return fmt::format("${}", column);
+  return fmt::format("${}*{}", column, format_exact(factor));
+}
+
+std::string terminal_block(std::string_view name, double width_cm, double height_cm, std::string_view plot) {
+  std::string out = fmt::format("\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n",
+                                width_cm);
+  bool first = true;
+  for (const TerminalPreset& p : kPresets) {
+    const std::string size = p.units_per_cm > 0 ? fmt::format("{},{}", std::lround(width_cm * p.units_per_cm),
+                                                               std::lround(height_cm * p.units_per_cm))
+                                                 : fmt::format("{:g}cm,{:g}cm", width_cm, height_cm);
+    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\"{} linewidth {}{} background rgb \"#ffffff\"\n",
+                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font,
+                       p.fontscale.empty() ? "" : fmt::format(" fontscale {}", p.fontscale), fmt::format("{:g}", p.linewidth),
+                       p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
+    out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
+    out += first ? std::string(plot) : "replot\n";
+    first = false;
+  }
+  return out + "unset output\n";
+}
+
+constexpr std::size_t kTitleChars = 80;  // a longer title wraps at a space
+constexpr double kTitleLineCm = 0.5;
+
+std::vector<std::string> title_lines(std::string_view title) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < title.size()) {
+    std::size_t end = title.find(' ', pos);
+    if (end == std::string_view::npos) end = title.size();
+    const std::string_view word = title.substr(pos, end - pos);
+    if (!line.empty() && line.size() + 1 + word.size() > kTitleChars) {
+      lines.push_back(line);
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    pos = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// The height a wrapped title adds.
+double title_extra_cm(std::string_view title) { return kTitleLineCm * static_cast<double>(title_lines(title).size() - 1); }
+
+std::string header(std::string_view name, std::string_view title) {
+  std::string out = fmt::format("# dsx analysis figure '{}': {}\n", name, title);
+  out += fmt::format(
+      "# Draws {0}.svg, {0}.pdf and {0}.png from {0}.dat.\n"
+      "# The data is in SI units; the plot commands scale each axis for reading.\n"
+      "# Redraw after editing, in this folder: gnuplot {0}.gp\n\n",
+      name);
+  out += house_style();
+  out += "\n# ---- this figure ----\n";
+  std::string lines;
+  for (const std::string& line : title_lines(title)) {
+    const std::string quoted = gp_string(line);
+    lines += (lines.empty() ? "" : "\\n") + quoted.substr(1, quoted.size() - 2);
+  }
+  out += fmt::format("set title \"{}\" noenhanced\n", lines);
+  return out;
+}
+
+struct Axis {
+  QuantityDisplay display;
+  AxisScale scale;
+  bool log = false;
+};
+
+// An axis for values of `display`: a readable prefix, logarithmic when the values are positive and
+// span a factor of 30 or more.
+constexpr double kLogSpan = 30;  // positive values spanning this factor get a log axis
+
+Axis make_axis(const QuantityDisplay& display, const std::vector<double>& values, bool allow_log = true) {
+  Axis a;
+  a.display = display;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0;
+  bool positive = true;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    positive = positive && v > 0;
+    lo = std::min(lo, std::fabs(v));
+    hi = std::max(hi, std::fabs(v));
+  }
+  a.scale = choose_axis_scale(display, hi);
+  a.log = allow_log && positive && hi > 0 && lo > 0 && hi / lo >= kLogSpan;
+  return a;
+}
+
+std::string axis_commands(char axis, const Axis& a) {
+  std::string out = fmt::format("set {}label {} noenhanced\n", axis, gp_string(axis_title(a.display, a.scale)));
+  if (a.log) out += fmt::format("set logscale {} 10\n", axis);
+  out += fmt::format("set format {} \"%g\"\n", axis);
+  return out;
+}
+
+QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& metric) {
+  const auto m = find_study_metric(study, metric);
+  return describe_quantity(metric, m ? m->dimension : Dimension::dimensionless);
+}
+
+std::string words(const QuantityDisplay& d, const std::string& name) { return d.label.empty() ? name : d.label; }
+
+// ---- break-even ----
+
+std::string group_text(const std::vector<Selector>& labels) {
+  std::vector<std::string> parts;
+  for (const Selector& s : labels) parts.push_back(s.param + " = " + s.label);
+  return join(parts, ", ");
+}
+
+FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysis& a, std::size_t g,
+                              const std::string& name) {
+  const BreakevenGroup& group = a.groups[g];
+  const BreakevenOutcome& o = group.outcome;
+  const ParamSpec& along = study.solver->params()[a.along_param];
+  const bool numeric = along.kind == ParamKind::number;
+  const std::string metric = a.request.metrics.empty() ? a.request.metric : a.request.metrics.front();
+  const QuantityDisplay y_display = metric_display(study, metric);
+  const QuantityDisplay x_display = describe_quantity(along.name, along.dimension);
+  const std::size_t A = a.alternatives.size();
+  const std::size_t K = o.along_values.size();
+
+  FigureSource src;
+  src.name = name;
+  src.title = a.request.metrics.empty() ? fmt::format("{} along {}", words(y_display, metric), along.name)
+                                       : fmt::format("{} along {}", join(a.alternatives, " vs "), along.name);
+  if (!group.labels.empty()) src.title += " (" + group_text(group.labels) + ")";
+  std::vector<double> ys(o.curves.begin(), o.curves.end());
+  std::vector<double> xs;
+  for (std::size_t k = 0; k < K; ++k) xs.push_back(numeric ? o.along_values[k] : static_cast<double>(k));
+  for (const Crossing& c : o.crossings) {
+    if (std::isfinite(c.along_value)) xs.push_back(c.along_value);
+    if (std::isfinite(c.metric_first)) ys.push_back(c.metric_first);
+  }
+  const Axis xa = numeric ? make_axis(x_display, xs) : Axis{x_display, AxisScale{1, ""}, false};
+  const Axis ya = make_axis(y_display, ys);
+
+  std::string& dat = src.data;
+  dat = fmt::format("# break-even '{}': {} of each alternative along {} (SI units)\n", a.request.name, metric, along.name);
+  for (std::size_t i = 0; i < A; ++i) {
+    if (i > 0) dat += "\n\n";
+    dat += fmt::format("# index {}: {}\n# {} {} label\n", i, a.alternatives[i], along.name, metric);
+    for (std::size_t k = 0; k < K; ++k) {
+      const double v = o.curve(i, k);
+      if (std::isnan(v)) {
+        dat += "\n";  // a gap: the line breaks where the alternative has no value
+        continue;
+      }
+      dat += fmt::format("{} {} {}\n", num(xs[k]), num(v), dat_string(o.along_labels[k]));
+      ++src.points;
+    }
+  }
+  dat += fmt::format("\n\n# index {}: crossings (along value, metric there)\n", A);
+  std::vector<std::string> marks;
+  // Labels are staggered down from the top so that neighbouring crossings stay readable.
+  constexpr std::size_t kLabelRows = 6;
+  std::size_t mark = 0;
+  for (const Crossing& c : o.crossings) {
+    double x = c.along_value;
+    if (!numeric || !std::isfinite(x)) {
+      // A bracket or a tie: mark the middle of the bracketing scan points.
+      x = numeric ? 0.5 * (c.bracket_lo + c.bracket_hi) : 0.5 * static_cast<double>(c.scan_lo + c.scan_hi);
+      if (numeric && xa.log) x = std::sqrt(c.bracket_lo * c.bracket_hi);
+    }
+    const double y = std::isfinite(c.metric_first) ? c.metric_first : kNaN;
+    if (std::isfinite(y)) dat += fmt::format("{} {}\n", num(x), num(y));
+    const std::string text = std::isfinite(c.along_value) && numeric
+                                 ? fmt::format("{} = {}", along.name, format_quantity(c.along_value, x_display))
+                                 : fmt::format("{} {}-{}", along.name, o.along_labels[c.scan_lo], o.along_labels[c.scan_hi]);
+    const double label_y = 0.97 - 0.07 * static_cast<double>(mark++ % kLabelRows);
+    marks.push_back(fmt::format(
+        "set arrow from first {0}, graph 0 to first {0}, graph 1 nohead dt (6,4) lw 1 lc rgb \"{1}\" back\n"
+        "set label {2} at first {0}, graph {3} left offset character 0.4, 0 textcolor rgb \"{1}\" noenhanced\n",
+        num(x * xa.scale.factor), kMarkInk, gp_string(text), num(label_y)));
+  }
+  if (o.crossings.empty()) dat += "\n";
+
+  std::string& gp = src.script;
+  gp = header(name, src.title);
+  gp += axis_commands('x', xa);
+  gp += axis_commands('y', ya);
+  if (!numeric) {
+    std::vector<std::string> tics;
+    for (std::size_t k = 0; k < K; ++k) tics.push_back(fmt::format("{} {}", tic_string(o.along_labels[k]), k));
+    gp += fmt::format("set xtics ({}) noenhanced\nset xrange [-0.5:{}]\n", join(tics, ", "), num(static_cast<double>(K) - 0.5));
+  } else if (K > 1) {
+    // The scanned range with a small margin, so the axis ends where the data does.
+    const double lo = o.along_values.front() * xa.scale.factor;
+    const double hi = o.along_values.back() * xa.scale.factor;
+    gp += xa.log ? fmt::format("set xrange [{}:{}]\n", num(lo / 1.15), num(hi * 1.15))
+                 : fmt::format("set xrange [{}:{}]\n", num(lo - 0.03 * (hi - lo)), num(hi + 0.03 * (hi - lo)));
+  }
+  gp += fmt::format("set key title {} noenhanced\n", gp_string(a.request.metrics.empty() ? a.request.alternatives : "metric"));
+  gp += "# break-even marks\n";
+  for (const std::string& m : marks) gp += m;
+  std::vector<std::string> clauses;
+  const std::string file = gp_string(name + ".dat");
+  for (std::size_t i = 0; i < A; ++i) {
+    clauses.push_back(fmt::format("{} index {} using ({}):({}) with linespoints lt {} title {} noenhanced",
+                                  i == 0 ? file : "\"\"", i, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor),
+                                  i % kSeries + 1, gp_string(a.alternatives[i])));
+  }
+  if (std::any_of(o.crossings.begin(), o.crossings.end(), [](const Crossing& c) { return std::isfinite(c.metric_first); })) {
+    clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with points pt 6 ps 2.2 lw 1.5 lc rgb \"{}\" title \"break-even\"",
+                                  A, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), kMarkInk));
+  }
+  const std::string plot = src.points == 0 ? "set label 100 \"no alternative has a value to draw\" at graph 0.5, graph 0.5 center\n"
+                                             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n"
+                                           : "plot " + join(clauses, ", \\\n     ") + "\n";
+  gp += terminal_block(name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+
+  std::vector<std::string> found;
+  for (const Crossing& c : o.crossings) {
+    if (std::isfinite(c.along_value) && numeric) {
+      found.push_back(fmt::format("{} = {}", along.name, format_quantity(c.along_value, x_display)));
+    } else {
+      found.push_back(fmt::format("between {} {} and {}", along.name, o.along_labels[c.scan_lo], o.along_labels[c.scan_hi]));
+    }
+  }
+  src.caption = "Each line is one alternative along " + std::string(along.name) +
+                "; a dashed line and a circle mark each break-even, where the better alternative changes.";
+  src.description = found.empty() ? "No crossing in the scanned range." : "Crossings: " + join(found, "; ") + ".";
+  return src;
+}
+
+// ---- tornado ----
+
+std::string input_label(const SensitivityAnalysis& s, const TornadoBar& bar, const ResolvedStudy& study) {
+  return fmt::format("{} ({})", s.inputs[bar.input].name, sensitivity_input_value(study, s, bar.input, bar.nominal));
+}
+
+FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysis& s) {
+  const LocalSensitivity& local = *s.local;
+  const QuantityDisplay display = metric_display(study, s.request.metric);
+  FigureSource src;
+  src.name = "tornado_" + s.request.name;
+  src.title = fmt::format("Tornado: {} with each input at -{:g}% and +{:g}%", words(display, s.request.metric),
+                          100 * local.relative_change, 100 * local.relative_change);
+  std::vector<const TornadoBar*> bars;
+  std::vector<double> values{local.base_metric};
+  for (const TornadoBar& b : local.bars) {
+    if (std::isnan(b.swing)) continue;
+    bars.push_back(&b);
+    values.push_back(b.metric_low);
+    values.push_back(b.metric_high);
+  }
+  const Axis xa = make_axis(display, values, false);
+  const double f = xa.scale.factor;
+  std::string& dat = src.data;
+  dat = fmt::format("# tornado '{}': {} at the base point and with each input at its low and high value (SI)\n",
+                    s.request.name, s.request.metric);
+  dat += "# position metric_low metric_high base input_low input_high elasticity input\n";
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const TornadoBar& b = *bars[i];
+    dat += fmt::format("{} {} {} {} {} {} {} {}\n", i, num(b.metric_low), num(b.metric_high), num(local.base_metric),
+                       num(b.input_low), num(b.input_high), num(b.elasticity), dat_string(s.inputs[b.input].name));
+    ++src.points;
+  }
+  const double height = std::clamp(kBarBaseCm + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+                                   kBarMinCm, kBarMaxCm);
+  std::string& gp = src.script;
+  gp = header(src.name, src.title);
+  gp += axis_commands('x', xa);
+  gp += "unset ylabel\nset grid noytics\nset ytics scale 0\n";
+  gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  gp += fmt::format("set offsets graph 0.12, graph 0.12, 0, 0\n");
+  std::vector<std::string> tics;
+  for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", tic_string(input_label(s, *bars[i], study)), i));
+  std::string plot;
+  if (bars.empty()) {
+    plot = "set label 100 \"no input changes the metric\" at graph 0.5, graph 0.5 center\nset yrange [0:1]\nplot -1 notitle\n";
+  } else {
+    gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
+    gp += fmt::format("set yrange [{}:-0.6]  # largest swing on top\n", num(static_cast<double>(bars.size()) - 0.4));
+    gp += fmt::format("set arrow from first {0}, graph 0 to first {0}, graph 1 nohead dt (6,4) lc rgb \"{1}\" front\n",
+                      num(local.base_metric * f), kMarkInk);
+    gp += "# elasticity (d ln metric / d ln input) at the end of each bar\n";
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+      const TornadoBar& b = *bars[i];
+      if (std::isnan(b.elasticity)) continue;
+      const double end = std::max({b.metric_low, b.metric_high, local.base_metric});
+      gp += fmt::format("set label {} {} at first {}, first {} left offset character 0.5, 0 noenhanced\n", i + 1,
+                        gp_string(fmt::format("e = {:.2f}", b.elasticity)), num(end * f), i);
+    }
+    gp += fmt::format("h = {:g}  # half the bar height\n", kBarHalfHeight);
+    const std::string base = num(local.base_metric * f);
+    const auto bar = [&](int col, int lt, const std::string& title, bool first) {
+      return fmt::format("{} using (({}+{})/2):1:({}<{}?{}:{}):({}<{}?{}:{}):($1-h):($1+h) with boxxyerror lt {} title {}",
+                         first ? gp_string(src.name + ".dat") : "\"\"", scaled(col, f), base, scaled(col, f), base,
+                         scaled(col, f), base, scaled(col, f), base, base, scaled(col, f), lt, gp_string(title));
+    };
+    plot = "plot " + bar(2, kBarLinetypeBase, fmt::format("input -{:g}%", 100 * local.relative_change), true) +
+           ", \\\n     " + bar(3, kBarLinetypeBase + 1, fmt::format("input +{:g}%", 100 * local.relative_change), false) +
+           "\n";
+  }
+  gp += terminal_block(src.name, kWidthCm, height + title_extra_cm(src.title), plot);
+  src.caption = "Each bar spans the metric with one input moved down and up, the others at the base point; the "
+                "dashed line is the base value, e is the elasticity.";
+  src.description = bars.empty() ? "No input changes the metric."
+                                 : fmt::format("Base value {}; largest swing: {}.", format_quantity(local.base_metric, display),
+                                               s.inputs[bars.front()->input].name);
+  return src;
+}
+
+// ---- Sobol ----
+
+FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis& s) {
+  const SobolResult& r = *s.sobol;
+  const QuantityDisplay display = metric_display(study, s.request.metric);
+  FigureSource src;
+  src.name = "sobol_" + s.request.name;
+  src.title = fmt::format("Sobol indices of {} (N = {} samples, {} evaluations)", words(display, s.request.metric),
+                          format_grouped(static_cast<double>(r.samples)), format_grouped(static_cast<double>(r.evaluations)));
+  const std::size_t k = r.indices.size();
+  double lo = 0, hi = 1;
+  std::string& dat = src.data;
+  dat = fmt::format("# Sobol indices '{}' of {}: first order and total, with {:g}% bootstrap intervals\n",
+                    s.request.name, s.request.metric, 100 * r.confidence);
+  dat += "# position first first_low first_high total total_low total_high first_half total_half input\n";
+  for (std::size_t i = 0; i < k; ++i) {
+    const SobolIndex& x = r.indices[i];
+    dat += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", i, num(x.first), num(x.first_low), num(x.first_high), num(x.total),
+                       num(x.total_low), num(x.total_high), num(x.first_half), num(x.total_half),
+                       dat_string(s.inputs[i].name));
+    for (double v : {x.first, x.first_low, x.total, x.total_low}) {
+      if (std::isfinite(v)) lo = std::min(lo, v);
+    }
+    for (double v : {x.first, x.first_high, x.total, x.total_high}) {
+      if (std::isfinite(v)) hi = std::max(hi, v);
+    }
+    ++src.points;
+  }
+  std::string& gp = src.script;
+  gp = header(src.name, src.title);
+  gp += "set ylabel \"Sobol index (share of the variance)\" noenhanced\nset format y \"%g\"\n";
+  gp += "set grid noxtics\nset xtics scale 0\n";
+  gp += fmt::format("set yrange [{}:{}]\n", num(std::floor(lo * 10) / 10), num(std::ceil(hi * 10 + 0.5) / 10));
+  gp += fmt::format("set xrange [-0.6:{}]\n", num(static_cast<double>(k) - 0.4));
+  gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  std::vector<std::string> tics;
+  for (std::size_t i = 0; i < k; ++i) tics.push_back(fmt::format("{} {}", tic_string(s.inputs[i].name), i));
+  // Input names that do not fit side by side are set at a slant.
+  std::size_t longest = 0;
+  for (const UncertainInput& in : s.inputs) longest = std::max(longest, in.name.size());
+  const bool slant = static_cast<double>(longest) * 0.19 > 0.8 * kWidthCm / static_cast<double>(std::max<std::size_t>(k, 1));
+  gp += fmt::format("set xtics ({}) noenhanced{}\n", join(tics, ", "), slant ? " rotate by -25 left" : "");
+  gp += "w = 0.17  # half a bar's width\n";
+  const std::string file = gp_string(src.name + ".dat");
+  std::string plot;
+  if (k == 0 || !(r.variance > 0)) {
+    plot = "set label 100 \"the metric does not vary over the input ranges\" at graph 0.5, graph 0.5 center\nplot -1 notitle\n";
+  } else {
+    plot = fmt::format(
+        "plot {0} using ($1-w):2:($1-2*w):($1):(0):2 with boxxyerror lt {1} title \"first order S_i\", \\\n"
+        "     \"\" using ($1+w):5:($1):($1+2*w):(0):5 with boxxyerror lt {2} title \"total S_{{Ti}}\"",
+        file, kBarLinetypeBase, kBarLinetypeBase + 1);
+    if (r.bootstrap > 0) {
+      plot += fmt::format(
+          ", \\\n     \"\" using ($1-w):2:3:4 with yerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 title \"{1:g}% "
+          "bootstrap interval\" noenhanced, \\\n"
+          "     \"\" using ($1+w):5:6:7 with yerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 notitle",
+          kMarkInk, 100 * r.confidence);
+    }
+    plot += "\n";
+  }
+  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  src.caption = "First-order index: the share of the metric's variance an input explains alone; total: with every "
+                "interaction. Whiskers: bootstrap intervals, which overstate the error of quasi-random samples.";
+  src.description = fmt::format("Indices from {} of {} sample rows; largest change between N/2 and N: {:.3f}.",
+                                format_grouped(static_cast<double>(r.rows_used)), format_grouped(static_cast<double>(r.samples)),
+                                r.max_change);
+  return src;
+}
+
+// ---- Morris ----
+
+FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis& s) {
+  const MorrisResult& r = *s.morris;
+  const QuantityDisplay display = metric_display(study, s.request.metric);
+  FigureSource src;
+  src.name = "morris_" + s.request.name;
+  src.title = fmt::format("Morris screening of {} ({} trajectories, {} levels)", words(display, s.request.metric),
+                          r.trajectories, r.levels);
+  std::vector<double> values;
+  for (const MorrisEffect& e : r.effects) {
+    values.push_back(e.mu_star);
+    values.push_back(e.sigma);
+  }
+  Axis a = make_axis(display, values, false);
+  const double f = a.scale.factor;
+  double right = 0, top = 0;
+  for (const MorrisEffect& e : r.effects) {
+    if (std::isfinite(e.mu_star)) right = std::max(right, e.mu_star * f);
+    if (std::isfinite(e.sigma)) top = std::max(top, e.sigma * f);
+  }
+  std::string& dat = src.data;
+  dat = fmt::format("# Morris elementary effects '{}' of {} (SI units per input range), by mu*\n"
+                    "# mu_star sigma mu effects label_offset input\n",
+                    s.request.name, s.request.metric);
+  for (std::size_t n = 0; n < r.ranking.size(); ++n) {
+    const std::size_t i = r.ranking[n];
+    const MorrisEffect& e = r.effects[i];
+    if (std::isnan(e.mu_star) || std::isnan(e.sigma)) continue;
+    // Neighbours in the ranking sit close together: their labels go above and below in turn.
+    dat += fmt::format("{} {} {} {} {} {}\n", num(e.mu_star), num(e.sigma), num(e.mu), e.effects, n % 2 == 0 ? 1 : -1,
+                       dat_string(s.inputs[i].name));
+    ++src.points;
+  }
+  std::string& gp = src.script;
+  gp = header(src.name, src.title);
+  const std::string unit = a.scale.unit.empty() ? "" : " (" + a.scale.unit + ")";
+  gp += fmt::format("set xlabel {} noenhanced\nset ylabel {} noenhanced\n",
+                    gp_string("mu*: mean |elementary effect|" + unit), gp_string("sigma: spread of the effects" + unit));
+  gp += "set format x \"%g\"\nset format y \"%g\"\n";
+  const double y_top = right > 0 || top > 0 ? std::max(top, 0.05 * right) * 1.4 : 1;
+  gp += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", num(right > 0 ? right * 1.3 : 1), num(y_top));
+  gp += fmt::format("dy = {}  # labels sit this far above or below their point\n", num(0.04 * y_top));
+  gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  const std::string file = gp_string(src.name + ".dat");
+  const std::string plot =
+      src.points == 0
+          ? "set label 100 \"no elementary effect has a value\" at graph 0.5, graph 0.5 center\nplot -1 notitle\n"
+          : fmt::format("plot x with lines dt (6,4) lc rgb \"{}\" title \"sigma = mu*\", \\\n"
+                        "     {} using ({}):({}) with points lt 1 ps 1.4 title \"input\", \\\n"
+                        "     \"\" using ({}):({}+$5*dy):6 with labels left offset character "
+                        "0.8, 0 noenhanced notitle\n",
+                        kMarkInk, file, scaled(1, f), scaled(2, f), scaled(1, f), scaled(2, f));
+  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  src.caption = "Inputs far to the right matter most (mu*); those above the dashed line act non-linearly or through "
+                "other inputs (sigma).";
+  std::vector<std::string> ranked;
+  for (std::size_t i : r.ranking) ranked.push_back(s.inputs[i].name);
+  src.description = "Ranking by mu*: " + join(ranked, ", ") + ".";
+  return src;
+}
+
+// ---- grouped Pareto fronts ----
+
+FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
+  const ResultTable& t = run.shown();
+  const Objective& ox = study.objectives[0];
+  const Objective& oy = study.objectives[1];
+  const int cx = t.metric_column(ox.metric);
+  const int cy = t.metric_column(oy.metric);
+  const QuantityDisplay dx = metric_display(study, ox.metric);
+  const QuantityDisplay dy = metric_display(study, oy.metric);
+  FigureSource src;
+  src.name = "pareto_fronts";
+  src.title = fmt::format("Pareto fronts of {} and {}, one per {}", words(dx, ox.metric), words(dy, oy.metric),
+                          join(analyses_of(study).pareto.group, " / "));
+  std::vector<double> xs, ys;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.status[r] != PointStatus::ok) continue;
+    xs.push_back(t.metric(r, static_cast<std::size_t>(cx)));
+    ys.push_back(t.metric(r, static_cast<std::size_t>(cy)));
+  }
+  const Axis xa = make_axis(dx, xs);
+  const Axis ya = make_axis(dy, ys);
+  std::string& dat = src.data;
+  dat = fmt::format("# Pareto fronts per group: feasible rows, then each group's front in {} order (SI units)\n",
+                    ox.metric);
+  std::vector<std::string> clauses;
+  const std::string file = gp_string(src.name + ".dat");
+  std::size_t block = 0;
+  std::vector<std::string> knees;
+  for (std::size_t g = 0; g < run.fronts.groups.size(); ++g) {
+    const ParetoGroup& group = run.fronts.groups[g];
+    std::vector<std::string> values;
+    for (const Selector& s : group.labels) values.push_back(s.label);
+    const std::string label = join(values, " / ");
+    if (block > 0) dat += "\n\n";
+    dat += fmt::format("# index {}: {}, feasible rows\n", block, label);
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+      if (t.status[r] != PointStatus::ok) continue;
+      bool in_group = true;
+      for (const Selector& s : group.labels) {
+        in_group = in_group && t.label(r, static_cast<std::size_t>(t.axis_column(s.param))) == s.label;
+      }
+      if (!in_group) continue;
+      dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
+                         t.point_index[r]);
+      ++src.points;
+    }
+    const int lt = static_cast<int>(g % kSeries) + 1;
+    clauses.push_back(fmt::format("{} index {} using ({}):({}) with points lt {} ps 0.6 notitle", block == 0 ? file : "\"\"",
+                                  block, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), lt));
+    ++block;
+    std::vector<std::size_t> front = group.front;
+    std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
+      return t.metric(a, static_cast<std::size_t>(cx)) < t.metric(b, static_cast<std::size_t>(cx));
+    });
+    dat += fmt::format("\n\n# index {}: {}, front\n", block, label);
+    for (std::size_t r : front) {
+      dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
+                         t.point_index[r]);
+    }
+    clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with linespoints lt {} title {} noenhanced", block,
+                                  scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), lt, gp_string(label)));
+    ++block;
+    if (group.knee && group.knee->distance > 0) {
+      const std::size_t r = group.knee->row;
+      knees.push_back(fmt::format("{} {}", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy)))));
+    }
+  }
+  if (!knees.empty()) {
+    dat += fmt::format("\n\n# index {}: knees\n", block);
+    for (const std::string& k : knees) dat += k + "\n";
+    clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with points pt 6 ps 2.2 lw 1.5 lc rgb \"{}\" title \"knee\"",
+                                  block, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), kMarkInk));
+  }
+  std::string& gp = src.script;
+  gp = header(src.name, src.title);
+  gp += axis_commands('x', xa);
+  gp += axis_commands('y', ya);
+  gp += fmt::format("set key title {} noenhanced\n", gp_string(join(analyses_of(study).pareto.group, " / ")));
+  const std::string plot = src.points == 0 ? "set label 100 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
+                                             "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n"
+                                           : "plot " + join(clauses, ", \\\n     ") + "\n";
+  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  src.caption = "Small points are the feasible design points of each group; the line joins the group's Pareto front, "
+                "circles mark the knees.";
+  std::vector<std::string> sizes;
+  for (const ParetoGroup& g : run.fronts.groups) {
+    sizes.push_back(fmt::format("{}: {} of {}", group_text(g.labels), g.front.size(), g.feasible_rows));
+  }
+  src.description = "Front rows per group: " + join(sizes, "; ") + ".";
+  return src;
+}
+
+}  // namespace
+
+std::string sensitivity_input_value(const ResolvedStudy& study, const SensitivityAnalysis& s, std::size_t input,
+                                    double value) {
+  const UncertainInput& in = s.inputs.at(input);
+  if (in.target == InputTarget::parameter) {
+    const ParamSpec& p = study.solver->params()[in.param];
+    return format_quantity(value, describe_quantity(p.name, p.dimension));
+  }
+  const HardwareSpec* hw = nullptr;
+  if (!in.hardware_id.empty()) {
+    hw = study.catalog.find_hardware(in.hardware_id);
+  } else {
+    PointInputs point;
+    Grid(study).inputs(s.base_point, point);
+    hw = point.hardware;
+  }
+  if (hw == nullptr) return fmt::format("x{:.3g}", value);
+  const std::string field(hardware_field_name(in.field));
+  return format_quantity(value * hardware_field_value(*hw, in.field),
+                         describe_quantity(field, hardware_field_dimension(in.field)));
+}
+
+std::vector<AnalysisFigureSource> build_analysis_figures(const ResolvedStudy& study, const AnalysedRun& run) {
+  std::vector<AnalysisFigureSource> out;
+  // In the order the report shows them: the fronts (with the Pareto section), break-evens, sensitivities.
+  if (!analyses_of(study).pareto.group.empty() && study.objectives.size() >= 2) {
+    out.push_back({"pareto", fronts_figure(study, run)});
+  }
+  for (const BreakevenRun& b : run.breakevens) {
+    if (!b.analysis) continue;
+    const BreakevenAnalysis& a = *b.analysis;
+    const std::size_t n = std::min(a.groups.size(), kMaxBreakevenFigures);
+    for (std::size_t g = 0; g < n; ++g) {
+      const std::string name = "breakeven_" + a.request.name + (a.groups.size() > 1 ? fmt::format("_{}", g + 1) : "");
+      out.push_back({"breakeven:" + a.request.name, breakeven_figure(study, a, g, name)});
+    }
+  }
+  for (const SensitivityRun& s : run.sensitivities) {
+    if (!s.analysis) continue;
+    const SensitivityAnalysis& a = *s.analysis;
+    const std::string tag = "sensitivity:" + a.request.name;
+    if (a.local) out.push_back({tag, tornado_figure(study, a)});
+    if (a.morris) out.push_back({tag, morris_figure(study, a)});
+    if (a.sobol) out.push_back({tag, sobol_figure(study, a)});
+  }
+  return out;
+}
+
+std::vector<AnalysisFigure> render_analysis_figures(const ResolvedStudy& study, const AnalysedRun& run,
+                                                    const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  const std::string dir = run_dir + "/figures";
+  make_directories(dir);
+  std::vector<AnalysisFigure> out;
+  for (const AnalysisFigureSource& a : build_analysis_figures(study, run)) {
+    const FigureSource& src = a.source;
+    RenderedFigure fig;
+    fig.name = src.name;
+    fig.title = src.title;
+    fig.caption = src.caption;
+    fig.description = src.description;
+    fig.points = src.points;
+    const std::string stem = dir + "/" + src.name;
+    fig.gp_path = stem + ".gp";
+    fig.dat_path = stem + ".dat";
+    fig.svg_path = stem + ".svg";
+    fig.pdf_path = stem + ".pdf";
+    fig.png_path = stem + ".png";
+    write_file_atomic(fig.gp_path, src.script);
+    write_file_atomic(fig.dat_path, src.data);
+    // gnuplot draws into a private folder; the finished files then replace the old ones.
+    const std::string work = dir + "/." + src.name + ".drawing";
+    std::error_code ec;
+    fs::remove_all(work, ec);
+    make_directories(work);
+    write_file_atomic(work + "/" + src.name + ".dat", src.data);
+    try {
+      run_gnuplot(fs::absolute(fig.gp_path).string(), work);
+      for (std::string_view ext : {"svg", "pdf", "png"}) {
+        if (!fs::exists(work + "/" + src.name + "." + std::string(ext))) {
+          throw std::runtime_error(fmt::format("gnuplot on {} wrote no {}.{}", fig.gp_path, src.name, ext));
+        }
+      }
+      std::string pdf = read_file(work + "/" + src.name + ".pdf");
+      normalize_pdf_dates(pdf);
+      write_file_atomic(fig.pdf_path, pdf);
+      fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
+      fs::rename(work + "/" + src.name + ".png", fig.png_path);
+    } catch (...) {
+      fs::remove_all(work, ec);
+      throw;
+    }
+    fs::remove_all(work, ec);
+    out.push_back({a.analysis, std::move(fig)});
+  }
+  return out;
+}
+
+}  // namespace dsx

@@ -1,0 +1,993 @@
+#include "output/analysis_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "dse/analysis/blocks.hpp"
+#include "dse/grid.hpp"
+#include "output/csv.hpp"
+#include "output/files.hpp"
+#include "output/format.hpp"
+
+namespace dsx {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Sobol indices that moved by more than this between N/2 and N samples are called unconverged.
+constexpr double kConvergedChange = 0.05;
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? std::string(sep) : "") + parts[i];
+  return out;
+}
+
+// ---- CSV helpers ----
+
+class Csv {
+ public:
+  explicit Csv(const std::vector<std::string>& header) {
+    for (const std::string& h : header) text(h);
+    end();
+  }
+  Csv& text(std::string_view s) {
+    sep();
+    append_csv_field(out_, s);
+    return *this;
+  }
+  Csv& number(double v) {
+    sep();
+    append_csv_number(out_, v);
+    return *this;
+  }
+  Csv& empty(std::size_t n = 1) {
+    for (std::size_t i = 0; i < n; ++i) sep();
+    return *this;
+  }
+  void end() {
+    out_ += '\n';
+    first_ = true;
+  }
+  const std::string& str() const { return out_; }
+
+ private:
+  void sep() {
+    if (!first_) out_ += ',';
+    first_ = false;
+  }
+  std::string out_;
+  bool first_ = true;
+};
+
+QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& metric) {
+  const auto m = find_study_metric(study, metric);
+  return describe_quantity(metric, m ? m->dimension : Dimension::dimensionless);
+}
+
+std::string metric_words(const ResolvedStudy& study, const std::string& metric) {
+  const QuantityDisplay d = metric_display(study, metric);
+  return d.label.empty() ? metric : d.label;
+}
+
+std::string group_text(const std::vector<Selector>& labels, std::string_view eq = " = ") {
+  std::vector<std::string> parts;
+  for (const Selector& s : labels) parts.push_back(s.param + std::string(eq) + s.label);
+  return join(parts, ", ");
+}
+
+// "hardware = h200, batch = 16": a grid point's labels on every axis.
+std::string point_text(const ResolvedStudy& study, std::uint64_t point) {
+  const Grid grid(study);
+  std::vector<std::uint32_t> coords(study.axes.size());
+  grid.coordinates(point, coords);
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < study.axes.size(); ++a) {
+    if (study.axes[a].values.size() > 1) parts.push_back(study.axes[a].param + " = " + study.axes[a].values[coords[a]].label);
+  }
+  return parts.empty() ? "the single design point" : join(parts, ", ");
+}
+
+std::string row_text(const ResultTable& t, std::size_t row) {
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < t.axis_names.size(); ++a) parts.push_back(t.axis_names[a] + " = " + t.label(row, a));
+  return join(parts, ", ");
+}
+
+std::string alt_name(const BreakevenAnalysis& a, std::size_t i) {
+  return i == kNoAlternative ? std::string("no alternative") : a.alternatives[i];
+}
+
+const ParamSpec& along_spec(const ResolvedStudy& study, const BreakevenAnalysis& a) {
+  return study.solver->params()[a.along_param];
+}
+
+std::string along_value_text(const ResolvedStudy& study, const BreakevenAnalysis& a, double v) {
+  const ParamSpec& p = along_spec(study, a);
+  return format_quantity(v, describe_quantity(p.name, p.dimension));
+}
+
+std::string metric_of_analysis(const BreakevenAnalysis& a) {
+  return a.request.metrics.empty() ? a.request.metric : a.request.metrics.front();
+}
+
+std::string input_phrase(const UncertainInput& in) {
+  if (in.target == InputTarget::parameter) return in.name;
+  const std::string field(hardware_field_name(in.field));
+  const std::string words = field == "peak_flops" ? "peak FLOP/s" : field == "tdp" ? "TDP" : [&] {
+    std::string w = field;
+    std::replace(w.begin(), w.end(), '_', ' ');
+    return w;
+  }();
+  return in.hardware_id.empty() ? "every accelerator's " + words : "the " + words + " of " + in.hardware_id;
+}
+
+}  // namespace
+
+// ---- sentences ----
+
+std::string crossing_sentence(const ResolvedStudy& study, const BreakevenAnalysis& a, const BreakevenGroup& g,
+                              const Crossing& c) {
+  const BreakevenOutcome& o = g.outcome;
+  const ParamSpec& along = along_spec(study, a);
+  const bool numeric = along.kind == ParamKind::number;
+  const bool by_metrics = !a.request.metrics.empty();
+  const std::string metric = metric_of_analysis(a);
+  const QuantityDisplay md = metric_display(study, metric);
+  // With `metrics` the alternatives are metrics: "compiled time is lower than eager time".
+  const auto name_of = [&](std::size_t i) {
+    return by_metrics && i != kNoAlternative ? metric_words(study, a.alternatives[i]) : alt_name(a, i);
+  };
+  const std::string above = name_of(c.better_above);
+  const std::string below = name_of(c.better_below);
+  const std::string better = a.request.direction == Direction::minimize ? "lower" : "higher";
+  const std::string beats = by_metrics ? above + " is " + better + " than " + below
+                                       : above + " beats " + below + " on " + metric_words(study, metric);
+  const std::string name(along.name);
+  std::string s;
+  switch (c.kind) {
+    case CrossingKind::root:
+    case CrossingKind::jump: {
+      // On an integer axis the first whole value past the crossing is the answer; the crossing
+      // itself is given to six figures.
+      const bool whole = along.integer && c.along_value != std::floor(c.along_value);
+      s = beats + (whole ? " from " + name + " = " + along_value_text(study, a, std::ceil(c.along_value)) + " on"
+                         : " above " + name + " = " + along_value_text(study, a, c.along_value));
+      std::vector<std::string> notes;
+      if (whole) notes.push_back("break-even at " + format_grouped(c.along_value, 6));
+      notes.push_back(c.kind == CrossingKind::jump ? std::string("a step of the metric there, not an equality")
+                                                   : format_quantity(c.metric_first, md) +
+                                                         (by_metrics ? " each" : " for both") + " there");
+      s += " (" + join(notes, "; ") + ")";
+      break;
+    }
+    case CrossingKind::at_point:
+      s = beats + " above " + name + " = " + o.along_labels[c.scan_lo] + ", where the two are equal";
+      break;
+    case CrossingKind::tie:
+      s = beats + " above " + name + " = " + o.along_labels[c.scan_hi] + " after a tie from " + o.along_labels[c.scan_lo];
+      break;
+    case CrossingKind::bracket:
+      s = beats + " from " + name + " = " + o.along_labels[c.scan_hi] + " on (" + below + " is better at " +
+          o.along_labels[c.scan_lo] + ")";
+      break;
+    case CrossingKind::unrefined:
+      s = beats + " somewhere between " + name + " = " +
+          (numeric ? along_value_text(study, a, c.bracket_lo) : o.along_labels[c.scan_lo]) + " and " +
+          (numeric ? along_value_text(study, a, c.bracket_hi) : o.along_labels[c.scan_hi]) +
+          (c.evaluations >= a.request.tolerance.max_evaluations ? " (not refined: the evaluation limit was reached)"
+                                                               : " (not refined: an alternative has no value inside)");
+      break;
+  }
+  return s + ".";
+}
+
+std::string no_crossing_sentence(const ResolvedStudy& study, const BreakevenAnalysis& a, const BreakevenGroup& g) {
+  const BreakevenOutcome& o = g.outcome;
+  const std::string metric = a.request.metrics.empty() ? metric_words(study, a.request.metric) : "the compared metrics";
+  const std::string name(along_spec(study, a).name);
+  const std::string range = o.along_labels.front() + " to " + o.along_labels.back();
+  if (o.segments.size() == 1) {
+    if (o.segments.front().best == kNoAlternative) return "No alternative has a value of " + metric + " for " + name + " " + range + ".";
+    return "No crossing of " + metric + " for " + name + " " + range + ": " + alt_name(a, o.segments.front().best) +
+           " is better throughout.";
+  }
+  std::vector<std::string> parts;
+  for (const BestSegment& s : o.segments) {
+    parts.push_back(alt_name(a, s.best) + " from " + o.along_labels[s.scan_from] + " to " + o.along_labels[s.scan_to]);
+  }
+  return "No crossing of " + metric + " for " + name + " " + range + "; the best is " + join(parts, ", then ") + ".";
+}
+
+std::vector<std::string> flip_sentences(const ResolvedStudy& study, const SensitivityAnalysis& s) {
+  std::vector<std::string> out;
+  if (!s.decision) return out;
+  const DecisionResult& d = *s.decision;
+  const std::string best = s.alternatives[d.best];
+  const std::string extreme = s.request.direction == Direction::minimize ? "lowest" : "highest";
+  const std::string metric = metric_words(study, s.request.metric);
+  for (const DecisionFlip& f : d.flips) {
+    const std::string input = input_phrase(s.inputs[f.input]);
+    std::vector<std::string> ways;
+    for (const FlipSearch* search : {&f.up, &f.down}) {
+      if (!search->found) continue;
+      const std::string verb = search->relative_change > 0 ? "rises" : "falls";
+      const std::string next = search->new_best == kNoAlternative ? "no alternative keeps a value"
+                                                                  : s.alternatives[search->new_best] + " takes over";
+      ways.push_back(fmt::format("if {} {} {} ({})", input, verb, format_percent(std::fabs(search->relative_change)), next));
+    }
+    if (ways.empty()) {
+      const auto reach = [](const FlipSearch& x) { return format_percent(std::fabs(x.limit)); };
+      const std::string range = f.up.limit == -f.down.limit ? "within +-" + reach(f.up)
+                                                            : "between -" + reach(f.down) + " and +" + reach(f.up);
+      out.push_back(fmt::format("{} stays the choice for any change of {} {}.", best, input, range));
+    } else {
+      out.push_back(best + " stops having the " + extreme + " " + metric + " " + join(ways, ", or ") + ".");
+    }
+  }
+  return out;
+}
+
+// ---- CSV ----
+
+std::string breakeven_csv(const ResolvedStudy& study, const BreakevenAnalysis& a) {
+  std::vector<std::string> header;
+  if (!a.groups.empty()) {
+    for (const Selector& s : a.groups.front().labels) header.push_back(s.param);
+  }
+  for (const char* h : {"kind", "first", "second", "better_below", "better_above", "along", "along_value", "bracket_lo",
+                        "bracket_hi", "tolerance", "metric_first", "metric_second", "evaluations", "statement"}) {
+    header.emplace_back(h);
+  }
+  Csv csv(header);
+  const std::string along(along_spec(study, a).name);
+  for (const BreakevenGroup& g : a.groups) {
+    const auto labels = [&] {
+      for (const Selector& s : g.labels) csv.text(s.label);
+    };
+    if (g.outcome.crossings.empty()) {
+      labels();
+      const std::size_t best = g.outcome.segments.size() == 1 ? g.outcome.segments.front().best : kNoAlternative;
+      csv.text("none").empty(2).text(best == kNoAlternative ? "" : alt_name(a, best)).text(best == kNoAlternative ? "" : alt_name(a, best));
+      csv.text(along).empty(7).text(no_crossing_sentence(study, a, g));
+      csv.end();
+      continue;
+    }
+    for (const Crossing& c : g.outcome.crossings) {
+      labels();
+      csv.text(crossing_kind_name(c.kind)).text(a.alternatives[c.first]).text(a.alternatives[c.second]);
+      csv.text(alt_name(a, c.better_below)).text(alt_name(a, c.better_above)).text(along);
+      csv.number(c.along_value).number(c.bracket_lo).number(c.bracket_hi).number(c.tolerance);
+      csv.number(c.metric_first).number(c.metric_second).number(c.evaluations);
+      csv.text(crossing_sentence(study, a, g, c));
+      csv.end();
+    }
+  }
+  return csv.str();
+}
+
+std::string breakeven_curves_csv(const ResolvedStudy& study, const BreakevenAnalysis& a) {
+  std::vector<std::string> header;
+  if (!a.groups.empty()) {
+    for (const Selector& s : a.groups.front().labels) header.push_back(s.param);
+  }
+  const std::string along(along_spec(study, a).name);
+  header.push_back(along);
+  header.push_back(along + "_value");
+  for (const std::string& alt : a.alternatives) header.push_back(alt);
+  Csv csv(header);
+  for (const BreakevenGroup& g : a.groups) {
+    const BreakevenOutcome& o = g.outcome;
+    for (std::size_t k = 0; k < o.along_values.size(); ++k) {
+      for (const Selector& s : g.labels) csv.text(s.label);
+      csv.text(o.along_labels[k]).number(o.along_values[k]);
+      for (std::size_t i = 0; i < a.alternatives.size(); ++i) csv.number(o.curve(i, k));
+      csv.end();
+    }
+  }
+  return csv.str();
+}
+
+std::string sensitivity_csv(const ResolvedStudy& study, const SensitivityAnalysis& s) {
+  (void)study;
+  Csv csv({"analysis", "input", "nominal", "input_low", "input_high", "metric_low", "metric_high", "swing", "elasticity",
+           "mu", "mu_star", "sigma", "effects", "first", "first_low", "first_high", "total", "total_low", "total_high",
+           "first_half", "total_half", "flip_up", "flip_up_new_best", "flip_down", "flip_down_new_best", "flip_limit_up",
+           "flip_limit_down"});
+  // Columns after `input`: 7 local, 4 Morris, 8 Sobol, 6 flip.
+  if (s.local) {
+    for (const TornadoBar& b : s.local->bars) {
+      csv.text("local").text(s.inputs[b.input].name).number(b.nominal).number(b.input_low).number(b.input_high);
+      csv.number(b.metric_low).number(b.metric_high).number(b.swing).number(b.elasticity).empty(18);
+      csv.end();
+    }
+  }
+  if (s.morris) {
+    for (std::size_t i = 0; i < s.morris->effects.size(); ++i) {
+      const MorrisEffect& e = s.morris->effects[i];
+      csv.text("morris").text(s.inputs[i].name).empty(7).number(e.mu).number(e.mu_star).number(e.sigma);
+      csv.number(static_cast<double>(e.effects)).empty(14);
+      csv.end();
+    }
+  }
+  if (s.sobol) {
+    for (std::size_t i = 0; i < s.sobol->indices.size(); ++i) {
+      const SobolIndex& x = s.sobol->indices[i];
+      csv.text("sobol").text(s.inputs[i].name).empty(11);
+      csv.number(x.first).number(x.first_low).number(x.first_high).number(x.total).number(x.total_low).number(x.total_high);
+      csv.number(x.first_half).number(x.total_half).empty(6);
+      csv.end();
+    }
+  }
+  if (s.decision) {
+    for (const DecisionFlip& f : s.decision->flips) {
+      const auto best = [&](const FlipSearch& x) {
+        return x.found && x.new_best != kNoAlternative ? s.alternatives[x.new_best] : std::string();
+      };
+      csv.text("flip").text(s.inputs[f.input].name).number(f.nominal).empty(18);
+      csv.number(f.up.found ? f.up.relative_change : kNaN).text(best(f.up));
+      csv.number(f.down.found ? f.down.relative_change : kNaN).text(best(f.down));
+      csv.number(f.up.limit).number(f.down.limit);
+      csv.end();
+    }
+  }
+  return csv.str();
+}
+
+std::string assertions_csv(const ResolvedStudy& study, const AnalysedRun& run) {
+  const StudyAnalyses& a = analyses_of(study);
+  Csv csv({"name", "expr", "where", "require", "verdict", "rows_checked", "rows_holding", "example"});
+  for (const AssertionOutcome& o : run.assertions) {
+    const Assertion& x = a.assertions[o.assertion];
+    csv.text(x.name).text(x.expr).text(group_text(x.where, "=")).text(x.require == Quantifier::all ? "all" : "any");
+    csv.text(o.held ? "held" : "failed").number(static_cast<double>(o.rows_checked)).number(static_cast<double>(o.rows_holding));
+    csv.text(o.example_row ? row_text(run.shown(), *o.example_row) : "");
+    csv.end();
+  }
+  return csv.str();
+}
+
+std::string top_k_csv(const ResolvedStudy& study, const AnalysedRun& run) {
+  (void)study;
+  std::vector<std::string> header = {"objective", "direction", "rank", "point_index"};
+  for (const std::string& a : run.shown().axis_names) header.push_back(a);
+  header.emplace_back("value");
+  Csv csv(header);
+  for (const TopKList& list : run.top_k) {
+    const int col = run.shown().metric_column(list.objective.metric);
+    for (std::size_t i = 0; i < list.rows.size(); ++i) {
+      const std::size_t r = list.rows[i];
+      csv.text(list.objective.metric).text(list.objective.direction == Direction::minimize ? "min" : "max");
+      csv.number(static_cast<double>(i + 1)).number(static_cast<double>(run.shown().point_index[r]));
+      for (std::size_t a = 0; a < run.shown().axis_names.size(); ++a) csv.text(run.shown().label(r, a));
+      csv.number(run.shown().metric(r, static_cast<std::size_t>(col)));
+      csv.end();
+    }
+  }
+  return csv.str();
+}
+
+// ---- store tables ----
+
+namespace {
+
+using Type = StoreTable::Type;
+
+StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
+  const StudyAnalyses& a = analyses_of(study);
+  StoreTable t;
+  t.name = "derived";
+  t.columns = {{"point_index", Type::integer}, {"status", Type::text}, {"detail", Type::text}, {"kept", Type::integer}};
+  std::vector<std::size_t> cols;
+  for (const DerivedMetric& d : a.derived) {
+    t.columns.push_back({d.name, Type::real});
+    cols.push_back(static_cast<std::size_t>(run.table.metric_column(d.name)));
+  }
+  std::vector<std::uint8_t> kept(run.table.rows(), 0);
+  for (std::size_t r : run.formulas.kept) kept[r] = 1;
+  for (std::size_t r = 0; r < run.table.rows(); ++r) {
+    std::vector<double> numbers = {static_cast<double>(run.table.point_index[r]), static_cast<double>(kept[r])};
+    for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
+    t.add_row({std::string(status_name(run.table.status[r])), run.table.status_detail[r]}, std::move(numbers));
+  }
+  return t;
+}
+
+StoreTable breakeven_table(const ResolvedStudy& study, const AnalysedRun& run) {
+  StoreTable t;
+  t.name = "breakeven";
+  t.columns = {{"analysis", Type::text},     {"grp", Type::text},          {"kind", Type::text},
+               {"first", Type::text},        {"second", Type::text},       {"better_below", Type::text},
+               {"better_above", Type::text}, {"statement", Type::text},    {"along_value", Type::real},
+               {"bracket_lo", Type::real},   {"bracket_hi", Type::real},   {"tolerance", Type::real},
+               {"metric_first", Type::real}, {"metric_second", Type::real}, {"evaluations", Type::integer}};
+  for (const BreakevenRun& b : run.breakevens) {
+    if (!b.analysis) continue;
+    const BreakevenAnalysis& a = *b.analysis;
+    for (const BreakevenGroup& g : a.groups) {
+      const std::string grp = group_text(g.labels, "=");
+      if (g.outcome.crossings.empty()) {
+        t.add_row({a.request.name, grp, "none", "", "", "", "", no_crossing_sentence(study, a, g)},
+                  {kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, 0});
+      }
+      for (const Crossing& c : g.outcome.crossings) {
+        t.add_row({a.request.name, grp, std::string(crossing_kind_name(c.kind)), a.alternatives[c.first],
+                   a.alternatives[c.second], alt_name(a, c.better_below), alt_name(a, c.better_above),
+                   crossing_sentence(study, a, g, c)},
+                  {c.along_value, c.bracket_lo, c.bracket_hi, c.tolerance, c.metric_first, c.metric_second,
+                   static_cast<double>(c.evaluations)});
+      }
+    }
+  }
+  return t;
+}
+
+StoreTable sensitivity_table(const AnalysedRun& run) {
+  StoreTable t;
+  t.name = "sensitivity";
+  t.columns = {{"analysis", Type::text}, {"kind", Type::text}, {"input", Type::text}, {"statistic", Type::text},
+               {"value", Type::real}};
+  for (const SensitivityRun& r : run.sensitivities) {
+    if (!r.analysis) continue;
+    const SensitivityAnalysis& s = *r.analysis;
+    const std::string& n = s.request.name;
+    const auto add = [&](const char* kind, const std::string& input, const char* stat, double v) {
+      t.add_row({n, kind, input, stat}, {v});
+    };
+    add("base", "", "point_index", static_cast<double>(s.base_point));
+    if (s.local) {
+      add("local", "", "base_metric", s.local->base_metric);
+      add("local", "", "relative_change", s.local->relative_change);
+      for (const TornadoBar& b : s.local->bars) {
+        const std::string& in = s.inputs[b.input].name;
+        add("local", in, "nominal", b.nominal);
+        add("local", in, "input_low", b.input_low);
+        add("local", in, "input_high", b.input_high);
+        add("local", in, "metric_low", b.metric_low);
+        add("local", in, "metric_high", b.metric_high);
+        add("local", in, "swing", b.swing);
+        add("local", in, "elasticity", b.elasticity);
+      }
+    }
+    if (s.morris) {
+      add("morris", "", "trajectories", static_cast<double>(s.morris->trajectories));
+      add("morris", "", "levels", static_cast<double>(s.morris->levels));
+      add("morris", "", "evaluations", static_cast<double>(s.morris->evaluations));
+      for (std::size_t i = 0; i < s.morris->effects.size(); ++i) {
+        const MorrisEffect& e = s.morris->effects[i];
+        add("morris", s.inputs[i].name, "mu", e.mu);
+        add("morris", s.inputs[i].name, "mu_star", e.mu_star);
+        add("morris", s.inputs[i].name, "sigma", e.sigma);
+      }
+    }
+    if (s.sobol) {
+      const SobolResult& x = *s.sobol;
+      add("sobol", "", "samples", static_cast<double>(x.samples));
+      add("sobol", "", "rows_used", static_cast<double>(x.rows_used));
+      add("sobol", "", "evaluations", static_cast<double>(x.evaluations));
+      add("sobol", "", "variance", x.variance);
+      add("sobol", "", "max_change", x.max_change);
+      add("sobol", "", "max_half_width", x.max_half_width);
+      for (std::size_t i = 0; i < x.indices.size(); ++i) {
+        const SobolIndex& v = x.indices[i];
+        const std::string& in = s.inputs[i].name;
+        add("sobol", in, "first", v.first);
+        add("sobol", in, "first_low", v.first_low);
+        add("sobol", in, "first_high", v.first_high);
+        add("sobol", in, "total", v.total);
+        add("sobol", in, "total_low", v.total_low);
+        add("sobol", in, "total_high", v.total_high);
+      }
+    }
+    if (s.decision) {
+      add("flip", "", "best", static_cast<double>(s.decision->best));
+      for (const DecisionFlip& f : s.decision->flips) {
+        add("flip", s.inputs[f.input].name, "up", f.up.found ? f.up.relative_change : kNaN);
+        add("flip", s.inputs[f.input].name, "down", f.down.found ? f.down.relative_change : kNaN);
+      }
+    }
+  }
+  return t;
+}
+
+StoreTable assertions_table(const ResolvedStudy& study, const AnalysedRun& run) {
+  const StudyAnalyses& a = analyses_of(study);
+  StoreTable t;
+  t.name = "assertions";
+  t.columns = {{"name", Type::text},    {"expr", Type::text},           {"require", Type::text},
+               {"verdict", Type::text}, {"example", Type::text},        {"rows_checked", Type::integer},
+               {"rows_holding", Type::integer}};
+  for (const AssertionOutcome& o : run.assertions) {
+    const Assertion& x = a.assertions[o.assertion];
+    t.add_row({x.name, x.expr, x.require == Quantifier::all ? "all" : "any", o.held ? "held" : "failed",
+               o.example_row ? row_text(run.shown(), *o.example_row) : ""},
+              {static_cast<double>(o.rows_checked), static_cast<double>(o.rows_holding)});
+  }
+  return t;
+}
+
+StoreTable top_k_table(const AnalysedRun& run) {
+  StoreTable t;
+  t.name = "top_k";
+  t.columns = {{"objective", Type::text}, {"direction", Type::text}, {"point", Type::text},
+               {"rank", Type::integer},   {"point_index", Type::integer}, {"value", Type::real}};
+  for (const TopKList& list : run.top_k) {
+    const int col = run.shown().metric_column(list.objective.metric);
+    for (std::size_t i = 0; i < list.rows.size(); ++i) {
+      const std::size_t r = list.rows[i];
+      t.add_row({list.objective.metric, list.objective.direction == Direction::minimize ? "min" : "max", row_text(run.shown(), r)},
+                {static_cast<double>(i + 1), static_cast<double>(run.shown().point_index[r]),
+                 run.shown().metric(r, static_cast<std::size_t>(col))});
+    }
+  }
+  return t;
+}
+
+StoreTable pareto_groups_table(const AnalysedRun& run) {
+  StoreTable t;
+  t.name = "pareto_groups";
+  t.columns = {{"grp", Type::text}, {"point_index", Type::integer}, {"knee", Type::integer}};
+  for (const ParetoGroup& g : run.fronts.groups) {
+    for (std::size_t r : g.front) {
+      const bool knee = g.knee && g.knee->row == r && g.knee->distance > 0;
+      t.add_row({group_text(g.labels, "=")}, {static_cast<double>(run.shown().point_index[r]), knee ? 1.0 : 0.0});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store,
+                            const std::string& run_dir) {
+  const StudyAnalyses& a = analyses_of(study);
+  for (const BreakevenRun& b : run.breakevens) {
+    if (!b.analysis) continue;
+    write_file_atomic(run_dir + "/breakeven_" + b.request->name + ".csv", breakeven_csv(study, *b.analysis));
+    write_file_atomic(run_dir + "/breakeven_" + b.request->name + "_curves.csv", breakeven_curves_csv(study, *b.analysis));
+  }
+  for (const SensitivityRun& s : run.sensitivities) {
+    if (s.analysis) write_file_atomic(run_dir + "/sensitivity_" + s.request->name + ".csv", sensitivity_csv(study, *s.analysis));
+  }
+  if (!a.assertions.empty()) write_file_atomic(run_dir + "/assertions.csv", assertions_csv(study, run));
+  if (a.top_k > 0) write_file_atomic(run_dir + "/top_k.csv", top_k_csv(study, run));
+
+  const auto put = [&](bool declared, const std::string& name, auto&& make) {
+    if (declared) {
+      store.write_table(make());
+    } else {
+      store.drop_table(name);
+    }
+  };
+  put(!a.derived.empty() || !a.constraints.empty() || !a.filters.empty(), "derived", [&] { return derived_table(study, run); });
+  put(!a.breakevens.empty(), "breakeven", [&] { return breakeven_table(study, run); });
+  put(!a.sensitivities.empty(), "sensitivity", [&] { return sensitivity_table(run); });
+  put(!a.assertions.empty(), "assertions", [&] { return assertions_table(study, run); });
+  put(a.top_k > 0, "top_k", [&] { return top_k_table(run); });
+  put(run.fronts.grouped || run.fronts.thinned, "pareto_groups", [&] { return pareto_groups_table(run); });
+}
+
+std::vector<RenderedFigure> report_figures(const ReportInputs& in, const std::vector<RenderedFigure>& figures) {
+  std::vector<RenderedFigure> all = figures;
+  if (in.analysis_figures != nullptr) {
+    for (const AnalysisFigure& f : *in.analysis_figures) all.push_back(f.figure);
+  }
+  return all;
+}
+
+std::vector<std::string> failed_assertion_lines(const ResolvedStudy& study, const AnalysedRun& run) {
+  std::vector<std::string> out;
+  const StudyAnalyses& a = analyses_of(study);
+  for (const AssertionOutcome& o : run.assertions) {
+    if (o.held) continue;
+    const Assertion& x = a.assertions[o.assertion];
+    std::string why;
+    if (o.rows_checked == 0) {
+      why = "no feasible design point matches";
+    } else if (x.require == Quantifier::all) {
+      why = fmt::format("fails on {} of {} design points, first at {}", o.rows_checked - o.rows_holding, o.rows_checked,
+                        o.example_row ? row_text(run.shown(), *o.example_row) : "?");
+    } else {
+      why = fmt::format("holds on none of {} design points", o.rows_checked);
+    }
+    out.push_back(fmt::format("assertion '{}' failed: {} ({})", x.name, x.expr, why));
+  }
+  return out;
+}
+
+std::vector<std::string> failed_analysis_lines(const AnalysedRun& run) {
+  std::vector<std::string> out;
+  for (const BreakevenRun& b : run.breakevens) {
+    if (!b.analysis) out.push_back("break-even '" + b.request->name + "' could not run: " + b.error);
+  }
+  for (const SensitivityRun& s : run.sensitivities) {
+    if (!s.analysis) out.push_back("sensitivity analysis '" + s.request->name + "' could not run: " + s.error);
+  }
+  return out;
+}
+
+// ---- the report's context ----
+
+namespace {
+
+json figure_list(const ReportInputs& in, const std::string& tag, std::size_t first_number) {
+  json list = json::array();
+  if (in.analysis_figures == nullptr) return list;
+  for (std::size_t i = 0; i < in.analysis_figures->size(); ++i) {
+    const AnalysisFigure& f = (*in.analysis_figures)[i];
+    if (f.analysis != tag) continue;
+    list.push_back({{"number", std::to_string(first_number + i)},
+                    {"name", f.figure.name},
+                    {"title", f.figure.title},
+                    {"caption", f.figure.caption},
+                    {"description", f.figure.description}});
+  }
+  return list;
+}
+
+json assertions_context(const ResolvedStudy& study, const AnalysedRun* run) {
+  json out;
+  json list = json::array();
+  std::size_t failed = 0;
+  if (run != nullptr) {
+    const StudyAnalyses& a = analyses_of(study);
+    for (const AssertionOutcome& o : run->assertions) {
+      const Assertion& x = a.assertions[o.assertion];
+      std::string detail;
+      if (o.rows_checked == 0) {
+        detail = "no feasible design point matches, so there is nothing to hold";
+      } else if (x.require == Quantifier::all) {
+        detail = o.held ? fmt::format("holds on all {} design points checked", format_grouped(static_cast<double>(o.rows_checked)))
+                        : fmt::format("fails on {} of {} design points, first at {}",
+                                      format_grouped(static_cast<double>(o.rows_checked - o.rows_holding)),
+                                      format_grouped(static_cast<double>(o.rows_checked)),
+                                      o.example_row ? row_text(run->shown(), *o.example_row) : "?");
+      } else {
+        detail = o.held ? fmt::format("holds on {} of {} design points, for example at {}",
+                                      format_grouped(static_cast<double>(o.rows_holding)),
+                                      format_grouped(static_cast<double>(o.rows_checked)),
+                                      o.example_row ? row_text(run->shown(), *o.example_row) : "?")
+                        : fmt::format("holds on none of the {} design points checked",
+                                      format_grouped(static_cast<double>(o.rows_checked)));
+      }
+      if (!o.held) ++failed;
+      list.push_back({{"name", x.name},
+                      {"expr", x.expr},
+                      {"scope", (x.require == Quantifier::all ? "every" : "some") + std::string(" feasible design point") +
+                                    (x.where.empty() ? "" : " with " + group_text(x.where))},
+                      {"held", o.held},
+                      {"verdict", o.held ? "holds" : "FAILED"},
+                      {"detail", detail}});
+    }
+  }
+  out["has_assertions"] = !list.empty();
+  out["all_hold"] = failed == 0;
+  out["summary"] = list.empty() ? ""
+                   : failed == 0 ? (list.size() == 1 ? std::string("The assertion holds.")
+                                                     : fmt::format("All {} assertions hold.", list.size()))
+                                 : fmt::format("{} of {} assertions FAILED; dsx run exits with status 3.", failed, list.size());
+  out["list"] = list;
+  return out;
+}
+
+json derived_context(const ResolvedStudy& study, const AnalysedRun* run) {
+  const StudyAnalyses& a = analyses_of(study);
+  json out;
+  json derived = json::array();
+  for (const DerivedMetric& d : a.derived) {
+    derived.push_back({{"name", d.name},
+                       {"expr", d.expr},
+                       {"unit", d.unit.empty() ? "none" : d.unit},
+                       {"description", d.description}});
+  }
+  json constraints = json::array();
+  for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+    const std::size_t n = run != nullptr ? run->formulas.constraint_violations.at(i) : 0;
+    constraints.push_back({{"name", a.constraints[i].name},
+                           {"expr", a.constraints[i].expr},
+                           {"rows", format_grouped(static_cast<double>(n))}});
+  }
+  json filters = json::array();
+  for (std::size_t i = 0; i < a.filters.size(); ++i) {
+    const std::size_t n = run != nullptr ? run->formulas.filtered_out.at(i) : 0;
+    filters.push_back({{"name", a.filters[i].name},
+                       {"expr", a.filters[i].expr},
+                       {"rows", format_grouped(static_cast<double>(n))}});
+  }
+  out["has_derived"] = !derived.empty();
+  out["derived"] = derived;
+  out["has_constraints"] = !constraints.empty();
+  out["constraints"] = constraints;
+  out["has_filters"] = !filters.empty();
+  out["filters"] = filters;
+  out["any"] = !derived.empty() || !constraints.empty() || !filters.empty();
+  out["kept"] = run != nullptr ? fmt::format("The filters keep {} of {} design points; the Pareto front, top-k, assertions "
+                                             "and figures use those, results.csv holds them all.",
+                                             format_grouped(static_cast<double>(run->formulas.kept.size())),
+                                             format_grouped(static_cast<double>(run->table.rows())))
+                               : "";
+  return out;
+}
+
+json top_k_context(const ResolvedStudy& study, const AnalysedRun* run) {
+  json out;
+  json lists = json::array();
+  if (run != nullptr) {
+    for (const TopKList& list : run->top_k) {
+      const QuantityDisplay d = metric_display(study, list.objective.metric);
+      const int col = run->shown().metric_column(list.objective.metric);
+      json rows = json::array();
+      for (std::size_t i = 0; i < list.rows.size(); ++i) {
+        const std::size_t r = list.rows[i];
+        rows.push_back({{"rank", std::to_string(i + 1)},
+                        {"point", row_text(run->shown(), r)},
+                        {"value", format_quantity(run->shown().metric(r, static_cast<std::size_t>(col)), d)}});
+      }
+      lists.push_back({{"metric", list.objective.metric},
+                       {"direction", list.objective.direction == Direction::minimize ? "lowest" : "highest"},
+                       {"rows", rows}});
+    }
+  }
+  out["has_top_k"] = !lists.empty();
+  out["count"] = std::to_string(analyses_of(study).top_k);
+  out["lists"] = lists;
+  return out;
+}
+
+json fronts_context(const ReportInputs& in, std::size_t first_figure) {
+  const ResolvedStudy& study = in.study;
+  const AnalysedRun* run = in.analysed;
+  const ParetoOptions& p = analyses_of(study).pareto;
+  json out;
+  json groups = json::array();
+  const bool used = run != nullptr && (run->fronts.grouped || run->fronts.thinned) && study.objectives.size() >= 2;
+  if (used) {
+    for (const ParetoGroup& g : run->fronts.groups) {
+      std::string knee = "none";
+      if (g.knee && g.knee->distance > 0) {
+        std::vector<std::string> values;
+        for (const Objective& o : study.objectives) {
+          const int col = run->shown().metric_column(o.metric);
+          values.push_back(format_quantity(run->shown().metric(g.knee->row, static_cast<std::size_t>(col)),
+                                           metric_display(study, o.metric)));
+        }
+        knee = row_text(run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
+      }
+      groups.push_back({{"group", g.labels.empty() ? "all design points" : group_text(g.labels)},
+                        {"feasible", format_grouped(static_cast<double>(g.feasible_rows))},
+                        {"exact", format_grouped(static_cast<double>(g.exact_size))},
+                        {"kept", format_grouped(static_cast<double>(g.front.size()))},
+                        {"knee", knee}});
+    }
+  }
+  std::vector<std::string> eps;
+  for (double e : p.epsilon) eps.push_back(format_percent(e, 2));
+  std::string how;
+  if (!p.group.empty()) how = "one Pareto front per value of " + join(p.group, " and ");
+  if (!p.epsilon.empty()) {
+    how += (how.empty() ? "" : ", ") + std::string("thinned by epsilon-dominance: boxes of ") + join(eps, ", ") +
+           " per objective keep one design point each (every dropped front point is within that factor of a kept one)";
+  }
+  out["has_fronts"] = used;
+  out["how"] = how;
+  out["groups"] = groups;
+  out["figures"] = figure_list(in, "pareto", first_figure);
+  return out;
+}
+
+json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
+  const ResolvedStudy& study = in.study;
+  json list = json::array();
+  if (in.analysed != nullptr) {
+    for (const BreakevenRun& b : in.analysed->breakevens) {
+      const BreakevenRequest& r = *b.request;
+      json item;
+      item["name"] = r.name;
+      const std::string metric = r.metrics.empty() ? r.metric : join(r.metrics, " vs ");
+      item["title"] = r.metrics.empty() ? fmt::format("{}: {} along {}", r.name, metric_words(study, r.metric), r.along)
+                                        : fmt::format("{}: {} along {}", r.name, metric, r.along);
+      item["has_error"] = !b.analysis;
+      item["error"] = b.error;
+      json groups = json::array();
+      std::string method;
+      if (b.analysis) {
+        const BreakevenAnalysis& a = *b.analysis;
+        for (const BreakevenGroup& g : a.groups) {
+          std::vector<std::string> sentences;
+          for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
+          if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
+          groups.push_back({{"has_label", !g.labels.empty()},
+                            {"label", group_text(g.labels)},
+                            {"sentence", join(sentences, " ")}});
+        }
+        const ParamSpec& along = along_spec(study, a);
+        method = r.metrics.empty()
+                     ? fmt::format("{} compared across {} ({}), {} better, along the {} values of {}", metric,
+                                   r.alternatives, join(a.alternatives, ", "),
+                                   r.direction == Direction::minimize ? "lower" : "higher",
+                                   a.groups.empty() ? 0 : a.groups.front().outcome.along_values.size(), along.name)
+                     : fmt::format("{} compared with each other ({} better) along the {} values of {}", metric,
+                                   r.direction == Direction::minimize ? "lower" : "higher",
+                                   a.groups.empty() ? 0 : a.groups.front().outcome.along_values.size(), along.name);
+        method += a.refined ? fmt::format("; each crossing refined by Brent's method re-evaluating the solver, to a relative "
+                                          "tolerance of {:g}",
+                                          r.tolerance.relative)
+                            : "; on this axis a crossing is the pair of neighbouring values where the order flips";
+        if (a.groups.size() > 1) method += fmt::format("; {} groups, one per combination of the other swept axes", a.groups.size());
+        if (a.groups.size() > kMaxBreakevenFigures) {
+          method += fmt::format(" (the first {} are drawn)", kMaxBreakevenFigures);
+        }
+        method += ".";
+      }
+      item["method"] = method;
+      item["groups"] = groups;
+      item["figures"] = figure_list(in, "breakeven:" + r.name, first_figure);
+      list.push_back(item);
+    }
+  }
+  json out;
+  out["has_breakevens"] = !list.empty();
+  out["list"] = list;
+  return out;
+}
+
+json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
+  const ResolvedStudy& study = in.study;
+  json list = json::array();
+  if (in.analysed != nullptr) {
+    for (const SensitivityRun& run : in.analysed->sensitivities) {
+      const SensitivityRequest& r = *run.request;
+      const QuantityDisplay md = metric_display(study, r.metric);
+      json item;
+      item["name"] = r.name;
+      item["title"] = fmt::format("{}: what {} depends on", r.name, metric_words(study, r.metric));
+      item["has_error"] = !run.analysis;
+      item["error"] = run.error;
+      json local = {{"intro", ""}, {"rows", json::array()}};
+      json morris = {{"intro", ""}, {"rows", json::array()}};
+      json sobol = {{"intro", ""}, {"convergence", ""}, {"rows", json::array()}};
+      json decision = {{"intro", ""}, {"sentences", json::array()}, {"rows", json::array()}};
+      std::string base;
+      if (run.analysis) {
+        const SensitivityAnalysis& s = *run.analysis;
+        base = point_text(study, s.base_point);
+        const auto input_value = [&](std::size_t i, double v) { return sensitivity_input_value(study, s, i, v); };
+        if (s.local) {
+          const LocalSensitivity& l = *s.local;
+          local["intro"] = fmt::format("At the base point ({}), {} is {}. Each input moved by -{:g}% and +{:g}% in turn, "
+                                       "the others held; the elasticity is d ln {} / d ln input (a central difference of "
+                                       "+-{:g}%).",
+                                       base, metric_words(study, r.metric), format_quantity(l.base_metric, md),
+                                       100 * l.relative_change, 100 * l.relative_change, r.metric, 100 * l.elasticity_step);
+          for (const TornadoBar& b : l.bars) {
+            const UncertainInput& u = s.inputs[b.input];
+            local["rows"].push_back({{"input", u.name},
+                                     {"nominal", input_value(b.input, b.nominal)},
+                                     {"low", format_quantity(b.metric_low, md)},
+                                     {"high", format_quantity(b.metric_high, md)},
+                                     {"swing", format_quantity(b.swing, md)},
+                                     {"elasticity", std::isnan(b.elasticity) ? "n/a" : fmt::format("{:.3f}", b.elasticity)}});
+          }
+        }
+        if (s.morris) {
+          const MorrisResult& m = *s.morris;
+          std::vector<std::string> ranked;
+          for (std::size_t i : m.ranking) ranked.push_back(s.inputs[i].name);
+          morris["intro"] = fmt::format(
+              "Morris screening: {} trajectories on a {}-level grid over each input's range, {} solver evaluations{}. "
+              "Ranked by mu* (the mean size of an input's effect over its whole range): {}. Effects are in {} per input "
+              "range.",
+              m.trajectories, m.levels, format_grouped(static_cast<double>(m.evaluations)),
+              m.missing > 0 ? fmt::format(" ({} without a value)", m.missing) : "", join(ranked, ", "),
+              md.unit.empty() ? "metric units" : md.unit);
+          for (std::size_t i : m.ranking) {
+            const MorrisEffect& e = m.effects[i];
+            morris["rows"].push_back({{"input", s.inputs[i].name},
+                                      {"range", input_value(i, s.inputs[i].lo) + " to " + input_value(i, s.inputs[i].hi)},
+                                      {"mu_star", format_quantity(e.mu_star, md)},
+                                      {"mu", format_quantity(e.mu, md)},
+                                      {"sigma", format_quantity(e.sigma, md)}});
+          }
+        }
+        if (s.sobol) {
+          const SobolResult& x = *s.sobol;
+          sobol["intro"] = fmt::format(
+              "Sobol indices from N = {} Saltelli samples (a Sobol' sequence; {} solver evaluations, N x (inputs + 2)), "
+              "inputs uniform over their ranges{}. The first-order index is the share of the variance of {} an input "
+              "explains alone; the total index adds its interactions.",
+              format_grouped(static_cast<double>(x.samples)), format_grouped(static_cast<double>(x.evaluations)),
+              x.rows_used < x.samples
+                  ? fmt::format("; {} of the N rows had a point without a value and were dropped, so the indices are "
+                                "those of the metric where it has one",
+                                format_grouped(static_cast<double>(x.samples - x.rows_used)))
+                  : "",
+              r.metric);
+          sobol["convergence"] =
+              !(x.variance > 0)
+                  ? "The metric does not vary over these ranges, so no index is defined."
+                  : fmt::format("Convergence: between N/2 and N samples the indices moved by at most {:.3f}{}; the {:g}% "
+                                "bootstrap intervals ({} resamples) are at most +-{:.3f} wide, an overstatement for "
+                                "quasi-random samples.",
+                                x.max_change,
+                                x.max_change <= kConvergedChange ? ", so they are settled to about that"
+                                                                 : ", more than 0.05: raise sobol.samples for settled indices",
+                                100 * x.confidence, x.bootstrap, x.max_half_width);
+          for (std::size_t i = 0; i < x.indices.size(); ++i) {
+            const SobolIndex& v = x.indices[i];
+            const auto interval = [&](double lo, double hi) {
+              return std::isfinite(lo) ? fmt::format("[{:.3f}, {:.3f}]", lo, hi) : std::string("n/a");
+            };
+            sobol["rows"].push_back({{"input", s.inputs[i].name},
+                                     {"range", input_value(i, s.inputs[i].lo) + " to " + input_value(i, s.inputs[i].hi)},
+                                     {"first", fmt::format("{:.3f}", v.first)},
+                                     {"first_interval", interval(v.first_low, v.first_high)},
+                                     {"total", fmt::format("{:.3f}", v.total)},
+                                     {"total_interval", interval(v.total_low, v.total_high)}});
+          }
+        }
+        if (s.decision) {
+          const DecisionResult& d = *s.decision;
+          std::vector<std::string> values;
+          for (std::size_t i = 0; i < s.alternatives.size(); ++i) {
+            values.push_back(s.alternatives[i] + " " + format_quantity(d.base_metrics[i], md));
+          }
+          decision["intro"] = fmt::format(
+              "Decision: among {} by {} ({} is better), {} is the choice: {}. For each input, dsx scans changes up to "
+              "{} in {} steps each way and bisects the first step that changes the choice to {}.",
+              r.decide, metric_words(study, r.metric), r.direction == Direction::minimize ? "lower" : "higher",
+              s.alternatives[d.best], join(values, ", "), format_percent(r.flip.max_relative_change, 2), r.flip.scan_steps,
+              format_percent(r.flip.tolerance, 2));
+          for (const std::string& sentence : flip_sentences(study, s)) decision["sentences"].push_back({{"text", sentence}});
+          const auto cell = [](const FlipSearch& x) {
+            if (x.found) return (x.relative_change > 0 ? "+" : "-") + format_percent(std::fabs(x.relative_change));
+            if (x.limit == 0) return std::string("cannot change this way");
+            return std::string("none up to ") + (x.limit > 0 ? "+" : "-") + format_percent(std::fabs(x.limit));
+          };
+          for (const DecisionFlip& f : d.flips) {
+            decision["rows"].push_back({{"input", s.inputs[f.input].name},
+                                        {"nominal", input_value(f.input, f.nominal)},
+                                        {"up", cell(f.up)},
+                                        {"down", cell(f.down)}});
+          }
+        }
+      }
+      item["base"] = base;
+      item["has_local"] = !local["rows"].empty();
+      item["local"] = local;
+      item["has_morris"] = !morris["rows"].empty();
+      item["morris"] = morris;
+      item["has_sobol"] = !sobol["rows"].empty();
+      item["sobol"] = sobol;
+      item["has_decision"] = !decision["rows"].empty();
+      item["decision"] = decision;
+      item["figures"] = figure_list(in, "sensitivity:" + r.name, first_figure);
+      list.push_back(item);
+    }
+  }
+  json out;
+  out["has_sensitivities"] = !list.empty();
+  out["list"] = list;
+  return out;
+}
+
+}  // namespace
+
+json analysis_report_context(const ReportInputs& in) {
+  // Analysis figures are numbered after the study's own.
+  const std::size_t first_figure = effective_figures(in.study, in.results).size() + 1;
+  json ctx;
+  ctx["assertions"] = assertions_context(in.study, in.analysed);
+  ctx["derived"] = derived_context(in.study, in.analysed);
+  ctx["top_k"] = top_k_context(in.study, in.analysed);
+  ctx["fronts"] = fronts_context(in, first_figure);
+  ctx["breakeven"] = breakeven_context(in, first_figure);
+  ctx["sensitivity"] = sensitivity_context(in, first_figure);
+  return ctx;
+}
+
+}  // namespace dsx

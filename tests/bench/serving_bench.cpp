@@ -1,0 +1,64 @@
+// Design points per second of the serving solver alone (one thread): Llama-3-70B on an H100-class
+// device, cycling batch, tp and prompt length so no two consecutive points are equal. Issue 4's
+// goal is >= 1e6 points/s/core.
+//   ./build/tests/bench/dsx_bench --benchmark_filter=Serving
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/fusion.hpp"
+#include "engine/model_builders.hpp"
+#include "engine/solvers/serving.hpp"
+
+namespace {
+
+dsx::PreparedModel llama3_70b() {
+  const std::map<std::string, double> given = {
+      {"layers", 80},    {"d_model", 8192},  {"heads", 64},     {"kv_heads", 8}, {"d_ff", 28672},
+      {"vocab", 128256}, {"seq_len", 2048},  {"gated_mlp", 1},  {"norm", 1},     {"embeddings", 1},
+      {"rope", 1}};
+  const dsx::Architecture* a = dsx::find_architecture("transformer");
+  std::vector<double> values;
+  for (const dsx::ArchParamSpec& spec : a->params) {
+    const auto it = given.find(std::string(spec.name));
+    values.push_back(it != given.end() ? it->second : spec.default_value);
+  }
+  return dsx::prepare_model(a->build(values));
+}
+
+void BM_ServingPoint(benchmark::State& state) {
+  const dsx::ServingSolver solver;
+  const dsx::PreparedModel model = llama3_70b();
+  dsx::HardwareSpec hw;
+  hw.peak_flops_per_s[dsx::index_of(dsx::Precision::fp16)] = 989e12;
+  hw.peak_flops_per_s[dsx::index_of(dsx::Precision::fp8)] = 1979e12;
+  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
+  hw.memory_bandwidth_bytes_per_s = 3.35e12;
+  hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
+  hw.price_usd = 25000;
+  dsx::PointInputs in;
+  in.hardware = &hw;
+  in.model = &model;
+  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  in.values[dsx::ServingSolver::precision] = static_cast<double>(dsx::index_of(dsx::Precision::fp8));
+  in.values[dsx::ServingSolver::arrival_rate] = 0.01;
+  std::vector<double> metrics(solver.metrics().size());
+  const double batches[] = {1, 4, 16, 64, 256};
+  const double tps[] = {2, 4, 8};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    in.values[dsx::ServingSolver::batch] = batches[i % 5];
+    in.values[dsx::ServingSolver::tp] = tps[i % 3];
+    in.values[dsx::ServingSolver::prompt_tokens] = (i & 1) ? 2048 : 8192;
+    benchmark::DoNotOptimize(solver.evaluate(in, metrics));
+    benchmark::ClobberMemory();
+    ++i;
+  }
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ServingPoint);
+
+}  // namespace
