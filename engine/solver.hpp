@@ -74,4 +74,25 @@ class Solver {
   virtual PointResult evaluate(const PointInputs& in, std::span<double> metrics_out) const = 0;
 };
 
+// A solver whose name, description, parameters, metrics and reasons are constant tables: a concrete
+// solver passes its tables to this constructor and implements evaluate() only.
+class TabledSolver : public Solver {
+ public:
+  TabledSolver(std::string_view name, std::string_view description, std::span<const ParamSpec> params,
+               std::span<const MetricSpec> metrics, std::span<const std::string_view> reasons)
+      : name_(name), description_(description), params_(params), metrics_(metrics), reasons_(reasons) {}
+  std::string_view name() const final { return name_; }
+  std::string_view description() const final { return description_; }
+  std::span<const ParamSpec> params() const final { return params_; }
+  std::span<const MetricSpec> metrics() const final { return metrics_; }
+  std::span<const std::string_view> reasons() const final { return reasons_; }
+
+ private:
+  std::string_view name_;
+  std::string_view description_;
+  std::span<const ParamSpec> params_;
+  std::span<const MetricSpec> metrics_;
+  std::span<const std::string_view> reasons_;
+};
+
 }  // namespace dsx

@@ -672,50 +672,11 @@ std::vector<AnalysisFigureSource> build_analysis_figures(const ResolvedStudy& st
 
 std::vector<AnalysisFigure> render_analysis_figures(const ResolvedStudy& study, const AnalysedRun& run,
                                                     const std::string& run_dir) {
-  namespace fs = std::filesystem;
   const std::string dir = run_dir + "/figures";
   make_directories(dir);
   std::vector<AnalysisFigure> out;
   for (const AnalysisFigureSource& a : build_analysis_figures(study, run)) {
-    const FigureSource& src = a.source;
-    RenderedFigure fig;
-    fig.name = src.name;
-    fig.title = src.title;
-    fig.caption = src.caption;
-    fig.description = src.description;
-    fig.points = src.points;
-    const std::string stem = dir + "/" + src.name;
-    fig.gp_path = stem + ".gp";
-    fig.dat_path = stem + ".dat";
-    fig.svg_path = stem + ".svg";
-    fig.pdf_path = stem + ".pdf";
-    fig.png_path = stem + ".png";
-    write_file_atomic(fig.gp_path, src.script);
-    write_file_atomic(fig.dat_path, src.data);
-    // gnuplot draws into a private folder; the finished files then replace the old ones.
-    const std::string work = dir + "/." + src.name + ".drawing";
-    std::error_code ec;
-    fs::remove_all(work, ec);
-    make_directories(work);
-    write_file_atomic(work + "/" + src.name + ".dat", src.data);
-    try {
-      run_gnuplot(fs::absolute(fig.gp_path).string(), work);
-      for (std::string_view ext : {"svg", "pdf", "png"}) {
-        if (!fs::exists(work + "/" + src.name + "." + std::string(ext))) {
-          throw std::runtime_error(fmt::format("gnuplot on {} wrote no {}.{}", fig.gp_path, src.name, ext));
-        }
-      }
-      std::string pdf = read_file(work + "/" + src.name + ".pdf");
-      normalize_pdf_dates(pdf);
-      write_file_atomic(fig.pdf_path, pdf);
-      fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
-      fs::rename(work + "/" + src.name + ".png", fig.png_path);
-    } catch (...) {
-      fs::remove_all(work, ec);
-      throw;
-    }
-    fs::remove_all(work, ec);
-    out.push_back({a.analysis, std::move(fig)});
+    out.push_back({a.analysis, render_figure_source(a.source, dir)});
   }
   return out;
 }

@@ -2024,8 +2024,51 @@ std::string svg_for_inlining(std::string_view svg, std::string_view id_prefix, s
   return out;
 }
 
-std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
+RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir) {
   namespace fs = std::filesystem;
+  RenderedFigure fig;
+  fig.name = src.name;
+  fig.title = src.title;
+  fig.caption = src.caption;
+  fig.description = src.description;
+  fig.points = src.points;
+  const std::string stem = dir + "/" + src.name;
+  fig.gp_path = stem + ".gp";
+  fig.dat_path = stem + ".dat";
+  fig.svg_path = stem + ".svg";
+  fig.pdf_path = stem + ".pdf";
+  fig.png_path = stem + ".png";
+  write_file_atomic(fig.gp_path, src.script);
+  write_file_atomic(fig.dat_path, src.data);
+
+  // gnuplot draws into a private folder; finished files then replace the old ones atomically.
+  const std::string work = dir + "/." + src.name + ".drawing";
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  make_directories(work);
+  write_file_atomic(work + "/" + src.name + ".dat", src.data);
+  try {
+    run_gnuplot(fs::absolute(fig.gp_path).string(), work);
+    for (std::string_view ext : {"svg", "pdf", "png"}) {
+      const std::string drawn = work + "/" + src.name + "." + std::string(ext);
+      if (!fs::exists(drawn)) {
+        throw std::runtime_error(fmt::format("gnuplot on {} wrote no {}", fig.gp_path, drawn));
+      }
+    }
+    std::string pdf = read_file(work + "/" + src.name + ".pdf");
+    normalize_pdf_dates(pdf);
+    write_file_atomic(fig.pdf_path, pdf);
+    fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
+    fs::rename(work + "/" + src.name + ".png", fig.png_path);
+  } catch (...) {
+    fs::remove_all(work, ec);
+    throw;
+  }
+  fs::remove_all(work, ec);
+  return fig;
+}
+
+std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
   const std::string dir = inputs.run_dir + "/figures";
   make_directories(dir);
   std::vector<RenderedFigure> out;
@@ -2038,47 +2081,7 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
     }
   }
   for (const FigureDecl& decl : decls) {
-    const FigureSource src = build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows);
-    RenderedFigure fig;
-    fig.name = src.name;
-    fig.title = src.title;
-    fig.caption = src.caption;
-    fig.description = src.description;
-    fig.points = src.points;
-    const std::string stem = dir + "/" + src.name;
-    fig.gp_path = stem + ".gp";
-    fig.dat_path = stem + ".dat";
-    fig.svg_path = stem + ".svg";
-    fig.pdf_path = stem + ".pdf";
-    fig.png_path = stem + ".png";
-    write_file_atomic(fig.gp_path, src.script);
-    write_file_atomic(fig.dat_path, src.data);
-
-    // gnuplot draws into a private folder; finished files then replace the old ones atomically.
-    const std::string work = dir + "/." + src.name + ".drawing";
-    std::error_code ec;
-    fs::remove_all(work, ec);
-    make_directories(work);
-    write_file_atomic(work + "/" + src.name + ".dat", src.data);
-    try {
-      run_gnuplot(fs::absolute(fig.gp_path).string(), work);
-      for (std::string_view ext : {"svg", "pdf", "png"}) {
-        const std::string drawn = work + "/" + src.name + "." + std::string(ext);
-        if (!fs::exists(drawn)) {
-          throw std::runtime_error(fmt::format("gnuplot on {} wrote no {}", fig.gp_path, drawn));
-        }
-      }
-      std::string pdf = read_file(work + "/" + src.name + ".pdf");
-      normalize_pdf_dates(pdf);
-      write_file_atomic(fig.pdf_path, pdf);
-      fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
-      fs::rename(work + "/" + src.name + ".png", fig.png_path);
-    } catch (...) {
-      fs::remove_all(work, ec);
-      throw;
-    }
-    fs::remove_all(work, ec);
-    out.push_back(std::move(fig));
+    out.push_back(render_figure_source(build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows), dir));
   }
   return out;
 }

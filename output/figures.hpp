@@ -77,6 +77,11 @@ struct FigureSource {
   std::size_t points = 0;
 };
 
+// Writes NAME.gp and NAME.dat into `dir` and runs gnuplot on them, leaving NAME.svg, NAME.pdf
+// (creation date normalised) and NAME.png; a gnuplot failure throws std::runtime_error naming the
+// .gp file. Files appear whole: gnuplot draws into a private folder first.
+RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir);
+
 // The figures a study draws: its own, or when it declares none a scatter of the first two
 // objectives with the Pareto front (two or more objectives), else bars of the first objective
 // (best value per value of the first axis; with no objective, the first metric).

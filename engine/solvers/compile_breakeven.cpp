@@ -71,12 +71,10 @@ double compile_breakeven_inferences(double compile_time_s, double throughput_eag
   return saved > 0 ? compile_time_s / saved : kInfinity;
 }
 
-std::string_view CompileBreakevenSolver::description() const {
-  return "compilation break-even and ROI over a deployment (seeds/000 lab_07 Act 2)";
-}
-std::span<const ParamSpec> CompileBreakevenSolver::params() const { return kParams; }
-std::span<const MetricSpec> CompileBreakevenSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> CompileBreakevenSolver::reasons() const { return kReasons; }
+CompileBreakevenSolver::CompileBreakevenSolver()
+    : TabledSolver("compile_breakeven",
+                   "compilation break-even and ROI over a deployment (seeds/000 lab_07 Act 2)",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult CompileBreakevenSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const double t_compile = in.values[Param::compile_time];

@@ -37,7 +37,7 @@ double compile_time_saved_per_inference_s(double throughput_eager_per_s, double 
 double compile_breakeven_inferences(double compile_time_s, double throughput_eager_per_s,
                                     double throughput_compiled_per_s);
 
-class CompileBreakevenSolver final : public Solver {
+class CompileBreakevenSolver final : public TabledSolver {
  public:
   enum Param : std::size_t { compile_time, throughput_eager, gain, volume, duration, run_inferences, kParamCount };
   enum Metric : std::size_t {
@@ -62,11 +62,7 @@ class CompileBreakevenSolver final : public Solver {
   };
   enum Reason : std::uint8_t { volume_exceeds_eager_throughput };
 
-  std::string_view name() const override { return "compile_breakeven"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  CompileBreakevenSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

@@ -103,12 +103,10 @@ constexpr std::array<std::string_view, 4> kReasons = {
 
 }  // namespace
 
-std::string_view DataPipelineSolver::description() const {
-  return "training step fed by storage, decode/augment and host copy: utilization, binding stage, crossover batch";
-}
-std::span<const ParamSpec> DataPipelineSolver::params() const { return kParams; }
-std::span<const MetricSpec> DataPipelineSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> DataPipelineSolver::reasons() const { return kReasons; }
+DataPipelineSolver::DataPipelineSolver()
+    : TabledSolver("data_pipeline",
+                   "training step fed by storage, decode/augment and host copy: utilization, binding stage, crossover batch",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult DataPipelineSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& hw = *in.hardware;

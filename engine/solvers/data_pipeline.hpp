@@ -32,7 +32,7 @@
 
 namespace dsx {
 
-class DataPipelineSolver final : public Solver {
+class DataPipelineSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -91,11 +91,7 @@ class DataPipelineSolver final : public Solver {
   };
   enum Reason : std::uint8_t { precision_unsupported, exceeds_memory, missing_stated_rate, missing_gpu_decode_bandwidth };
 
-  std::string_view name() const override { return "data_pipeline"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  DataPipelineSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

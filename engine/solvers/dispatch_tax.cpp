@@ -67,12 +67,10 @@ constexpr std::array<std::string_view, 1> kReasons = {"precision not supported b
 
 }  // namespace
 
-std::string_view DispatchTaxSolver::description() const {
-  return "one forward pass of fixed work split into N kernels: compute, memory and dispatch (lab_07 Act 1)";
-}
-std::span<const ParamSpec> DispatchTaxSolver::params() const { return kParams; }
-std::span<const MetricSpec> DispatchTaxSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> DispatchTaxSolver::reasons() const { return kReasons; }
+DispatchTaxSolver::DispatchTaxSolver()
+    : TabledSolver("dispatch_tax",
+                   "one forward pass of fixed work split into N kernels: compute, memory and dispatch (lab_07 Act 1)",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult DispatchTaxSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& hw = *in.hardware;

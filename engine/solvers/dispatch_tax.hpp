@@ -21,7 +21,7 @@
 
 namespace dsx {
 
-class DispatchTaxSolver final : public Solver {
+class DispatchTaxSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -56,11 +56,7 @@ class DispatchTaxSolver final : public Solver {
   };
   enum Reason : std::uint8_t { precision_unsupported };
 
-  std::string_view name() const override { return "dispatch_tax"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  DispatchTaxSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

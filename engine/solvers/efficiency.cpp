@@ -63,12 +63,10 @@ constexpr std::array<std::string_view, 2> kReasons = {
 
 }  // namespace
 
-std::string_view EfficiencySolver::description() const {
-  return "eta implied by a throughput, and the regime table's prediction (seeds/004)";
-}
-std::span<const ParamSpec> EfficiencySolver::params() const { return kParams; }
-std::span<const MetricSpec> EfficiencySolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> EfficiencySolver::reasons() const { return kReasons; }
+EfficiencySolver::EfficiencySolver()
+    : TabledSolver("efficiency",
+                   "eta implied by a throughput, and the regime table's prediction (seeds/004)",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult EfficiencySolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& hw = *in.hardware;

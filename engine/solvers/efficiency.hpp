@@ -24,7 +24,7 @@
 
 namespace dsx {
 
-class EfficiencySolver final : public Solver {
+class EfficiencySolver final : public TabledSolver {
  public:
   enum Param : std::size_t { hardware, model, precision, regime, eta, devices, throughput, batch, kParamCount };
   enum Metric : std::size_t {
@@ -50,11 +50,7 @@ class EfficiencySolver final : public Solver {
   };
   enum Reason : std::uint8_t { precision_unsupported, eta_above_one };
 
-  std::string_view name() const override { return "efficiency"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  EfficiencySolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

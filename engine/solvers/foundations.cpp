@@ -87,13 +87,11 @@ constexpr std::array<std::string_view, 1> kReasons = {"precision not supported b
 
 }  // namespace
 
-std::string_view FoundationsSolver::description() const {
-  return "seeds/003 machine foundations: ridge points, roofline placement, Amdahl, Gustafson, Little, "
-         "training time, transfer time";
-}
-std::span<const ParamSpec> FoundationsSolver::params() const { return kParams; }
-std::span<const MetricSpec> FoundationsSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> FoundationsSolver::reasons() const { return kReasons; }
+FoundationsSolver::FoundationsSolver()
+    : TabledSolver("foundations",
+                   "seeds/003 machine foundations: ridge points, roofline placement, Amdahl, Gustafson, Little, "
+                   "training time, transfer time",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult FoundationsSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& hw = *in.hardware;

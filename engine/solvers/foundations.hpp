@@ -20,7 +20,7 @@
 
 namespace dsx {
 
-class FoundationsSolver final : public Solver {
+class FoundationsSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -73,11 +73,7 @@ class FoundationsSolver final : public Solver {
   enum Operation : std::uint8_t { gemm, relu };
   enum Reason : std::uint8_t { precision_unsupported };
 
-  std::string_view name() const override { return "foundations"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  FoundationsSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

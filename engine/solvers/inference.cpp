@@ -87,12 +87,10 @@ constexpr std::array<std::string_view, 2> kReasons = {"precision not supported b
 
 }  // namespace
 
-std::string_view InferenceSolver::description() const {
-  return "one forward pass: operator roofline + dispatch tax, eager or compiled";
-}
-std::span<const ParamSpec> InferenceSolver::params() const { return kParams; }
-std::span<const MetricSpec> InferenceSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> InferenceSolver::reasons() const { return kReasons; }
+InferenceSolver::InferenceSolver()
+    : TabledSolver("inference",
+                   "one forward pass: operator roofline + dispatch tax, eager or compiled",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& hw = *in.hardware;

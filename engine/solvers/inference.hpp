@@ -22,7 +22,7 @@
 
 namespace dsx {
 
-class InferenceSolver final : public Solver {
+class InferenceSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -67,11 +67,7 @@ class InferenceSolver final : public Solver {
   };
   enum Reason : std::uint8_t { precision_unsupported, exceeds_memory };
 
-  std::string_view name() const override { return "inference"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  InferenceSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

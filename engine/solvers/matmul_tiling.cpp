@@ -64,12 +64,10 @@ constexpr std::array<std::string_view, 8> kReasons = {
 
 }  // namespace
 
-std::string_view MatmulTilingSolver::description() const {
-  return "N x N fp32 matmul tiled into L x L blocks and V x V thread tiles: traffic vs on-chip resources";
-}
-std::span<const ParamSpec> MatmulTilingSolver::params() const { return kParams; }
-std::span<const MetricSpec> MatmulTilingSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> MatmulTilingSolver::reasons() const { return kReasons; }
+MatmulTilingSolver::MatmulTilingSolver()
+    : TabledSolver("matmul_tiling",
+                   "N x N fp32 matmul tiled into L x L blocks and V x V thread tiles: traffic vs on-chip resources",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult MatmulTilingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   const HardwareSpec& gpu = *in.hardware;

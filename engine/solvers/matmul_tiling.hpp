@@ -17,7 +17,7 @@
 
 namespace dsx {
 
-class MatmulTilingSolver final : public Solver {
+class MatmulTilingSolver final : public TabledSolver {
  public:
   enum Param : std::size_t { hardware, n, block_tile, thread_tile, k_step, extra_registers_per_thread, kParamCount };
   enum Metric : std::size_t {
@@ -41,11 +41,7 @@ class MatmulTilingSolver final : public Solver {
     kMetricCount
   };
 
-  std::string_view name() const override { return "matmul_tiling"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  MatmulTilingSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

@@ -112,12 +112,10 @@ double default_decode_eta(double batch) {
   return low + (high - low) * std::log(batch) / std::log(kBatchedFrom);
 }
 
-std::string_view ServingSolver::description() const {
-  return "LLM serving replica: prefill/decode from the operator graph, KV cache, TP, batching, M/M/c tail, $/Mtok";
-}
-std::span<const ParamSpec> ServingSolver::params() const { return kParams; }
-std::span<const MetricSpec> ServingSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> ServingSolver::reasons() const { return kReasons; }
+ServingSolver::ServingSolver()
+    : TabledSolver("serving",
+                   "LLM serving replica: prefill/decode from the operator graph, KV cache, TP, batching, M/M/c tail, $/Mtok",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());

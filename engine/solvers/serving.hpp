@@ -36,7 +36,7 @@
 
 namespace dsx {
 
-class ServingSolver final : public Solver {
+class ServingSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -96,11 +96,7 @@ class ServingSolver final : public Solver {
     no_price
   };
 
-  std::string_view name() const override { return "serving"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  ServingSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 

@@ -126,12 +126,10 @@ constexpr std::array<std::string_view, 8> kReasons = {
 
 }  // namespace
 
-std::string_view TrainingSolver::description() const {
-  return "3D-parallel LLM training: memory per GPU, step time, MFU/HFU, time, cost, energy and carbon of the run";
-}
-std::span<const ParamSpec> TrainingSolver::params() const { return kParams; }
-std::span<const MetricSpec> TrainingSolver::metrics() const { return kMetrics; }
-std::span<const std::string_view> TrainingSolver::reasons() const { return kReasons; }
+TrainingSolver::TrainingSolver()
+    : TabledSolver("training",
+                   "3D-parallel LLM training: memory per GPU, step time, MFU/HFU, time, cost, energy and carbon of the run",
+                   kParams, kMetrics, kReasons) {}
 
 PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());

@@ -37,7 +37,7 @@
 
 namespace dsx {
 
-class TrainingSolver final : public Solver {
+class TrainingSolver final : public TabledSolver {
  public:
   enum Param : std::size_t {
     hardware,
@@ -104,11 +104,7 @@ class TrainingSolver final : public Solver {
     no_price,
   };
 
-  std::string_view name() const override { return "training"; }
-  std::string_view description() const override;
-  std::span<const ParamSpec> params() const override;
-  std::span<const MetricSpec> metrics() const override;
-  std::span<const std::string_view> reasons() const override;
+  TrainingSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
 
