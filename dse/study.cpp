@@ -1,6 +1,7 @@
 #include "dse/study.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -18,10 +19,10 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 19> kStudyKeys = {
+constexpr std::array<std::string_view, 20> kStudyKeys = {
     "study",   "title",   "question",    "solver",      "axes",       "fixed", "objectives", "catalog",  "compare",
     "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
-    "sensitivity"};
+    "sensitivity", "template"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 2> kCatalogKeys = {"hardware", "models"};
 constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
@@ -176,6 +177,7 @@ class StudyLoader {
       if (const YamlNode* n = root->find("figures")) read_figures(*n);
     }
     if (const YamlNode* n = root->find("sections")) read_sections(*n);
+    if (const YamlNode* n = root->find("template")) read_template(*n);
     if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
     keep_used_catalog_entries();
     if (!check_study_analyses(r_, *root, s_)) return std::nullopt;
@@ -741,6 +743,22 @@ class StudyLoader {
     }
   }
 
+  // A study's own template folder: a relative path below the study file's folder, so a study can
+  // never make dsx read templates from elsewhere.
+  void read_template(const YamlNode& node) {
+    auto folder = r_.string(node, "template");
+    if (!folder) return;
+    const std::filesystem::path path(*folder);
+    bool escapes = path.empty() || path.is_absolute();
+    for (const auto& part : path) escapes = escapes || part == "..";
+    if (escapes) {
+      r_.error(node, "template: '" + *folder + "' must be a folder below the study file's folder (a relative path "
+                     "without '..')");
+      return;
+    }
+    s_.template_folder = *folder;
+  }
+
   void read_sections(const YamlNode& list) {
     if (list.is_null()) return;
     if (!r_.expect_sequence(list, "sections")) return;
@@ -1295,6 +1313,11 @@ void write_model(std::string& out, const CatalogModel& m) {
 
 }  // namespace
 
+std::string ResolvedStudy::template_dir() const {
+  if (template_folder.empty()) return "";
+  return (std::filesystem::path(file).parent_path() / template_folder).string();
+}
+
 std::uint64_t ResolvedStudy::point_count() const {
   std::uint64_t total = 1;
   for (const Axis& a : axes) {
@@ -1370,6 +1393,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       out += "    explanation: " + (c.explanation.empty() ? std::string("\"\"") : yaml_scalar(c.explanation)) + "\n";
     }
   }
+  if (!study.template_folder.empty()) out += "template: " + yaml_scalar(study.template_folder) + "\n";
   if (!study.sections.empty()) {
     out += "sections:\n";
     for (const Section& sec : study.sections) {

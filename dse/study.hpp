@@ -112,6 +112,10 @@ struct ResolvedStudy {
   std::vector<Comparison> comparisons;
   std::vector<FigureDecl> figures;
   std::vector<Section> sections;  // shown after the question, in order
+  // The study's own report template folder, as written (relative to the study file's folder, no
+  // "..", not absolute); empty = the shipped templates. template_dir() resolves it.
+  std::string template_folder;
+  std::string template_dir() const;
   // derived:, filters:, constraints:, assertions:, top_k:, pareto:, breakeven:, sensitivity:
   // (dse/analysis/blocks.hpp; analyses_of() reads it, empty when null).
   std::shared_ptr<const StudyAnalyses> analyses;

@@ -133,8 +133,11 @@ void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds,
   }
 }
 
-std::string template_dir_for(const std::string& option) {
-  return option.empty() ? default_template_dir() : option;
+// --template wins, then the study's own `template:` folder, then the shipped templates.
+std::string template_dir_for(const std::string& option, const ResolvedStudy& study) {
+  if (!option.empty()) return option;
+  const std::string own = study.template_dir();
+  return own.empty() ? default_template_dir() : own;
 }
 
 }  // namespace
@@ -248,7 +251,7 @@ int run_command(const std::vector<std::string>& args) {
   manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;
   manifest["timings_s"]["sweep"] = sweep_seconds;
-  const int status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir), manifest);
+  const int status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir, study), manifest);
   manifest["timings_s"]["total"] = seconds_since(start);
   write_file_atomic(run_dir + "/manifest.json", manifest.dump(2) + "\n");
   if (!quiet) print_summary(manifest, sweep_seconds, total - resumed);
@@ -287,7 +290,7 @@ int report_command(const std::vector<std::string>& args) {
   nlohmann::ordered_json manifest;
   const std::string manifest_path = run_dir + "/manifest.json";
   if (std::filesystem::exists(manifest_path)) manifest = nlohmann::ordered_json::parse(read_file(manifest_path));
-  const int status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir), manifest);
+  const int status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir, *study), manifest);
   write_file_atomic(manifest_path, manifest.dump(2) + "\n");
   fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
   return status;

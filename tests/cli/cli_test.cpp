@@ -157,3 +157,34 @@ TEST(Cli, CatalogListsSources) {
 }
 
 }  // namespace
+
+namespace {
+
+// A study can bring its own report templates (`template:`), found relative to the study file.
+TEST(Cli, AStudyRendersWithItsOwnTemplateFolder) {
+  const fs::path dir = fs::temp_directory_path() / ("dsx_template_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(fs::path(DSX_SOURCE_DIR) / "templates", dir / "house", fs::copy_options::recursive);
+  const std::string md = slurp(dir / "house" / "report.md.mustache");
+  std::ofstream(dir / "house" / "report.md.mustache") << "Prepared for the purchasing committee.\n\n" << md;
+  std::ofstream(dir / "study.yaml") << slurp(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
+                                    << "template: house\n";
+  const Result r = dsx("run '" + (dir / "study.yaml").string() + "' --quiet --out '" + (dir / "run").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(dir / "run" / "report.md").rfind("Prepared for the purchasing committee.", 0), 0u);
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ATemplateFolderOutsideTheStudyIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("dsx_template_escape_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "study.yaml") << slurp(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
+                                    << "template: ../elsewhere\n";
+  const Result r = dsx("validate '" + (dir / "study.yaml").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("must be a folder below the study file's folder"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
