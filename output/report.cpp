@@ -17,8 +17,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "dse/diagnostics.hpp"
 #include "dse/analysis/blocks.hpp"
+#include "dse/diagnostics.hpp"
 #include "dse/pareto.hpp"
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
@@ -642,6 +642,7 @@ json pareto_context(const ReportInputs& in) {
   out["count"] = format_grouped(static_cast<double>(front.size()));
   out["has_knee"] = false;
   out["knee"] = "";
+  out["grouped"] = !analyses_of(study).pareto.group.empty();
   out["truncated"] = false;
   out["shown"] = "";
   if (usable) {
@@ -669,7 +670,10 @@ json pareto_context(const ReportInputs& in) {
       out["truncated"] = true;
       out["shown"] = format_grouped(static_cast<double>(kMaxParetoRows));
     }
-    if (study.objectives.size() == 2 && front.size() >= 3) {
+    // With grouped fronts the union is not one front, so it has no single knee: each group's knee is
+    // in the per-group table.
+    const bool grouped = !analyses_of(study).pareto.group.empty();
+    if (study.objectives.size() == 2 && front.size() >= 3 && !grouped) {
       const auto knee = knee_point(results, study.objectives, in.pareto_rows);
       if (knee && knee->distance > 0) {
         std::vector<std::string> values;
