@@ -126,6 +126,11 @@ Op make_op(std::string name, OpKind kind, double flops, double input_elements, d
 // Not modelled: BERT's token-type embeddings, pooler and MLM transform (0.6M parameters each), the
 // head-merge transpose copy, and post-LN ordering (same ops, different order). With embeddings = 1
 // the LM head / MLM decoder runs on all T positions (2 T d V FLOPs).
+// Mixture of experts (experts = E > 0, experts_per_token = k; Shazeer et al. 2017, arXiv:1701.06538;
+// Mixtral, Jiang et al. 2024, arXiv:2401.04088): the MLP becomes a router (2 T d E FLOPs, d E
+// weights), a softmax + top-k, k x T token rows through E expert MLPs of the dense shape, and a
+// weighted sum. FLOPs count the k active experts per token; parameter_count and the expert ops'
+// weights count all E experts (total vs active parameters).
 // ---------------------------------------------------------------------------------------------
 
 enum TransformerParam : std::size_t {
@@ -143,6 +148,8 @@ enum TransformerParam : std::size_t {
   t_tied_embeddings,
   t_bias,
   t_rope,
+  t_experts,
+  t_experts_per_token,
   t_count
 };
 
@@ -179,6 +186,14 @@ constexpr std::array<ArchParamSpec, t_count> kTransformerParams = {{
      .description = "1 = rotary position embedding applied to q and k in every layer (Llama)",
      .has_default = true,
      .default_value = 0},
+    {.name = "experts",
+     .description = "mixture of experts: MLP copies per layer behind a router (Mixtral 8); 0 = dense MLP",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "experts_per_token",
+     .description = "experts each token is routed to (Mixtral 2); needs experts > 0",
+     .has_default = true,
+     .default_value = 0},
 }};
 
 constexpr std::string_view kTransformer = "transformer";
@@ -200,6 +215,8 @@ ModelGraph build_transformer(std::span<const double> values) {
   const bool tied = flag_param(kTransformer, specs, values, t_tied_embeddings);
   const bool bias = flag_param(kTransformer, specs, values, t_bias);
   const bool rope = flag_param(kTransformer, specs, values, t_rope);
+  const auto experts = count_param(kTransformer, specs, values, t_experts, 0, 1e6);
+  const auto experts_per_token = count_param(kTransformer, specs, values, t_experts_per_token, 0, 1e6);
 
   if (d_model % heads != 0) {
     fail(kTransformer, "heads (" + std::to_string(heads) + ") must divide d_model (" + std::to_string(d_model) + ")");
@@ -207,6 +224,10 @@ ModelGraph build_transformer(std::span<const double> values) {
   if (kv_heads > heads || heads % kv_heads != 0) {
     fail(kTransformer, "kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) +
                            "); use kv_heads = heads for multi-head attention");
+  }
+  if ((experts == 0) != (experts_per_token == 0) || experts_per_token > experts) {
+    fail(kTransformer, "experts_per_token (" + std::to_string(experts_per_token) + ") must be in [1, experts = " +
+                           std::to_string(experts) + "], or both 0 for a dense MLP");
   }
   if (!embeddings && (positions > 0 || tied)) {
     fail(kTransformer, "positions and tied_embeddings describe the embedding layer; they need embeddings: 1");
@@ -264,7 +285,26 @@ ModelGraph build_transformer(std::span<const double> values) {
   ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * d * d, T * d, T * d, d * d + b * d, L));
   ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, L));
   ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, L));
-  if (gated) {
+  const double E = static_cast<double>(experts);
+  const double K = static_cast<double>(experts_per_token);
+  if (experts > 0) {
+    // Router logits, softmax + top-k, then k x T token rows through the experts and a weighted sum;
+    // a T-token forward touches every expert, so each expert op holds all E copies of its weights.
+    ops.push_back(make_op("moe_router", OpKind::matmul, 2 * T * d * E, T * d, T * E, d * E, L));
+    ops.push_back(make_op("moe_router_topk", OpKind::reduction, 5 * T * E, T * E, 2 * T * K, 0, L));
+    if (gated) {
+      ops.push_back(make_op("expert_gate_proj", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
+      ops.push_back(make_op("expert_silu", OpKind::elementwise, 4 * K * T * F, K * T * F, K * T * F, 0, L));
+      ops.push_back(make_op("expert_up_proj", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
+      ops.push_back(make_op("expert_gated_product", OpKind::elementwise, K * T * F, 2 * K * T * F, K * T * F, 0, L));
+      ops.push_back(make_op("expert_down_proj", OpKind::matmul, 2 * K * T * F * d, K * T * F, K * T * d, E * (F * d + b * d), L));
+    } else {
+      ops.push_back(make_op("expert_fc1", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
+      ops.push_back(make_op("expert_gelu", OpKind::elementwise, 8 * K * T * F, K * T * F, K * T * F, 0, L));
+      ops.push_back(make_op("expert_fc2", OpKind::matmul, 2 * K * T * F * d, K * T * F, K * T * d, E * (F * d + b * d), L));
+    }
+    ops.push_back(make_op("moe_combine", OpKind::elementwise, 2 * K * T * d, K * T * d + K * T, T * d, 0, L));
+  } else if (gated) {
     ops.push_back(make_op("mlp_gate_proj", OpKind::matmul, 2 * T * d * F, T * d, T * F, d * F + b * F, L));
     ops.push_back(make_op("mlp_silu", OpKind::elementwise, 4 * T * F, T * F, T * F, 0, L));
     ops.push_back(make_op("mlp_up_proj", OpKind::matmul, 2 * T * d * F, T * d, T * F, d * F + b * F, L));
@@ -278,7 +318,8 @@ ModelGraph build_transformer(std::span<const double> values) {
   ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, L));
 
   const double attention_params = d * qkv_out + d * d + b * (qkv_out + d);
-  const double mlp_params = gated ? 3 * d * F + b * (2 * F + d) : 2 * d * F + b * (F + d);
+  const double expert_params = gated ? 3 * d * F + b * (2 * F + d) : 2 * d * F + b * (F + d);
+  const double mlp_params = experts > 0 ? E * expert_params + d * E : expert_params;
   params += static_cast<double>(layers) * (attention_params + mlp_params + 2 * norm_weights);
 
   if (embeddings) {
@@ -628,7 +669,7 @@ ModelGraph build_pointwise_chain(std::span<const double> values) {
 
 constexpr std::array<Architecture, 5> kArchitectures = {{
     {.name = kTransformer,
-     .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama; MHA or GQA; GELU or SwiGLU MLP)",
+     .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral; MHA or GQA; GELU or SwiGLU MLP, dense or mixture of experts)",
      .sample_unit = "sequence",
      .params = kTransformerParams,
      .build = &build_transformer},

@@ -1,6 +1,7 @@
 #include "engine/serving.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 namespace dsx {
@@ -12,6 +13,9 @@ bool is_attention_family(const Op& op) { return std::string_view(op.name).starts
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   const Op* qkv = nullptr;
   const Op* scores = nullptr;
+  const Op* router = nullptr;
+  const Op* first_expert_matmul = nullptr;
+  double expert_weights = 0;
   double attention_flops = 0;
   double linear_flops = 0;
   double linear_elements = 0;
@@ -19,6 +23,11 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
     weights_read += op.weight_elements * r;
+    if (op.kind == OpKind::matmul && op.name == "moe_router") router = &op;
+    if (std::string_view(op.name).starts_with("expert_")) {
+      expert_weights += op.weight_elements * r;
+      if (op.kind == OpKind::matmul && first_expert_matmul == nullptr) first_expert_matmul = &op;
+    }
     if (op.kind != OpKind::matmul && is_attention_family(op)) {
       if (op.kind == OpKind::attention && op.name == "attention_scores") scores = &op;
       attention_flops += op.flops_per_sample * r;
@@ -46,8 +55,22 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.attention_flops_per_query_key = attention_flops / (T * T);
   s.linear_flops_per_token = linear_flops / T;
   s.linear_activation_elements_per_token = linear_elements / T;
+  s.active_parameter_count = s.parameter_count;
+  if (router != nullptr && first_expert_matmul != nullptr) {
+    // moe_router writes T x E logits; the first expert matmul reads k x T token rows of d.
+    s.experts = router->output_elements_per_sample / T;
+    s.experts_per_token = first_expert_matmul->input_elements_per_sample / t_times_d;
+    s.expert_weight_elements = expert_weights;
+    s.active_parameter_count = s.parameter_count - expert_weights * (1 - s.experts_per_token / s.experts);
+  }
   shape = s;
   return true;
+}
+
+double weight_elements_read_for_tokens(const ServingShape& s, double tokens) {
+  if (s.experts <= 0) return s.weight_elements_read;
+  const double experts_touched_share = 1 - std::pow(1 - s.experts_per_token / s.experts, tokens);
+  return s.weight_elements_read - s.expert_weight_elements * (1 - experts_touched_share);
 }
 
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element) {
@@ -85,7 +108,7 @@ PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double pro
   const double tokens = prompt_tokens * sequences;
   PhaseTime t;
   t.compute_s = sequences * prefill_flops(s, prompt_tokens) / d.tp / (d.peak_flops_per_s * eta);
-  const double bytes = s.weight_elements_read * d.weight_bytes_per_element / d.tp +
+  const double bytes = weight_elements_read_for_tokens(s, tokens) * d.weight_bytes_per_element / d.tp +
                        tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
                        tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
   t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
@@ -98,7 +121,7 @@ PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double
   PhaseTime t;
   t.compute_s = batch * decode_flops_per_token(s, context_tokens) / d.tp / (d.peak_flops_per_s * eta);
   const double bytes =
-      s.weight_elements_read * d.weight_bytes_per_element / d.tp +
+      weight_elements_read_for_tokens(s, batch) * d.weight_bytes_per_element / d.tp +
       batch * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
       batch * context_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
   t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;

@@ -22,6 +22,9 @@
 // sequence reads its own KV cache and moves its non-attention activations (the graph's op inputs and
 // outputs per token, unfused: 12% of the weight stream at batch 256 for Llama-3-70B); time =
 // max(compute, memory) (roofline) + tensor-parallel communication. Prefill likewise with eta_prefill.
+// Mixture of experts: memory holds every expert (parameter_count), FLOPs per token count the k
+// active ones (the graph's expert ops), and a step reads the experts its tokens touch
+// (weight_elements_read_for_tokens).
 // Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
 // are a small share).
 //
@@ -56,11 +59,21 @@ struct ServingShape {
   double attention_flops_per_query_key = 0;    // one query token x one context token, all layers
   double linear_activation_elements_per_token = 0;  // inputs + outputs of non-attention ops
   double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim
+  // Mixture of experts (graph ops moe_router, expert_*); 0 for a dense MLP.
+  double experts = 0;
+  double experts_per_token = 0;
+  double expert_weight_elements = 0;           // all experts, all layers; part of weight_elements_read
+  double active_parameter_count = 0;           // parameters one token uses: parameter_count for a dense model
 };
 
 // False when the graph is not a transformer built by engine/model_builders (no qkv_proj or
 // attention_scores op). Allocation-free.
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
+
+// Weights a step over `tokens` tokens reads. Mixture of experts: each token picks k of E experts,
+// taken as uniform and independent, so E (1 - (1 - k/E)^tokens) distinct experts are expected per
+// layer (batch-1 decode reads k experts' weights, a large batch all E); dense: weight_elements_read.
+double weight_elements_read_for_tokens(const ServingShape& s, double tokens);
 
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
