@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dsx setup on Debian 12: installs what dsx needs through apt-get, builds it in Release, and then
 #   ./setup.sh          runs the default study (studies/quickstart.yaml) and prints where the report is
-#   ./setup.sh test     runs the whole test suite (ctest over GoogleTest)
+#   ./setup.sh test     runs the whole test suite (ctest over GoogleTest), then again under ASan+UBSan,
+#                       then fuzzes the study and catalog loaders (tests/fuzz) for a bounded time
 set -euo pipefail
 cd "$(dirname "$0")"
 mode="${1:-run}"
@@ -16,8 +17,9 @@ packages=(
   libsqlite3-dev libfmt-dev libmuparser-dev
   gnuplot-nox fonts-dejavu-core
 )
-# The tests also open report.html in headless Chromium (tests/output/browser_test.cpp).
-if [ "$mode" = test ]; then packages+=(chromium); fi
+# The tests also open report.html in headless Chromium (tests/output/browser_test.cpp); the
+# fuzz targets (tests/fuzz) need clang's libFuzzer.
+if [ "$mode" = test ]; then packages+=(chromium clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,6 +36,25 @@ cmake --build build -j "$jobs"
 
 if [ "$mode" = test ]; then
   ctest --test-dir build --output-on-failure -j "$jobs"
+  # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer. The browser tests
+  # exercise Chromium, not dsx: they run in the Release pass only.
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+  cmake --build build-sanitize -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -E '^SlowBrowser\.'
+  # The study and catalog loaders under libFuzzer + ASan for a bounded time; a crash, hang or
+  # allocation over the limit fails the run.
+  CXX=clang++ cmake -S . -B build-fuzzers -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_TESTS=OFF \
+    -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_FUZZERS=ON \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
+  cmake --build build-fuzzers -j "$jobs" --target study_fuzz catalog_fuzz
+  for target in study catalog; do
+    mkdir -p "build-fuzzers/corpus-$target"
+    "./build-fuzzers/tests/fuzz/${target}_fuzz" -max_total_time=60 -rss_limit_mb=2048 -timeout=5 \
+      -print_final_stats=1 "build-fuzzers/corpus-$target" "tests/fuzz/corpus/$target"
+  done
 else
   ./build/dsx run studies/quickstart.yaml
 fi
