@@ -21,6 +21,7 @@
 //    by that table.
 #include "engine/model_builders.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -704,6 +705,32 @@ const Architecture* find_architecture(std::string_view name) {
     if (a.name == name) return &a;
   }
   return nullptr;
+}
+
+ModelGraph build_architecture(std::string_view architecture,
+                              const std::map<std::string, double, std::less<>>& named) {
+  const Architecture* a = find_architecture(architecture);
+  if (a == nullptr) throw std::invalid_argument("unknown architecture '" + std::string(architecture) + "'");
+  for (const auto& entry : named) {
+    const bool known = std::any_of(a->params.begin(), a->params.end(),
+                                   [&](const ArchParamSpec& spec) { return spec.name == entry.first; });
+    if (!known) {
+      throw std::invalid_argument("unknown " + std::string(architecture) + " parameter '" + entry.first + "'");
+    }
+  }
+  std::vector<double> values;
+  for (const ArchParamSpec& spec : a->params) {
+    const auto it = named.find(spec.name);
+    if (it != named.end()) {
+      values.push_back(it->second);
+    } else if (spec.has_default) {
+      values.push_back(spec.default_value);
+    } else {
+      throw std::invalid_argument("missing " + std::string(architecture) + " parameter '" +
+                                  std::string(spec.name) + "'");
+    }
+  }
+  return a->build(values);
 }
 
 }  // namespace dsx

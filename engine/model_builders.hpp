@@ -15,7 +15,10 @@
 // the compiled graph; identical blocks (layers, ResNet blocks, profile groups) use Op::repeat.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "engine/graph.hpp"
@@ -44,5 +47,12 @@ struct Architecture {
 
 std::span<const Architecture> all_architectures();
 const Architecture* find_architecture(std::string_view name);
+
+// Builds `architecture` from named values (SI), filling each parameter the map lacks with its declared
+// default. Throws std::invalid_argument for an unknown architecture, a name the architecture does not
+// declare, or a missing parameter without a default. (The catalog reader does the same with
+// diagnostics; this is for code and tests that hold values, not YAML.)
+ModelGraph build_architecture(std::string_view architecture,
+                              const std::map<std::string, double, std::less<>>& named);
 
 }  // namespace dsx

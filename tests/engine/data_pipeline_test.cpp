@@ -22,10 +22,9 @@ using S = DataPipelineSolver;
 
 const PreparedModel& resnet50() {
   static const PreparedModel m = [] {
-    const Architecture* a = find_architecture("resnet");
-    if (a == nullptr) throw std::logic_error("no resnet architecture");
-    const std::vector<double> values = {3, 4, 6, 3, 64, 224, 1000};
-    return prepare_model(a->build(values));
+    // blocks 3,4,6,3; base width 64; 224 x 224; 1,000 classes (He et al. 2016, Table 1).
+    return prepare_model(build_architecture(
+        "resnet", {{"blocks1", 3}, {"blocks2", 4}, {"blocks3", 6}, {"blocks4", 3}, {"base_width", 64}, {"image_size", 224}, {"classes", 1000}}));
   }();
   return m;
 }

@@ -19,20 +19,7 @@ using P = DispatchTaxSolver::Param;
 using M = DispatchTaxSolver::Metric;
 
 ModelGraph build(std::string_view arch, const std::map<std::string, double>& given) {
-  const Architecture* a = find_architecture(arch);
-  if (a == nullptr) throw std::logic_error("unknown architecture");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(std::string(spec.name));
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture(arch, {given.begin(), given.end()});
 }
 
 // The catalog's lab07 profiles: N kernels of t on an A100 (fp16 312 TFLOP/s) at eta 0.5.

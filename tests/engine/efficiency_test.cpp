@@ -22,20 +22,7 @@ namespace {
 using Values = std::map<std::string, double, std::less<>>;
 
 ModelGraph build(std::string_view arch, const Values& given) {
-  const Architecture* a = find_architecture(arch);
-  if (a == nullptr) throw std::logic_error("unknown architecture");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(spec.name);
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing parameter " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture(arch, {given.begin(), given.end()});
 }
 
 // Per-token graphs (seq_len 1) from the Hugging Face configs the study's catalog block cites.

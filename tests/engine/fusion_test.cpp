@@ -150,20 +150,7 @@ TEST(Fusion, CompileBreakEvenReproducesTheResNet50Example) {
 // --- the pointwise_chain architecture (engine/model_builders.cpp) --------------------------------
 
 ModelGraph build_chain(std::map<std::string, double> given) {
-  const Architecture* a = find_architecture("pointwise_chain");
-  if (a == nullptr) throw std::logic_error("pointwise_chain is not registered");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(std::string(spec.name));
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture("pointwise_chain", {given.begin(), given.end()});
 }
 
 constexpr double kElements = 8.0 * 1024 * 768;  // the catalog's ln_dropout_relu: GPT-2 small, 8 x 1,024 tokens

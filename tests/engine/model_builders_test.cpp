@@ -25,25 +25,7 @@ using Values = std::map<std::string, double, std::less<>>;
 
 // Fills the architecture's parameter vector from `given` plus declared defaults.
 ModelGraph build(std::string_view arch, const Values& given) {
-  const Architecture* a = find_architecture(arch);
-  if (a == nullptr) throw std::logic_error("unknown architecture " + std::string(arch));
-  for (const auto& [name, value] : given) {
-    const bool known = std::any_of(a->params.begin(), a->params.end(),
-                                   [&](const ArchParamSpec& s) { return s.name == name; });
-    if (!known) throw std::logic_error("unknown parameter " + name);
-  }
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(spec.name);
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing parameter " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture(arch, {given.begin(), given.end()});
 }
 
 double flops_of(const ModelGraph& g, OpKind kind) {

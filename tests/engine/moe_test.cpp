@@ -21,19 +21,7 @@ namespace {
 using Values = std::map<std::string, double, std::less<>>;
 
 ModelGraph build(const Values& given) {
-  const Architecture* a = find_architecture("transformer");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(spec.name);
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing parameter " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture("transformer", {given.begin(), given.end()});
 }
 
 // studies/catalog/models.yaml mixtral_8x7b, and the same shape with one dense MLP (Mistral 7B-like).

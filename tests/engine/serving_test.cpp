@@ -16,19 +16,7 @@ namespace {
 using Values = std::map<std::string, double, std::less<>>;
 
 ModelGraph build_transformer(const Values& given) {
-  const Architecture* a = find_architecture("transformer");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(spec.name);
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing parameter " + std::string(spec.name));
-    }
-  }
-  return a->build(values);
+  return build_architecture("transformer", {given.begin(), given.end()});
 }
 
 // studies/catalog/models.yaml llama3_8b / llama3_70b.

@@ -27,19 +27,7 @@ PreparedModel llama70b() {
       {"layers", 80},    {"d_model", 8192},  {"heads", 64},    {"kv_heads", 8}, {"d_ff", 28672},
       {"vocab", 128256}, {"seq_len", 2048},  {"gated_mlp", 1}, {"norm", 1},     {"embeddings", 1},
       {"rope", 1}};
-  const Architecture* a = find_architecture("transformer");
-  std::vector<double> values;
-  for (const ArchParamSpec& spec : a->params) {
-    const auto it = given.find(std::string(spec.name));
-    if (it != given.end()) {
-      values.push_back(it->second);
-    } else if (spec.has_default) {
-      values.push_back(spec.default_value);
-    } else {
-      throw std::logic_error("missing " + std::string(spec.name));
-    }
-  }
-  return prepare_model(a->build(values));
+  return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
 }
 
 // studies/catalog/hardware.yaml h100_sxm.
