@@ -4,7 +4,8 @@
 //
 // Spelling rules (documented for users in studies/README.md):
 //  - a number is decimal: [+-]digits[.digits][e[+-]digits] (".5" and "5." are accepted); no hex, no
-//    digit separators, no inf/nan;
+//    digit separators, no inf/nan, nothing beyond the range of a double (1e400) and no subnormal
+//    value (below 2.2e-308 after the unit's scale: "1e-310 ps");
 //  - the unit follows the number, with or without a space; unit symbols are case-sensitive;
 //  - decimal prefixes are powers of 1000 (kB = 1e3 B, GB = 1e9 B), binary ones powers of 1024
 //    (KiB, MiB, GiB, TiB, PiB); "KB" is rejected as ambiguous;

@@ -1,5 +1,8 @@
 #include "output/files.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,8 +15,16 @@ namespace dsx {
 
 void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  // A fresh temporary, never a file or a symbolic link already at its name (left by an interrupted
+  // write, or planted): the write cannot land outside the folder of `path`.
+  std::remove(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+  if (f == nullptr) {
+    const int e = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
+  }
   const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
   const int write_errno = errno;
   if (std::fclose(f) != 0 || !written) {

@@ -1,4 +1,5 @@
 // dsx: design-space explorer for ML systems. `dsx --help` lists the commands.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -22,6 +23,9 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk,
+  // naming the file, instead of SIGXFSZ killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_usage();

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,42 @@ TEST_F(Resume, KilledAtRandomMomentsAndResumedGivesTheUninterruptedRows) {
   EXPECT_GE(killed_mid_run, 3);
   ASSERT_EQ(wait_exit(start_dsx(run_args(victim), dir_ / "victim.log")), 0) << slurp(dir_ / "victim.log");
   EXPECT_EQ(slurp(victim / "results.csv"), expected);
+}
+
+// The longer test (ctest label `long`; `ctest -LE long` skips it): 25 SIGKILLs over a 360,000-point
+// grid, landing in the sweep, in the writing of the outputs and in resumed runs alike.
+TEST(ResumeLong, TwentyFiveKillsOverALargerGridLoseAndDuplicateNothing) {
+  const fs::path dir = fs::temp_directory_path() / ("dsx_resume_long_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string study = slurp(fs::path(DSX_SOURCE_DIR) / "tests" / "cli" / "kill_resume.yaml");
+  const std::string base_axis = "launch_overhead: {from: 1 us, to: 25 us, count: 250}";
+  const std::size_t at = study.find(base_axis);
+  ASSERT_NE(at, std::string::npos);
+  study.replace(at, base_axis.size(), "launch_overhead: {from: 1 us, to: 25 us, count: 500}");
+  std::ofstream(dir / "kill_resume_long.yaml") << study;
+  const auto args = [&](const fs::path& out) {
+    return std::vector<std::string>{"run", (dir / "kill_resume_long.yaml").string(), "--quiet", "--out", out.string()};
+  };
+
+  ASSERT_EQ(wait_exit(start_dsx(args(dir / "baseline"), dir / "baseline.log")), 0) << slurp(dir / "baseline.log");
+  const std::string expected = slurp(dir / "baseline" / "results.csv");
+  ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 360001);
+
+  std::mt19937 random(20261122);
+  std::uniform_int_distribution<int> delay_ms(30, 1200);
+  const fs::path victim = dir / "victim";
+  int killed_mid_run = 0;
+  for (int attempt = 0; attempt < 25; ++attempt) {
+    const pid_t pid = start_dsx(args(victim), dir / "victim.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    kill(pid, SIGKILL);
+    if (wait_exit(pid) == 128 + SIGKILL) ++killed_mid_run;
+  }
+  EXPECT_GE(killed_mid_run, 15);
+  ASSERT_EQ(wait_exit(start_dsx(args(victim), dir / "victim.log")), 0) << slurp(dir / "victim.log");
+  EXPECT_EQ(slurp(victim / "results.csv"), expected);
+  fs::remove_all(dir);
 }
 
 TEST_F(Resume, SigtermStopsCleanlyAndSaysHowToContinue) {
