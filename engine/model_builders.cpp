@@ -132,6 +132,19 @@ Op make_op(std::string name, OpKind kind, double flops, double input_elements, d
 // weights), a softmax + top-k, k x T token rows through E expert MLPs of the dense shape, and a
 // weighted sum. FLOPs count the k active experts per token; parameter_count and the expert ops'
 // weights count all E experts (total vs active parameters).
+// DeepSeekMoE (Dai et al. 2024, arXiv:2401.06066; DeepSeek-V3, arXiv:2412.19437 section 2.1.2): routed
+// experts of their own inner size (expert_d_ff), shared experts every token passes through (ops
+// shared_expert_*, counted as active), and the first dense_layers layers with a dense MLP of d_ff.
+// The two kinds of layer are two Op blocks (repeat dense_layers, then layers - dense_layers).
+// Multi-head latent attention (kv_lora_rank = r_kv > 0; DeepSeek-V2, arXiv:2405.04434 section 2.1;
+// DeepSeek-V3 section 2.1.1), with r_q = q_lora_rank, dn = qk_nope_head_dim, dr = qk_rope_head_dim,
+// dv = v_head_dim, dqk = dn + dr: queries d -> r_q (RMSNorm) -> H dqk (or d -> H dqk when r_q = 0);
+// keys and values d -> r_kv + dr (mla_kv_down_proj: the latent c_KV and the decoupled RoPE key
+// shared by all heads, which is all the KV cache holds), RMSNorm on the latent, r_kv -> H (dn + dv)
+// (mla_kv_up_proj); scores 2 T^2 H dqk, context 2 T^2 H dv, output projection H dv -> d.
+// The graph is the materialised form (keys and values up-projected per token, as in training and
+// prefill); decode absorbs W_UK into the query and W_UV into the output projection and attends the
+// latent directly (engine/serving.hpp).
 // ---------------------------------------------------------------------------------------------
 
 enum TransformerParam : std::size_t {
@@ -151,6 +164,14 @@ enum TransformerParam : std::size_t {
   t_rope,
   t_experts,
   t_experts_per_token,
+  t_expert_d_ff,
+  t_shared_experts,
+  t_dense_layers,
+  t_kv_lora_rank,
+  t_q_lora_rank,
+  t_qk_nope_head_dim,
+  t_qk_rope_head_dim,
+  t_v_head_dim,
   t_count
 };
 
@@ -195,6 +216,38 @@ constexpr std::array<ArchParamSpec, t_count> kTransformerParams = {{
      .description = "experts each token is routed to (Mixtral 2); needs experts > 0",
      .has_default = true,
      .default_value = 0},
+    {.name = "expert_d_ff",
+     .description = "inner size of each routed and shared expert (DeepSeek-V3 2048); 0 = d_ff",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "shared_experts",
+     .description = "experts every token passes through besides its routed ones (DeepSeek-V3 1)",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "dense_layers",
+     .description = "leading layers with a dense MLP of d_ff before the MoE layers (DeepSeek-V3 3)",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "kv_lora_rank",
+     .description = "multi-head latent attention: rank of the cached KV latent (DeepSeek-V3 512); 0 = MHA/GQA",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "q_lora_rank",
+     .description = "MLA query compression rank (DeepSeek-V3 1536); 0 = queries projected from d_model",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "qk_nope_head_dim",
+     .description = "MLA per-head query/key dimension without RoPE (DeepSeek-V3 128)",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "qk_rope_head_dim",
+     .description = "MLA decoupled RoPE dimension of queries and of the shared key (DeepSeek-V3 64)",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "v_head_dim",
+     .description = "MLA per-head value dimension (DeepSeek-V3 128)",
+     .has_default = true,
+     .default_value = 0},
 }};
 
 constexpr std::string_view kTransformer = "transformer";
@@ -218,8 +271,17 @@ ModelGraph build_transformer(std::span<const double> values) {
   const bool rope = flag_param(kTransformer, specs, values, t_rope);
   const auto experts = count_param(kTransformer, specs, values, t_experts, 0, 1e6);
   const auto experts_per_token = count_param(kTransformer, specs, values, t_experts_per_token, 0, 1e6);
+  const auto expert_d_ff = count_param(kTransformer, specs, values, t_expert_d_ff, 0);
+  const auto shared_experts = count_param(kTransformer, specs, values, t_shared_experts, 0, 1e6);
+  const auto dense_layers = count_param(kTransformer, specs, values, t_dense_layers, 0);
+  const auto kv_lora_rank = count_param(kTransformer, specs, values, t_kv_lora_rank, 0);
+  const auto q_lora_rank = count_param(kTransformer, specs, values, t_q_lora_rank, 0);
+  const auto qk_nope = count_param(kTransformer, specs, values, t_qk_nope_head_dim, 0);
+  const auto qk_rope = count_param(kTransformer, specs, values, t_qk_rope_head_dim, 0);
+  const auto v_head = count_param(kTransformer, specs, values, t_v_head_dim, 0);
+  const bool mla = kv_lora_rank > 0;
 
-  if (d_model % heads != 0) {
+  if (!mla && d_model % heads != 0) {
     fail(kTransformer, "heads (" + std::to_string(heads) + ") must divide d_model (" + std::to_string(d_model) + ")");
   }
   if (kv_heads > heads || heads % kv_heads != 0) {
@@ -229,6 +291,20 @@ ModelGraph build_transformer(std::span<const double> values) {
   if ((experts == 0) != (experts_per_token == 0) || experts_per_token > experts) {
     fail(kTransformer, "experts_per_token (" + std::to_string(experts_per_token) + ") must be in [1, experts = " +
                            std::to_string(experts) + "], or both 0 for a dense MLP");
+  }
+  if (experts == 0 && (expert_d_ff > 0 || shared_experts > 0 || dense_layers > 0)) {
+    fail(kTransformer, "expert_d_ff, shared_experts and dense_layers describe a mixture of experts; they need experts > 0");
+  }
+  if (dense_layers >= layers) {
+    fail(kTransformer, "dense_layers (" + std::to_string(dense_layers) + ") must be below layers (" +
+                           std::to_string(layers) + ")");
+  }
+  if (mla && (qk_nope == 0 || v_head == 0)) {
+    fail(kTransformer, "multi-head latent attention (kv_lora_rank > 0) needs qk_nope_head_dim and v_head_dim > 0");
+  }
+  if (!mla && (q_lora_rank > 0 || qk_nope > 0 || qk_rope > 0 || v_head > 0)) {
+    fail(kTransformer, "q_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim describe multi-head latent "
+                       "attention; they need kv_lora_rank > 0");
   }
   if (!embeddings && (positions > 0 || tied)) {
     fail(kTransformer, "positions and tied_embeddings describe the embedding layer; they need embeddings: 1");
@@ -244,6 +320,7 @@ ModelGraph build_transformer(std::span<const double> values) {
   const double dh = d / H;
   const double d_kv = static_cast<double>(kv_heads) * dh;
   const double F = static_cast<double>(d_ff);
+  const double Fe = expert_d_ff > 0 ? static_cast<double>(expert_d_ff) : F;
   const double V = static_cast<double>(vocab);
   const double b = bias ? 1.0 : 0.0;
   const double norm_weights = rms ? d : 2 * d;
@@ -251,6 +328,11 @@ ModelGraph build_transformer(std::span<const double> values) {
   const OpKind norm_kind = OpKind::normalization;
   const std::string norm_name = rms ? "rmsnorm" : "layernorm";
   const double scores = H * T * T;  // attention score elements per sample
+  const double rq = static_cast<double>(q_lora_rank);
+  const double rkv = static_cast<double>(kv_lora_rank);
+  const double dqk = static_cast<double>(qk_nope + qk_rope);
+  const double dr = static_cast<double>(qk_rope);
+  const double dv = static_cast<double>(v_head);
 
   ModelGraph g;
   g.sample_unit = "sequence";
@@ -269,59 +351,112 @@ ModelGraph build_transformer(std::span<const double> values) {
     }
   }
 
-  const auto L = as_repeat(layers);
-  const double qkv_out = d + 2 * d_kv;
   auto& ops = g.ops;
-  ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, L));
-  ops.push_back(make_op("qkv_proj", OpKind::matmul, 2 * T * d * qkv_out, T * d, T * qkv_out, d * qkv_out + b * qkv_out, L));
-  if (rope) {
-    // In place on the packed QKV buffer: q and k rotated, v passes through.
-    ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * T * (d + d_kv), T * qkv_out, T * qkv_out, 0, L));
-  }
-  ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * d, T * (d + d_kv), scores, 0, L));
-  ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, L));
-  ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, L));
-  ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, L));
-  ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * d, scores + T * d_kv, T * d, 0, L));
-  ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * d * d, T * d, T * d, d * d + b * d, L));
-  ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, L));
-  ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, L));
-  const double E = static_cast<double>(experts);
-  const double K = static_cast<double>(experts_per_token);
-  if (experts > 0) {
-    // Router logits, softmax + top-k, then k x T token rows through the experts and a weighted sum;
-    // a T-token forward touches every expert, so each expert op holds all E copies of its weights.
-    ops.push_back(make_op("moe_router", OpKind::matmul, 2 * T * d * E, T * d, T * E, d * E, L));
-    ops.push_back(make_op("moe_router_topk", OpKind::reduction, 5 * T * E, T * E, 2 * T * K, 0, L));
-    if (gated) {
-      ops.push_back(make_op("expert_gate_proj", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
-      ops.push_back(make_op("expert_silu", OpKind::elementwise, 4 * K * T * F, K * T * F, K * T * F, 0, L));
-      ops.push_back(make_op("expert_up_proj", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
-      ops.push_back(make_op("expert_gated_product", OpKind::elementwise, K * T * F, 2 * K * T * F, K * T * F, 0, L));
-      ops.push_back(make_op("expert_down_proj", OpKind::matmul, 2 * K * T * F * d, K * T * F, K * T * d, E * (F * d + b * d), L));
-    } else {
-      ops.push_back(make_op("expert_fc1", OpKind::matmul, 2 * K * T * d * F, K * T * d, K * T * F, E * (d * F + b * F), L));
-      ops.push_back(make_op("expert_gelu", OpKind::elementwise, 8 * K * T * F, K * T * F, K * T * F, 0, L));
-      ops.push_back(make_op("expert_fc2", OpKind::matmul, 2 * K * T * F * d, K * T * F, K * T * d, E * (F * d + b * d), L));
-    }
-    ops.push_back(make_op("moe_combine", OpKind::elementwise, 2 * K * T * d, K * T * d + K * T, T * d, 0, L));
-  } else if (gated) {
-    ops.push_back(make_op("mlp_gate_proj", OpKind::matmul, 2 * T * d * F, T * d, T * F, d * F + b * F, L));
-    ops.push_back(make_op("mlp_silu", OpKind::elementwise, 4 * T * F, T * F, T * F, 0, L));
-    ops.push_back(make_op("mlp_up_proj", OpKind::matmul, 2 * T * d * F, T * d, T * F, d * F + b * F, L));
-    ops.push_back(make_op("mlp_gated_product", OpKind::elementwise, T * F, 2 * T * F, T * F, 0, L));
-    ops.push_back(make_op("mlp_down_proj", OpKind::matmul, 2 * T * F * d, T * F, T * d, F * d + b * d, L));
-  } else {
-    ops.push_back(make_op("mlp_fc1", OpKind::matmul, 2 * T * d * F, T * d, T * F, d * F + b * F, L));
-    ops.push_back(make_op("mlp_gelu", OpKind::elementwise, 8 * T * F, T * F, T * F, 0, L));
-    ops.push_back(make_op("mlp_fc2", OpKind::matmul, 2 * T * F * d, T * F, T * d, F * d + b * d, L));
-  }
-  ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, L));
+  const double qkv_out = d + 2 * d_kv;
 
-  const double attention_params = d * qkv_out + d * d + b * (qkv_out + d);
-  const double expert_params = gated ? 3 * d * F + b * (2 * F + d) : 2 * d * F + b * (F + d);
-  const double mlp_params = experts > 0 ? E * expert_params + d * E : expert_params;
-  params += static_cast<double>(layers) * (attention_params + mlp_params + 2 * norm_weights);
+  // One attention sub-layer (norm to residual add) executed `r` times; returns its parameters.
+  auto attention = [&](std::uint32_t r) {
+    ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+    if (!mla) {
+      ops.push_back(make_op("qkv_proj", OpKind::matmul, 2 * T * d * qkv_out, T * d, T * qkv_out, d * qkv_out + b * qkv_out, r));
+      if (rope) {
+        // In place on the packed QKV buffer: q and k rotated, v passes through.
+        ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * T * (d + d_kv), T * qkv_out, T * qkv_out, 0, r));
+      }
+      ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * d, T * (d + d_kv), scores, 0, r));
+      ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
+      ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
+      ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
+      ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * d, scores + T * d_kv, T * d, 0, r));
+      ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * d * d, T * d, T * d, d * d + b * d, r));
+      ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+      return d * qkv_out + d * d + b * (qkv_out + d);
+    }
+    double p = 0;
+    const double q_width = H * dqk;
+    if (q_lora_rank > 0) {
+      ops.push_back(make_op("mla_q_down_proj", OpKind::matmul, 2 * T * d * rq, T * d, T * rq, d * rq, r));
+      ops.push_back(make_op("mla_q_norm", norm_kind, 4 * T * rq, T * rq, T * rq, rq, r));
+      ops.push_back(make_op("mla_q_up_proj", OpKind::matmul, 2 * T * rq * q_width, T * rq, T * q_width, rq * q_width, r));
+      p += d * rq + rq + rq * q_width;
+    } else {
+      ops.push_back(make_op("mla_q_proj", OpKind::matmul, 2 * T * d * q_width, T * d, T * q_width, d * q_width, r));
+      p += d * q_width;
+    }
+    const double latent = rkv + dr;
+    const double kv_width = H * (dqk - dr + dv);
+    ops.push_back(make_op("mla_kv_down_proj", OpKind::matmul, 2 * T * d * latent, T * d, T * latent, d * latent, r));
+    ops.push_back(make_op("mla_kv_norm", norm_kind, 4 * T * rkv, T * rkv, T * rkv, rkv, r));
+    ops.push_back(make_op("mla_kv_up_proj", OpKind::matmul, 2 * T * rkv * kv_width, T * rkv, T * kv_width, rkv * kv_width, r));
+    p += d * latent + rkv + rkv * kv_width;
+    if (rope && qk_rope > 0) {
+      // The RoPE parts of the H queries and of the one shared key.
+      const double rotated = T * (H * dr + dr);
+      ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * rotated, rotated, rotated, 0, r));
+    }
+    ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * H * dqk, 2 * T * q_width, scores, 0, r));
+    ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
+    ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
+    ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
+    ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * H * dv, scores + T * H * dv, T * H * dv, 0, r));
+    ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * H * dv * d, T * H * dv, T * d, H * dv * d + b * d, r));
+    ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+    return p + H * dv * d + b * d;
+  };
+
+  // SwiGLU or GELU MLP of inner size `f` on `rows` token rows per sample; weights x `copies`.
+  auto mlp = [&](const std::string& prefix, double rows, double f, double copies, std::uint32_t r) {
+    if (gated) {
+      ops.push_back(make_op(prefix + "gate_proj", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
+      ops.push_back(make_op(prefix + "silu", OpKind::elementwise, 4 * rows * f, rows * f, rows * f, 0, r));
+      ops.push_back(make_op(prefix + "up_proj", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
+      ops.push_back(make_op(prefix + "gated_product", OpKind::elementwise, rows * f, 2 * rows * f, rows * f, 0, r));
+      ops.push_back(make_op(prefix + "down_proj", OpKind::matmul, 2 * rows * f * d, rows * f, rows * d, copies * (f * d + b * d), r));
+      return 3 * d * f + b * (2 * f + d);
+    }
+    ops.push_back(make_op(prefix + "fc1", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
+    ops.push_back(make_op(prefix + "gelu", OpKind::elementwise, 8 * rows * f, rows * f, rows * f, 0, r));
+    ops.push_back(make_op(prefix + "fc2", OpKind::matmul, 2 * rows * f * d, rows * f, rows * d, copies * (f * d + b * d), r));
+    return 2 * d * f + b * (f + d);
+  };
+
+  // One MLP sub-layer (norm to residual add) executed `r` times; returns its parameters.
+  auto feed_forward = [&](bool moe, std::uint32_t r) {
+    ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+    double p = 0;
+    if (moe) {
+      const double E = static_cast<double>(experts);
+      const double K = static_cast<double>(experts_per_token);
+      const double S = static_cast<double>(shared_experts);
+      // Router logits, softmax + top-k, then k x T token rows through the experts and a weighted sum;
+      // a T-token forward touches every expert, so each expert op holds all E copies of its weights.
+      ops.push_back(make_op("moe_router", OpKind::matmul, 2 * T * d * E, T * d, T * E, d * E, r));
+      ops.push_back(make_op("moe_router_topk", OpKind::reduction, 5 * T * E, T * E, 2 * T * K, 0, r));
+      p += E * mlp("expert_", K * T, Fe, E, r) + d * E;
+      if (shared_experts > 0) p += S * mlp("shared_expert_", S * T, Fe, S, r);
+      ops.push_back(make_op("moe_combine", OpKind::elementwise, 2 * K * T * d + S * T * d, (K + S) * T * d + K * T, T * d, 0, r));
+    } else {
+      p += mlp("mlp_", T, F, 1, r);
+    }
+    ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+    return p;
+  };
+
+  const bool moe = experts > 0;
+  const std::uint64_t moe_layers = moe ? layers - dense_layers : 0;
+  const std::uint64_t plain_layers = layers - moe_layers;
+  if (plain_layers > 0) {
+    const auto r = as_repeat(plain_layers);
+    const double attention_params = attention(r);  // ops in execution order: attention, then MLP
+    const double mlp_params = feed_forward(false, r);
+    params += static_cast<double>(plain_layers) * (attention_params + mlp_params + 2 * norm_weights);
+  }
+  if (moe_layers > 0) {
+    const auto r = as_repeat(moe_layers);
+    const double attention_params = attention(r);  // ops in execution order: attention, then MLP
+    const double mlp_params = feed_forward(true, r);
+    params += static_cast<double>(moe_layers) * (attention_params + mlp_params + 2 * norm_weights);
+  }
 
   if (embeddings) {
     ops.push_back(make_op(norm_name + "_final", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, 1));

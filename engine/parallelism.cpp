@@ -49,8 +49,12 @@ StepResult training_step(const StepInput& in) {
                                              in.microbatches * in.tp_all_reduce_s
                                        : 0.0;
   r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.microbatches * in.pp_p2p_s : 0.0;
+  const double ep_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
+  r.ep_comm_s = in.expert_parallel > 1 ? ep_calls_per_layer * in.moe_layers / in.pipeline_parallel *
+                                             in.microbatches * in.ep_all_to_all_s
+                                       : 0.0;
   r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;
-  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.dp_comm_s;
+  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s;
 
   r.tokens_per_step = in.data_parallel * in.microbatches * tokens_per_microbatch;
   r.tokens_per_s = r.tokens_per_step / r.step_s;

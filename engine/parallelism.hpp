@@ -22,6 +22,18 @@
 //   model on one GPU (its section 6.3) and counts throughput over TP x PP replicas that share data
 //   (its section 6.2); dsx counts tokens once per DP replica.
 //   Time to train = 6 P D / (N X MFU) is the cross-check (engine/laws.hpp training_time_s).
+//   Mixture of experts: N is the ACTIVE parameter count (the k routed experts a token uses, plus
+//   shared experts and everything outside the experts), since compute follows the active experts;
+//   memory still holds all of them (engine/training_memory.hpp). Multi-head latent attention: the
+//   attention width is H (dqk + dv) / 2, the width that makes 4 L (width) T the forward QK^T + AV
+//   FLOPs per token (engine/serving.hpp attention_width).
+//   Expert parallelism (Megatron-Core MoE, NVIDIA Megatron-LM megatron/core/transformer/moe/README.md:
+//   experts are partitioned over workers that each process a different batch, i.e. EP ranks are
+//   data-parallel ranks): each MoE layer dispatches its tokens to the experts' ranks and combines the
+//   results with one all-to-all each, 2 per layer forward and 2 backward (the transposed exchanges),
+//   6 with full recomputation (the forward's 2 again), like the TP all-reduces above. Per-GPU expert
+//   compute is unchanged under balanced routing: EP ranks hold 1/EP of the experts and receive EP
+//   times the tokens for them.
 #pragma once
 
 namespace dsx {
@@ -39,9 +51,9 @@ double model_flops_per_token(double parameters, double layers, double hidden, do
 double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute);
 
 struct StepInput {
-  double parameters = 0;
+  double parameters = 0;       // active parameters (mixture of experts: those one token uses)
   double layers = 0;
-  double hidden = 0;
+  double hidden = 0;           // attention width (d_model for MHA/GQA)
   double seq_len = 0;
   double micro_batch = 1;
   double microbatches = 1;     // per step per DP replica (gradient accumulation x pipelining)
@@ -56,6 +68,9 @@ struct StepInput {
   double compute_efficiency = 1;  // achieved / peak on the GEMMs (eta)
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
+  double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)
+  double moe_layers = 0;        // layers with routed experts
+  double ep_all_to_all_s = 0;   // one dispatch or combine all-to-all of one micro-batch over EP ranks
   double pp_p2p_s = 0;          // one point-to-point of b s h activation bytes
   double dp_all_reduce_s = 0;   // gradient all-reduce (or reduce-scatter + all-gather) per step
   double tp_overlap = 0;        // fraction of TP time hidden behind compute, [0, 1]
@@ -68,6 +83,7 @@ struct StepResult {
   double bubble_s = 0;
   double tp_comm_s = 0;        // exposed
   double pp_comm_s = 0;
+  double ep_comm_s = 0;        // expert-parallel all-to-alls
   double dp_comm_s = 0;        // exposed
   double step_s = 0;
   double tokens_per_step = 0;  // global: DP x m x b x s

@@ -12,9 +12,15 @@ bool is_attention_family(const Op& op) { return std::string_view(op.name).starts
 
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   const Op* qkv = nullptr;
+  const Op* kv_down = nullptr;
+  const Op* kv_up = nullptr;
   const Op* scores = nullptr;
+  const Op* context = nullptr;
   const Op* router = nullptr;
   const Op* first_expert_matmul = nullptr;
+  double layers = 0;
+  double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
+  double moe_layers = 0;
   double expert_weights = 0;
   double attention_flops = 0;
   double linear_flops = 0;
@@ -23,33 +29,68 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
     weights_read += op.weight_elements * r;
-    if (op.kind == OpKind::matmul && op.name == "moe_router") router = &op;
+    if (op.kind == OpKind::matmul && op.name == "moe_router") {
+      if (router == nullptr) router = &op;
+      moe_layers += r;
+    }
     if (std::string_view(op.name).starts_with("expert_")) {
       expert_weights += op.weight_elements * r;
       if (op.kind == OpKind::matmul && first_expert_matmul == nullptr) first_expert_matmul = &op;
     }
     if (op.kind != OpKind::matmul && is_attention_family(op)) {
-      if (op.kind == OpKind::attention && op.name == "attention_scores") scores = &op;
+      if (op.kind == OpKind::attention && op.name == "attention_scores") {
+        if (scores == nullptr) scores = &op;
+        layers += r;
+      }
+      if (op.kind == OpKind::attention && op.name == "attention_context" && context == nullptr) context = &op;
       attention_flops += op.flops_per_sample * r;
     } else {
-      if (op.kind == OpKind::matmul && op.name == "qkv_proj") qkv = &op;
+      if (op.kind == OpKind::matmul && op.name == "qkv_proj" && qkv == nullptr) qkv = &op;
+      if (op.kind == OpKind::matmul && op.name == "mla_kv_down_proj") {
+        if (kv_down == nullptr) kv_down = &op;
+        latent_elements += op.output_elements_per_sample * r;
+      }
+      if (op.kind == OpKind::matmul && op.name == "mla_kv_up_proj" && kv_up == nullptr) kv_up = &op;
       linear_flops += op.flops_per_sample * r;
       linear_elements += (op.input_elements_per_sample + op.output_elements_per_sample) * r;
     }
   }
-  if (qkv == nullptr || scores == nullptr || qkv->input_elements_per_sample <= 0) return false;
+  if (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0) return false;
   ServingShape s;
-  // qkv_proj reads T x d and writes T x (d + 2 d_kv); attention_scores costs 2 T^2 d and writes H T^2.
-  const double t_times_d = qkv->input_elements_per_sample;
-  s.built_seq_len = scores->flops_per_sample / (2 * t_times_d);
+  s.layers = layers;
+  if (kv_down != nullptr && kv_up != nullptr) {
+    // attention_scores costs 2 T^2 H dqk, reads q and the up-projected k (2 T H dqk), writes H T^2.
+    const double dqk = scores->flops_per_sample / (2 * scores->output_elements_per_sample);
+    const double T = scores->output_elements_per_sample * 2 * dqk / scores->input_elements_per_sample;
+    s.built_seq_len = T;
+    s.d_model = kv_down->input_elements_per_sample / T;
+    s.heads = scores->output_elements_per_sample / (T * T);
+    s.head_dim = dqk;
+    s.kv_heads = 1;
+    s.latent_attention = true;
+    s.kv_elements_per_token = latent_elements / T;
+    const double latent_rank = kv_up->input_elements_per_sample / T;
+    const double rope_dim = kv_down->output_elements_per_sample / T - latent_rank;
+    const double dv = context->flops_per_sample / (2 * T * T * s.heads);
+    // Absorbed decode: QK^T over r_kv + dr instead of dqk, AV over r_kv instead of dv, per head.
+    s.decode_attention_flops_per_query_key =
+        attention_flops / (T * T) + layers * 2 * s.heads * ((latent_rank + rope_dim - dqk) + (latent_rank - dv));
+  } else {
+    if (qkv == nullptr || qkv->input_elements_per_sample <= 0) return false;
+    // qkv_proj reads T x d and writes T x (d + 2 d_kv); attention_scores costs 2 T^2 d and writes H T^2.
+    const double t_times_d = qkv->input_elements_per_sample;
+    s.built_seq_len = scores->flops_per_sample / (2 * t_times_d);
+    const double T = s.built_seq_len;
+    s.d_model = t_times_d / T;
+    s.heads = scores->output_elements_per_sample / (T * T);
+    s.head_dim = s.d_model / s.heads;
+    const double d_kv = (qkv->output_elements_per_sample / T - s.d_model) / 2;
+    s.kv_heads = d_kv / s.head_dim;
+    s.kv_elements_per_token = 2 * s.layers * d_kv;
+    s.decode_attention_flops_per_query_key = attention_flops / (T * T);
+  }
   const double T = s.built_seq_len;
-  s.d_model = t_times_d / T;
-  s.layers = qkv->repeat;
-  s.heads = scores->output_elements_per_sample / (T * T);
-  s.head_dim = s.d_model / s.heads;
-  const double d_kv = (qkv->output_elements_per_sample / T - s.d_model) / 2;
-  s.kv_heads = d_kv / s.head_dim;
-  s.kv_elements_per_token = 2 * s.layers * d_kv;
+  s.attention_width = (scores->flops_per_sample + context->flops_per_sample) / (4 * T * T);
   s.parameter_count = graph.parameter_count > 0 ? graph.parameter_count : weights_read;
   s.weight_elements_read = weights_read;
   s.attention_flops_per_query_key = attention_flops / (T * T);
@@ -59,9 +100,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   if (router != nullptr && first_expert_matmul != nullptr) {
     // moe_router writes T x E logits; the first expert matmul reads k x T token rows of d.
     s.experts = router->output_elements_per_sample / T;
-    s.experts_per_token = first_expert_matmul->input_elements_per_sample / t_times_d;
+    s.experts_per_token = first_expert_matmul->input_elements_per_sample / (T * s.d_model);
     s.expert_weight_elements = expert_weights;
     s.active_parameter_count = s.parameter_count - expert_weights * (1 - s.experts_per_token / s.experts);
+    s.moe_layers = moe_layers;
   }
   shape = s;
   return true;
@@ -86,7 +128,7 @@ double prefill_flops(const ServingShape& s, double prompt_tokens) {
 }
 
 double decode_flops_per_token(const ServingShape& s, double context_tokens) {
-  return s.linear_flops_per_token + s.attention_flops_per_query_key * context_tokens;
+  return s.linear_flops_per_token + s.decode_attention_flops_per_query_key * context_tokens;
 }
 
 double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, double alpha_s) {

@@ -17,6 +17,21 @@
 // KV cache per token = 2 (K and V) x layers x kv_heads x head_dim x bytes(kv precision): MHA has
 // kv_heads = heads, GQA fewer (Ainslie et al. 2023, arXiv:2305.13245). Llama-3-8B: 2 x 32 x 8 x 128
 // x 2 B = 131,072 B/token, 0.268 GB per 2,048-token sequence.
+// Multi-head latent attention (graph op mla_kv_down_proj; DeepSeek-V2, arXiv:2405.04434 section
+// 2.1; DeepSeek-V3, arXiv:2412.19437 section 2.1.1) caches only the latent c_KV and the decoupled
+// RoPE key: (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token, read back from that op's
+// output (DeepSeek-V3: 576 x 61 x 2 B = 70,272 B/token at 16 bits, against 2 x 128 x 128 x 61 x 2 B
+// = 3,997,696 B for MHA of the same heads). The latent serves every head, so it counts as one KV
+// head: tensor parallelism replicates it on every GPU (kv_share_per_gpu = 1).
+// MLA attention FLOPs: prefill uses the graph's materialised form (keys and values up-projected per
+// token; 2 H (dqk + dv) FLOPs per query-key pair and layer for QK^T and AV). Decode uses the absorbed
+// form of DeepSeek-V2 section 2.1.2 (W_UK folded into the query, W_UV into the output projection):
+// each new token attends the cached latent directly, 2 H ((kv_lora_rank + dr) + kv_lora_rank) FLOPs
+// per query-key pair and layer, and re-up-projecting the whole cache at every step is avoided; the
+// per-token projection FLOPs of the two forms are equal (2 H kv_lora_rank (dn + dv) either way).
+// Prefill stays materialised because at T x T pairs it is the cheaper form (DeepSeek-V3: 320 vs 1,088
+// per head and pair); serving engines make the same split (SGLang and vLLM run MLA prefill
+// materialised and decode absorbed).
 //
 // Decode step (one token for each of B sequences): weights are read once for the whole batch, each
 // sequence reads its own KV cache and moves its non-attention activations (the graph's op inputs and
@@ -57,8 +72,12 @@ struct ServingShape {
   double weight_elements_read = 0;             // weights one forward step reads
   double linear_flops_per_token = 0;           // all non-attention ops, all layers
   double attention_flops_per_query_key = 0;    // one query token x one context token, all layers
+  double decode_attention_flops_per_query_key = 0;  // the same at decode (MLA: absorbed form)
+  double attention_width = 0;                  // (QK^T + AV FLOPs) / (4 T^2) of one layer: d_model for MHA/GQA
+  double moe_layers = 0;                       // layers with a router (0 for a dense model)
   double linear_activation_elements_per_token = 0;  // inputs + outputs of non-attention ops
-  double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim
+  double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim; MLA: layers x (r_kv + dr)
+  bool latent_attention = false;               // multi-head latent attention (kv_heads is then 1)
   // Mixture of experts (graph ops moe_router, expert_*); 0 for a dense MLP.
   double experts = 0;
   double experts_per_token = 0;
@@ -67,7 +86,8 @@ struct ServingShape {
 };
 
 // False when the graph is not a transformer built by engine/model_builders (no qkv_proj or
-// attention_scores op). Allocation-free.
+// mla_kv_down_proj op, or no attention_scores op). Layers are summed over the graph's blocks
+// (DeepSeek-V3: 3 dense + 58 MoE). Allocation-free.
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
 
 // Weights a step over `tokens` tokens reads. Mixture of experts: each token picks k of E experts,
@@ -78,7 +98,8 @@ double weight_elements_read_for_tokens(const ServingShape& s, double tokens);
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
 
-// FLOPs of prefilling one prompt of `prompt_tokens`, and of one decode token at `context` tokens.
+// FLOPs of prefilling one prompt of `prompt_tokens`, and of one decode token at `context` tokens
+// (MLA: materialised prefill, absorbed decode).
 double prefill_flops(const ServingShape& s, double prompt_tokens);
 double decode_flops_per_token(const ServingShape& s, double context_tokens);
 

@@ -35,13 +35,19 @@ double activation_bytes_per_layer(double seq_len, double micro_batch, double hid
 
 TrainingMemory training_memory(const TrainingMemoryInput& in) {
   TrainingMemory m;
-  const double shard_params = in.parameters / (in.tensor_parallel * in.pipeline_parallel);
+  const double model_parallel = in.tensor_parallel * in.pipeline_parallel;
+  const double dense_params = (in.parameters - in.expert_parameters) / model_parallel;
+  const double expert_params = in.expert_parameters / (model_parallel * in.expert_parallel);
   const double dp = in.data_parallel;
+  const double expert_dp = in.data_parallel / in.expert_parallel;
+  // Parameters per GPU once the states of ZeRO stage `stage` are sharded over the data-parallel groups.
+  auto sharded = [&](int stage) {
+    return in.zero_stage >= stage ? dense_params / dp + expert_params / expert_dp : dense_params + expert_params;
+  };
   const double wb = weight_bytes_per_param(in.mixed_precision);
-  m.weights_bytes = shard_params * wb / (in.zero_stage >= 3 ? dp : 1.0);
-  m.gradients_bytes = shard_params * wb / (in.zero_stage >= 2 ? dp : 1.0);
-  m.optimizer_bytes =
-      shard_params * optimizer_bytes_per_param(in.optimizer, in.mixed_precision) / (in.zero_stage >= 1 ? dp : 1.0);
+  m.weights_bytes = sharded(3) * wb;
+  m.gradients_bytes = sharded(2) * wb;
+  m.optimizer_bytes = sharded(1) * optimizer_bytes_per_param(in.optimizer, in.mixed_precision);
   const double layers_per_stage = in.layers / in.pipeline_parallel;
   m.activations_bytes = in.layers > 0 && in.hidden > 0
                             ? layers_per_stage * in.in_flight_microbatches *

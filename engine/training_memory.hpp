@@ -21,6 +21,11 @@
 // Under 1F1B pipelining (section 4.2.3) a stage holds the activations of its L / p layers for up to p
 // micro-batches in flight, so `in_flight_microbatches` = min(m, p). mlsysim does not divide
 // activations by TP (its section 6.8); dsx does, as the paper does.
+// Expert parallelism (mixture of experts; Megatron-Core MoE, NVIDIA Megatron-LM
+// megatron/core/transformer/moe/README.md and parallel_state.py): the routed experts' weights are
+// split over `expert_parallel` ranks on top of TP x PP, and their ZeRO sharding runs over the expert
+// data-parallel group of DP / EP ranks, so the fleet still holds 16 bytes per parameter at ZeRO-3.
+// Activations use the dense formula (the MoE layer's routed token copies are not added).
 #pragma once
 
 namespace dsx {
@@ -41,6 +46,8 @@ double activation_bytes_per_layer(double seq_len, double micro_batch, double hid
 
 struct TrainingMemoryInput {
   double parameters = 0;  // whole model
+  double expert_parameters = 0;  // the routed experts' share of `parameters` (mixture of experts)
+  double expert_parallel = 1;    // EP: divides data_parallel
   double layers = 0;
   double hidden = 0;
   double heads = 0;

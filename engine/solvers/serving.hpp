@@ -29,6 +29,9 @@
 //  - eta (prefill) defaults to the seeds/004 regime prefill_long_context (0.40); eta_decode defaults to
 //    a log-linear interpolation in batch between decode_bs1 (0.03 at batch 1) and decode_batched
 //    (0.25 at batch 32 and above) (engine/efficiency.hpp).
+//  - multi-head latent attention (DeepSeek-V2/V3): the KV cache is the latent plus the RoPE key, one
+//    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
+//    (engine/serving.hpp). Expert parallelism is not modelled here (experts are split by tp like the rest).
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 

@@ -33,7 +33,8 @@ constexpr std::array<ComponentCount, 3> kNodeComponents = {{{8, kGpuMttfHours}, 
 
 constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all GPUs alike"},
-    {.name = "model", .kind = ParamKind::model, .description = "dense transformer (catalog id); its seq_len is used"},
+    {.name = "model", .kind = ParamKind::model,
+     .description = "transformer (catalog id; dense or mixture of experts, MHA/GQA or MLA); its seq_len is used"},
     {.name = "gpus", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "accelerators in the job (8 per node)", .has_default = true, .default_value = 1024,
      .min_value = 1, .max_value = 1e7, .integer = true},
@@ -43,6 +44,9 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "pp", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "pipeline-parallel stages (1F1B)", .has_default = true, .default_value = 1, .min_value = 1,
      .max_value = 1024, .integer = true},
+    {.name = "ep", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "expert-parallel degree: routed experts sharded over ep data-parallel ranks (MoE only)",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 1e6, .integer = true},
     {.name = "micro_batch", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "sequences per micro-batch", .has_default = true, .default_value = 1, .min_value = 1,
      .max_value = 1e4, .integer = true},
@@ -69,12 +73,15 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "pue", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "power usage effectiveness of the data centre", .has_default = true, .default_value = 1.12,
      .min_value = 1, .max_value = 5},
-    {.name = "carbon_intensity_g_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "grid carbon intensity, g CO2e per kWh (a plain number)", .has_default = true,
+    {.name = "carbon_intensity_g_per_kwh", .kind = ParamKind::number, .dimension = Dimension::carbon_intensity,
+     .description = "grid carbon intensity (g CO2e/kWh)", .has_default = true,
      .default_value = 429, .min_value = 0, .max_value = 2000},
-    {.name = "electricity_usd_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "electricity price, USD per kWh (a plain number)", .has_default = true, .default_value = 0.12,
+    {.name = "electricity_usd_per_kwh", .kind = ParamKind::number, .dimension = Dimension::energy_price,
+     .description = "electricity price (USD/kWh)", .has_default = true, .default_value = 0.12,
      .min_value = 0, .max_value = 10},
+    {.name = "wue_l_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "on-site water usage effectiveness (L per kWh of IT energy)", .has_default = true,
+     .default_value = 1.8, .min_value = 0, .max_value = 20},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -83,6 +90,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"bubble_s", Dimension::time, "pipeline fill and drain: compute x (p-1)/m"},
     {"tp_comm_s", Dimension::time, "tensor-parallel all-reduces per step"},
     {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
+    {"ep_comm_s", Dimension::time, "expert-parallel dispatch and combine all-to-alls per step"},
     {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step"},
     {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)"},
     {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s"},
@@ -90,6 +98,9 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"mfu", Dimension::dimensionless, "model FLOPs utilization (PaLM appendix B)"},
     {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation)"},
     {"tflops_per_gpu", Dimension::dimensionless, "achieved model TFLOP/s per GPU (mfu x peak / 1e12)"},
+    {"hardware_tflops_per_gpu", Dimension::dimensionless,
+     "achieved hardware TFLOP/s per GPU, recomputation included (hfu x peak / 1e12; Megatron-LM's convention)"},
+    {"active_parameters", Dimension::count, "parameters one token uses (all of them for a dense model)"},
     {"dp", Dimension::count, "data-parallel degree gpus / (tp x pp)"},
     {"microbatches", Dimension::count, "micro-batches per step per replica"},
     {"memory_per_gpu_bytes", Dimension::bytes, "weights + gradients + optimizer + activations + buffers"},
@@ -100,7 +111,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"fleet_model_state_bytes_per_param", Dimension::dimensionless,
      "(weights + gradients + optimizer) on all GPUs / parameters: 16 x dp / (ZeRO sharding); 16 at ZeRO-3"},
     {"time_to_train_s", Dimension::time, "training_tokens / tokens_per_s"},
-    {"time_to_train_6pd_s", Dimension::time, "6 P D / (N X MFU): check (no attention term)"},
+    {"time_to_train_6pd_s", Dimension::time, "6 P_active D / (N X MFU): check (no attention term)"},
     {"fleet_mtbf_s", Dimension::time, "1 / sum of component failure rates of gpus / 8 nodes"},
     {"checkpoint_interval_s", Dimension::time, "Daly 2006 optimum, checkpoint = 14 B x P / 100 GB/s"},
     {"goodput", Dimension::dimensionless, "1 - checkpoint / period - (restart + period / 2) / MTBF"},
@@ -108,12 +119,13 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"gpu_power_w", Dimension::power, "per GPU: TDP x (idle + (1 - idle) x compute share)"},
     {"energy_j", Dimension::energy, "facility energy of the run (IT x PUE)"},
     {"co2_kg", Dimension::dimensionless, "operational CO2e of the run in kg"},
+    {"water_l", Dimension::dimensionless, "on-site water of the run in litres: IT energy (kWh) x WUE"},
     {"gpu_hour_cost_usd", Dimension::money, "owned GPU-hour: capex / 3 y + 5 %/y maintenance + electricity"},
     {"cost_usd", Dimension::money, "cost of the run"},
     {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
 }};
 
-constexpr std::array<std::string_view, 8> kReasons = {
+constexpr std::array<std::string_view, 11> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp exceeds the 8 GPUs of a node",
@@ -122,13 +134,16 @@ constexpr std::array<std::string_view, 8> kReasons = {
     "global_batch is not a multiple of dp x micro_batch",
     "does not fit in device memory",
     "no GPU price in the catalog",
+    "ep > 1 needs a mixture-of-experts model",
+    "ep must divide dp (Megatron-Core shards experts within the data-parallel group)",
+    "ep must divide the number of routed experts",
 };
 
 }  // namespace
 
 TrainingSolver::TrainingSolver()
     : TabledSolver("training",
-                   "3D-parallel LLM training: memory per GPU, step time, MFU/HFU, time, cost, energy and carbon of the run",
+                   "3D-parallel LLM training (+ expert parallelism): memory per GPU, step time, MFU/HFU, time, cost, energy and carbon",
                    kParams, kMetrics, kReasons) {}
 
 PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
@@ -145,13 +160,20 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (std::fmod(shape.layers, p) != 0) return {PointStatus::infeasible, pp_must_divide_layers};
   const double m = v[Param::global_batch] / (dp * b);
   if (m < 1 || m != std::floor(m)) return {PointStatus::infeasible, batch_not_divisible};
+  const double e = v[Param::ep];
+  if (e > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
+  if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
+  if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
   const int recompute = static_cast<int>(v[Param::recompute]);
   const int zero = static_cast<int>(v[Param::zero_stage]);
   const double s = shape.built_seq_len, h = shape.d_model, params = shape.parameter_count;
+  const double active = shape.active_parameter_count;
   const double activation_message = b * s * h * kBytesPerActivation;
 
   TrainingMemoryInput mem;
   mem.parameters = params;
+  mem.expert_parameters = shape.expert_weight_elements;
+  mem.expert_parallel = e;
   mem.layers = shape.layers;
   mem.hidden = h;
   mem.heads = shape.heads;
@@ -189,13 +211,26 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   fabric.nic_bandwidth_bytes_per_s = nic;
   fabric.nics_per_node = dp_in_node;  // one NIC per GPU
   fabric.inter_alpha_s = kFabricAlphaS;
-  const double gradient_shard_bytes = params / (t * p) * kBytesPerGradient;
+  const double expert_params = shape.expert_weight_elements;
+  const double dense_gradient_bytes = (params - expert_params) / (t * p) * kBytesPerGradient;
+  const double expert_gradient_bytes = expert_params / (t * p * e) * kBytesPerGradient;
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
+  // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
+  const double expert_dp = dp / e;
+  HierarchicalFabric expert_fabric = fabric;
+  expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(kGpusPerNode / (t * e))));
+  expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
+  const double expert_dp_s =
+      expert_gradient_bytes > 0 ? hierarchical_all_reduce_s(expert_gradient_bytes, expert_dp / expert_fabric.gpus_per_node,
+                                                            expert_fabric)
+                                : 0.0;
+  const bool ep_in_node = t * e <= kGpusPerNode;
+  const double dispatch_bytes = b * s * shape.experts_per_token * h * kBytesPerActivation / t;
 
   StepInput step;
-  step.parameters = params;
+  step.parameters = active;
   step.layers = shape.layers;
-  step.hidden = h;
+  step.hidden = shape.attention_width;
   step.seq_len = s;
   step.micro_batch = b;
   step.microbatches = m;
@@ -207,7 +242,13 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.compute_efficiency = v[Param::eta];
   step.tp_all_reduce_s = ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
   step.pp_p2p_s = point_to_point_s(activation_message / t, nic, kFabricAlphaS);
-  step.dp_all_reduce_s = dp_volume * hierarchical_all_reduce_s(gradient_shard_bytes, dp / dp_in_node, fabric);
+  step.dp_all_reduce_s =
+      dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp / dp_in_node, fabric) + expert_dp_s);
+  step.expert_parallel = e;
+  step.moe_layers = shape.moe_layers;
+  step.ep_all_to_all_s = e > 1 ? all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
+                                              ep_in_node ? kNvlinkAlphaS : kFabricAlphaS)
+                               : 0.0;
   step.dp_overlap = v[Param::overlap];
   step.gpus = n;
   const StepResult r = training_step(step);
@@ -217,6 +258,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[bubble_s] = r.bubble_s;
   out[tp_comm_s] = r.tp_comm_s;
   out[pp_comm_s] = r.pp_comm_s;
+  out[ep_comm_s] = r.ep_comm_s;
   out[dp_comm_s] = r.dp_comm_s;
   out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, 1) : 0.0;
   out[scaling_efficiency] = r.scaling_efficiency;
@@ -224,10 +266,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[mfu] = r.mfu;
   out[hfu] = r.hfu;
   out[tflops_per_gpu] = r.mfu * step.peak_flops_per_s / 1e12;
+  out[hardware_tflops_per_gpu] = r.hfu * step.peak_flops_per_s / 1e12;
+  out[active_parameters] = active;
   const double tokens = v[Param::training_tokens];
   const double duration_s = tokens / r.tokens_per_s;
   out[time_to_train_s] = duration_s;
-  out[time_to_train_6pd_s] = training_time_s(params, tokens, n, step.peak_flops_per_s, r.mfu);
+  out[time_to_train_6pd_s] = training_time_s(active, tokens, n, step.peak_flops_per_s, r.mfu);
 
   const double mtbf_s =
       mtbf_h(failure_rate_per_h(kNodeComponents.data(), static_cast<int>(kNodeComponents.size()), n / kGpusPerNode)) *
@@ -248,9 +292,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   fp.duration_s = duration_s;
   fp.pue = v[Param::pue];
   fp.carbon_g_per_kwh = v[Param::carbon_intensity_g_per_kwh];
+  fp.wue_l_per_kwh = v[Param::wue_l_per_kwh];
   const Footprint f = footprint(fp);
   out[energy_j] = f.facility_energy_j;
   out[co2_kg] = f.operational_co2_kg;
+  out[water_l] = f.water_l;
 
   OwnershipInput own;
   own.capex_usd = hw.price_usd;

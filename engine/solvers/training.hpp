@@ -1,4 +1,5 @@
-// Solver "training": one 3D-parallel (TP x PP x DP) training configuration of a dense transformer on
+// Solver "training": one 3D-parallel (TP x PP x DP, plus EP for a mixture of experts) training
+// configuration of a transformer (dense, MoE, MHA/GQA or multi-head latent attention) on
 // `gpus` identical accelerators in 8-GPU nodes (DGX/HGX H100 layout: NVLink inside a node, one NIC per
 // GPU across nodes), mixed-precision (bf16 compute, fp32 master weights) Adam, sequence parallelism on.
 //
@@ -17,6 +18,20 @@
 //    the node: its section 6.6); ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al.
 //    2020 section 7); `overlap` hides that fraction of the DP time behind backward compute.
 //    TP and PP communication are not overlapped.
+//  - mixture of experts: compute, MFU/HFU and the 6PD check use the ACTIVE parameters (Mixtral 8x7B:
+//    12.9 B of 46.7 B; DeepSeek-V3: 37.5 B of 671 B) while memory, the gradient all-reduce and the
+//    checkpoint hold all of them. Expert parallelism `ep` (engine/parallelism.hpp, Megatron-Core MoE):
+//    ep must divide dp (EP ranks are data-parallel ranks: NVIDIA Megatron-LM
+//    megatron/core/transformer/moe/README.md, parallel_state.py) and the number of routed experts; a
+//    dense model needs ep = 1. Expert weights, gradients and optimizer states are divided by ep on top
+//    of TP x PP, their ZeRO sharding and gradient all-reduce run over the dp / ep expert-DP ranks.
+//    Dispatch and combine all-to-alls (engine/collectives.hpp, pairwise exchange) of b s k h x 2 B / tp
+//    per GPU (its sequence-parallel share of the tokens, k copies each): on NVLink while tp x ep <= 8
+//    (Megatron-Core places EP ranks next to each other after TP), else on the NIC.
+//  - attention FLOPs use the model's attention width (H (dqk + dv) / 2 for MLA), and activation memory
+//    Korthikanti's dense formula with h = d_model (MLA's and the routed tokens' activations differ).
+//  - hardware_tflops_per_gpu = HFU x peak is the convention of Megatron-LM's published per-GPU
+//    TFLOP/s (Narayanan et al. SC'21, eq. 3 counts the recomputed forward); tflops_per_gpu is MFU x peak.
 //  - sequence length: the model entry's (the graph is built for it; llama3_70b: 2,048).
 //  - tokens per step = DP x m x b x s: each DP replica counts once (mlsysim counts TP x PP times: 6.2).
 //  - MFU/HFU (PaLM appendix B), time to train = D / tokens_per_s, and the 6 P D / (N X MFU) check.
@@ -26,10 +41,12 @@
 //    Daly's interval; restart 300 s (mlsysim ReliabilityModel); goodput with rework; time_with_failures
 //    = time_to_train / goodput. Energy, carbon and cost are of the failure-free time_to_train.
 //  - power per GPU from its busy share (compute_s / step_s) on the idle + dynamic model
-//    (engine/carbon.hpp); energy x PUE; carbon at the grid intensity; cost per GPU-hour from the
+//    (engine/carbon.hpp); energy x PUE; carbon at the grid intensity; on-site water = IT energy (kWh)
+//    x WUE (The Green Grid, White Paper 35, 2011: WUE is site water over IT energy, not facility
+//    energy; the regions of studies/catalog/regions.yaml give mlsysim's WUE); cost per GPU-hour from the
 //    catalog price over 3 years plus 5 %/year maintenance (mlsysim EconomicsModel defaults) plus
 //    electricity (engine/economics.hpp).
-// Fixed here, to stay within 16 parameters: 8 GPUs and 8 NICs per node, full-bisection fabric, the two
+// Fixed here, to stay within the sweep's parameter limit: 8 GPUs and 8 NICs per node, full-bisection fabric, the two
 // alphas above. A fabric catalog would make them parameters.
 #pragma once
 
@@ -45,6 +62,7 @@ class TrainingSolver final : public TabledSolver {
     gpus,
     tp,
     pp,
+    ep,
     micro_batch,
     global_batch,
     recompute,
@@ -56,6 +74,7 @@ class TrainingSolver final : public TabledSolver {
     pue,
     carbon_intensity_g_per_kwh,
     electricity_usd_per_kwh,
+    wue_l_per_kwh,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -64,6 +83,7 @@ class TrainingSolver final : public TabledSolver {
     bubble_s,
     tp_comm_s,
     pp_comm_s,
+    ep_comm_s,
     dp_comm_s,
     bubble_fraction,
     scaling_efficiency,
@@ -71,6 +91,8 @@ class TrainingSolver final : public TabledSolver {
     mfu,
     hfu,
     tflops_per_gpu,
+    hardware_tflops_per_gpu,
+    active_parameters,
     dp,
     microbatches,
     memory_per_gpu_bytes,
@@ -88,6 +110,7 @@ class TrainingSolver final : public TabledSolver {
     gpu_power_w,
     energy_j,
     co2_kg,
+    water_l,
     gpu_hour_cost_usd,
     cost_usd,
     cost_per_million_tokens_usd,
@@ -102,6 +125,9 @@ class TrainingSolver final : public TabledSolver {
     batch_not_divisible,
     exceeds_memory,
     no_price,
+    ep_needs_moe,
+    ep_must_divide_dp,
+    ep_must_divide_experts,
   };
 
   TrainingSolver();
