@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "dse/quantity.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/model_builders.hpp"
+#include "engine/registry.hpp"
 
 namespace dsx {
 
@@ -26,6 +28,7 @@ constexpr std::array<std::string_view, 17> kHardwareKeys = {
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
     "max_threads_per_block"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
+constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
 constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
@@ -272,10 +275,11 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
       }
       const auto i = static_cast<std::size_t>(it - names.begin());
       const QuantityBounds bounds{.integer = specs[i].integer};
+      // A value written but refused is reported once, not again as a missing parameter.
+      given[i] = true;
       if (auto q = r.quantity(e.value, specs[i].dimension, path + ".params." + e.key.text, bounds)) {
         values[i] = q->value;
         labels[i] = e.value.text;
-        given[i] = true;
       }
     }
   }
@@ -304,6 +308,135 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
     return false;
   }
   add_or_replace(into.models, std::move(model));
+  return true;
+}
+
+// The parameters named `name` across every solver, in registry order.
+std::vector<const ParamSpec*> params_named(std::string_view name) {
+  std::vector<const ParamSpec*> out;
+  for (const Solver* solver : all_solvers()) {
+    for (const ParamSpec& p : solver->params()) {
+      if (p.name == name) out.push_back(&p);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> all_param_names() {
+  std::vector<std::string> names;
+  for (const Solver* solver : all_solvers()) {
+    for (const ParamSpec& p : solver->params()) {
+      if (std::find(names.begin(), names.end(), p.name) == names.end()) names.emplace_back(p.name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Checks one bundle value against the solvers' parameters of that name: a number must have the
+// first such parameter's dimension (bounds are the study's solver's, checked when a study uses
+// it); a catalog id must name an entry of `into`; a precision or choice must be one of its names.
+bool check_bundle_value(const YamlReader& r, const YamlEntry& e, const std::string& path, const Catalog& into) {
+  const std::vector<const ParamSpec*> specs = params_named(e.key.text);
+  if (specs.empty()) {
+    // Every solver's parameters would be a long list; the closest name is the useful part.
+    const std::string near = closest_match(e.key.text, all_param_names());
+    r.error(e.key, path + ": no solver has a parameter '" + e.key.text + "'" +
+                       (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                       " (studies/README.md lists each solver's parameters)");
+    return false;
+  }
+  if (!e.value.is_scalar() || e.value.text.empty()) {
+    r.error(e.value, path + ": expected one value, got " + e.value.describe());
+    return false;
+  }
+  const ParamSpec& p = *specs.front();
+  switch (p.kind) {
+    case ParamKind::number: return r.quantity(e.value, p.dimension, path).has_value();
+    case ParamKind::hardware:
+      if (into.find_hardware(e.value.text) != nullptr) return true;
+      r.unknown(e.value, "hardware id", into.hardware_ids());
+      return false;
+    case ParamKind::model:
+      if (into.find_model(e.value.text) != nullptr) return true;
+      r.unknown(e.value, "model id", into.model_ids());
+      return false;
+    case ParamKind::precision: {
+      if (parse_precision(e.value.text)) return true;
+      std::vector<std::string> names;
+      for (Precision pr : kAllPrecisions) names.emplace_back(precision_name(pr));
+      r.unknown(e.value, "precision", names);
+      return false;
+    }
+    case ParamKind::choice: {
+      std::vector<std::string> names;
+      for (const ParamSpec* spec : specs) {
+        for (std::string_view c : spec->choices) {
+          if (c == e.value.text) return true;
+          names.emplace_back(c);
+        }
+      }
+      r.unknown(e.value, std::string(p.name) + " choice", names);
+      return false;
+    }
+  }
+  return false;
+}
+
+// Returns whether the entry was added; `id_out` receives its id when it has a valid one.
+bool read_bundle_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, const BundleKind& kind,
+                       Catalog& into, std::vector<const YamlNode*>& seen, std::string& id_out) {
+  if (!r.expect_mapping(entry, path)) return false;
+  r.check_keys(entry, kBundleKeys, path);
+  const std::size_t errors_before = r.diags().errors().size();
+  const auto id = read_id(r, entry, path, seen, kind.name);
+  if (id) id_out = *id;
+
+  CatalogBundle bundle;
+  bundle.kind = std::string(kind.name);
+  const YamlNode* base_node = entry.find("base");
+  if (base_node != nullptr) {
+    if (const auto base = r.string(*base_node, path + ".base")) {
+      if (const CatalogBundle* b = into.find_bundle(kind.name, *base)) {
+        bundle = *b;
+      } else {
+        r.unknown(*base_node, std::string(kind.name) + " id", into.bundle_ids(kind.name));
+      }
+    }
+  }
+  if (id) bundle.id = *id;
+  if (const YamlNode* n = r.require(entry, "source", path)) {
+    if (auto text = r.string(*n, path + ".source")) bundle.source = *text;
+  }
+  if (const YamlNode* n = entry.find("name")) {
+    if (auto text = r.string(*n, path + ".name")) bundle.name = *text;
+  } else if (base_node == nullptr) {
+    r.require(entry, "name", path);
+  }
+  const YamlNode* values = base_node == nullptr ? r.require(entry, "values", path) : entry.find("values");
+  if (values != nullptr && r.expect_mapping(*values, path + ".values")) {
+    if (values->entries.empty() && base_node == nullptr) {
+      r.error(*values, path + ".values: give at least one solver parameter and its value");
+    }
+    for (const YamlEntry& e : values->entries) {
+      if (!check_bundle_value(r, e, path + ".values." + e.key.text, into)) continue;
+      const auto it = std::find_if(bundle.values.begin(), bundle.values.end(),
+                                   [&](const auto& v) { return v.first == e.key.text; });
+      if (it != bundle.values.end()) {
+        it->second = e.value.text;
+      } else {
+        bundle.values.emplace_back(e.key.text, e.value.text);
+      }
+    }
+  }
+  if (!id || r.diags().errors().size() != errors_before) return false;
+  for (CatalogBundle& existing : into.bundles) {
+    if (existing.kind == bundle.kind && existing.id == bundle.id) {
+      existing = std::move(bundle);
+      return true;
+    }
+  }
+  into.bundles.push_back(std::move(bundle));
   return true;
 }
 
@@ -358,6 +491,39 @@ void read_model_entries(const YamlReader& r, const YamlNode& list, std::string_v
   }
 }
 
+void read_bundle_entries(const YamlReader& r, const YamlNode& list, std::string_view path, const BundleKind& kind,
+                         Catalog& into, std::vector<std::string>* broken_ids) {
+  if (!r.expect_sequence(list, path)) return;
+  std::vector<const YamlNode*> seen;
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    std::string id;
+    const bool added = read_bundle_entry(r, list.items[i], item_path(path, i), kind, into, seen, id);
+    if (!added && !id.empty() && broken_ids != nullptr) broken_ids->push_back(id);
+  }
+}
+
+const BundleKind* find_bundle_kind(std::string_view name) {
+  for (const BundleKind& k : kBundleKinds) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+const CatalogBundle* Catalog::find_bundle(std::string_view kind, std::string_view id) const {
+  for (const CatalogBundle& b : bundles) {
+    if (b.kind == kind && b.id == id) return &b;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Catalog::bundle_ids(std::string_view kind) const {
+  std::vector<std::string> out;
+  for (const CatalogBundle& b : bundles) {
+    if (b.kind == kind) out.push_back(b.id);
+  }
+  return out;
+}
+
 const HardwareSpec* Catalog::find_hardware(std::string_view id) const {
   for (const HardwareSpec& h : hardware) {
     if (h.id == id) return &h;
@@ -392,6 +558,19 @@ void load_models_text(const std::string& file, const std::string& text, Catalog&
   load_list_text(file, text, "models", into, diags, &read_model_entries);
 }
 
+void load_bundles_text(const std::string& file, const std::string& text, const BundleKind& kind, Catalog& into,
+                       Diagnostics& diags) {
+  YamlReader r(file, diags);
+  const auto root = r.parse(text);
+  if (!root) return;
+  if (!r.expect_mapping(*root, "")) return;
+  const std::array<std::string_view, 1> keys = {kind.list_key};
+  r.check_keys(*root, keys, "");
+  if (const YamlNode* list = r.require(*root, kind.list_key, "")) {
+    read_bundle_entries(r, *list, kind.list_key, kind, into, nullptr);
+  }
+}
+
 Catalog load_catalog(const std::string& dir, Diagnostics& diags) {
   Catalog catalog;
   const std::string hardware_file = join_path(dir, "hardware.yaml");
@@ -408,6 +587,16 @@ Catalog load_catalog(const std::string& dir, Diagnostics& diags) {
     load_models_text(models_file, text, catalog, diags);
   } else {
     diags.error(SourceLocation{models_file}, "cannot read the model catalog: " + text);
+  }
+  for (const BundleKind& kind : kBundleKinds) {
+    const std::string file = join_path(dir, kind.file);
+    if (!std::filesystem::exists(file)) continue;
+    text = read_file_text(file, ok);
+    if (ok) {
+      load_bundles_text(file, text, kind, catalog, diags);
+    } else {
+      diags.error(SourceLocation{file}, "cannot read the " + std::string(kind.name) + " catalog: " + text);
+    }
   }
   return catalog;
 }
@@ -436,6 +625,17 @@ std::string catalog_hash(const Catalog& catalog) {
     field(m.source);
     field(m.architecture);
     for (const auto& [k, v] : m.params) {
+      field(k);
+      field(v);
+    }
+    canonical += '\x1E';
+  }
+  for (const CatalogBundle& b : catalog.bundles) {
+    field(b.kind);
+    field(b.id);
+    field(b.name);
+    field(b.source);
+    for (const auto& [k, v] : b.values) {
       field(k);
       field(v);
     }

@@ -16,10 +16,16 @@ Grid::Grid(const ResolvedStudy& study) : study_(&study) {
     radix_.push_back(axis.values.size());
     size_ *= axis.values.size();
   }
-  if (hardware_param_ >= 0 && !study.is_axis[hardware_param_]) {
+  // A hardware or model parameter that a bundle axis sets is pointed at per point.
+  const auto fixed = [&](int p) {
+    if (p < 0 || study.is_axis[p]) return false;
+    const BundleUse* use = study.bundle_setting(static_cast<std::size_t>(p));
+    return use == nullptr || use->axis < 0;
+  };
+  if (fixed(hardware_param_)) {
     base_.hardware = &study.catalog.hardware.at(static_cast<std::size_t>(base_.values[hardware_param_]));
   }
-  if (model_param_ >= 0 && !study.is_axis[model_param_]) {
+  if (fixed(model_param_)) {
     base_.model = &study.catalog.models.at(static_cast<std::size_t>(base_.values[model_param_])).prepared;
   }
 }
@@ -35,14 +41,23 @@ void Grid::inputs(std::uint64_t index, PointInputs& out) const {
   out = base_;
   for (std::size_t a = radix_.size(); a-- > 0;) {
     const Axis& axis = study_->axes[a];
-    const double value = axis.values[index % radix_[a]].value;
+    const std::size_t v = index % radix_[a];
     index /= radix_[a];
-    out.values[axis.param_index] = value;
-    if (static_cast<int>(axis.param_index) == hardware_param_) {
-      out.hardware = &study_->catalog.hardware[static_cast<std::size_t>(value)];
-    } else if (static_cast<int>(axis.param_index) == model_param_) {
-      out.model = &study_->catalog.models[static_cast<std::size_t>(value)].prepared;
+    if (axis.is_bundle()) {
+      const std::size_t n = axis.sets.size();
+      for (std::size_t i = 0; i < n; ++i) set(axis.sets[i], axis.set_values[v * n + i], out);
+      continue;
     }
+    set(axis.param_index, axis.values[v].value, out);
+  }
+}
+
+void Grid::set(std::size_t param, double value, PointInputs& out) const {
+  out.values[param] = value;
+  if (static_cast<int>(param) == hardware_param_) {
+    out.hardware = &study_->catalog.hardware[static_cast<std::size_t>(value)];
+  } else if (static_cast<int>(param) == model_param_) {
+    out.model = &study_->catalog.models[static_cast<std::size_t>(value)].prepared;
   }
 }
 

@@ -1,5 +1,6 @@
 // The grid of a study: point index <-> coordinates (mixed radix, last axis fastest) and the
-// solver inputs of a point. Building inputs allocates nothing, so the sweep can call it per point.
+// solver inputs of a point (an axis of bundles sets each of its parameters). Building inputs
+// allocates nothing, so the sweep can call it per point.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,9 @@ class Grid {
   void inputs(std::uint64_t index, PointInputs& out) const;
 
  private:
+  // Sets one solver input, pointing hardware/model at the catalog entry its value indexes.
+  void set(std::size_t param, double value, PointInputs& out) const;
+
   const ResolvedStudy* study_;
   std::vector<std::uint64_t> radix_;
   std::uint64_t size_ = 1;

@@ -27,6 +27,7 @@ constexpr double kSecondsPerHour = 3600.0;
 constexpr double kSecondsPerDay = 24.0 * kSecondsPerHour;
 constexpr double kSecondsPerWeek = 7.0 * kSecondsPerDay;
 constexpr double kSecondsPerYear = 365.0 * kSecondsPerDay;  // a calendar year of 365 days, no leap day
+constexpr double kGramsPerPound = 453.59237;  // international avoirdupois pound (1959)
 
 constexpr Unit kUnits[] = {
     {"s", D::time, 1.0, true},
@@ -153,6 +154,17 @@ constexpr Unit kUnits[] = {
     {"requests/h", D::rate, 1.0 / kSecondsPerHour, false},
     {"requests/day", D::rate, 1.0 / kSecondsPerDay, false},
 
+    // Grid carbon intensity, held in g CO2e/kWh (engine/units.hpp); eGRID publishes lb/MWh. Not
+    // canonical: labels dsx writes use the held unit (si_unit), "429 g/kWh", "0.12 USD/kWh".
+    {"g/kWh", D::carbon_intensity, 1.0, false},
+    {"kg/kWh", D::carbon_intensity, 1e3, false},
+    {"kg/MWh", D::carbon_intensity, 1.0, false},
+    {"t/MWh", D::carbon_intensity, 1e3, false},
+    {"lb/MWh", D::carbon_intensity, kGramsPerPound / 1e3, false},
+    // Electricity price, held in USD/kWh.
+    {"USD/kWh", D::energy_price, 1.0, false},
+    {"USD/MWh", D::energy_price, 1e-3, false},
+
     {"%", D::dimensionless, 0.01, false},
 };
 
@@ -203,6 +215,10 @@ double to_double(std::string_view digits) {
 
 bool needs_unit(Dimension d) { return d != D::dimensionless && d != D::count; }
 
+// Subnormal doubles (below 2.2e-308) lose precision and describe no physical quantity in SI units.
+constexpr const char* kSubnormal =
+    "too small for a double (below 2.2e-308 in SI units); write 0 or a realistic value";
+
 }  // namespace
 
 std::span<const Unit> all_units() { return kUnits; }
@@ -236,6 +252,8 @@ std::string_view unit_example(Dimension d) {
     case D::energy: return "1.5 kJ";
     case D::money: return "15000 USD";
     case D::rate: return "1000 /s";
+    case D::carbon_intensity: return "429 g/kWh";
+    case D::energy_price: return "0.12 USD/kWh";
   }
   return "";
 }
@@ -253,6 +271,8 @@ std::string dimension_phrase(Dimension d) {
     case D::energy: return "an energy";
     case D::money: return "an amount of money";
     case D::rate: return "a rate";
+    case D::carbon_intensity: return "a carbon intensity";
+    case D::energy_price: return "an energy price";
   }
   return "a value";
 }
@@ -284,7 +304,8 @@ QuantityParse parse_quantity(std::string_view raw, Dimension expected, std::stri
     for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string_view l = trim(std::string_view(lowered));
     const bool non_finite = l == "inf" || l == "+inf" || l == "-inf" || l == ".inf" || l == "-.inf" ||
-                            l == "infinity" || l == "nan" || l == ".nan";
+                            l == "+.inf" || l == "infinity" || l == "+infinity" || l == "-infinity" ||
+                            l == "nan" || l == ".nan" || l == "-nan" || l == "+nan";
     err.message = std::string(name) + ": expected " + expectation + ", got '" + std::string(text) + "'" +
                   (non_finite ? " (only finite numbers are accepted)" : "");
     return out;
@@ -311,6 +332,11 @@ QuantityParse parse_quantity(std::string_view raw, Dimension expected, std::stri
     err.length = char_count(digits);
     return out;
   }
+  if (std::fpclassify(number) == FP_SUBNORMAL) {
+    err.message = std::string(name) + ": " + std::string(digits) + " is " + kSubnormal;
+    err.length = char_count(digits);
+    return out;
+  }
   Quantity q;
   q.number = number;
   q.unit = std::string(unit);
@@ -331,8 +357,9 @@ QuantityParse parse_quantity(std::string_view raw, Dimension expected, std::stri
   if (u != nullptr && u->dimension == expected) {
     q.unit_scale = u->scale;
     q.value = number * u->scale;
-    if (!std::isfinite(q.value)) {
-      err.message = std::string(name) + ": '" + std::string(text) + "' is out of the range of a double";
+    if (!std::isfinite(q.value) || std::fpclassify(q.value) == FP_SUBNORMAL) {
+      err.message = std::string(name) + ": '" + std::string(text) + "' is " +
+                    (std::isfinite(q.value) ? kSubnormal : "out of the range of a double");
       err.offset = lead;
       err.length = char_count(text);
       return out;

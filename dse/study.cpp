@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "dse/bundles.hpp"
 #include "dse/quantity.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/yaml_reader.hpp"
@@ -19,12 +20,12 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 20> kStudyKeys = {
+constexpr std::array<std::string_view, 22> kStudyKeys = {
     "study",   "title",   "question",    "solver",      "axes",       "fixed", "objectives", "catalog",  "compare",
     "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
-    "sensitivity", "template"};
+    "sensitivity", "template", "grid_constraints", "keep"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
-constexpr std::array<std::string_view, 2> kCatalogKeys = {"hardware", "models"};
+constexpr std::array<std::string_view, 5> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes"};
 constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
 constexpr std::array<std::string_view, 7> kCompareKeys = {"name",      "where",  "metric",     "expected",
                                                           "tolerance", "source", "explanation"};
@@ -49,6 +50,24 @@ bool valid_name(std::string_view s) {
   if (s.empty()) return false;
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; });
+}
+
+// A refused name as a message shows it: control characters (a NUL, a line break) as \xNN, so the
+// message stays one line.
+std::string shown_name(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xFU];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string hex64(std::uint64_t h) {
@@ -117,7 +136,7 @@ class StudyLoader {
         if (valid_name(*name)) {
           s_.name = *name;
         } else {
-          r_.error(*n, "study: '" + *name + "' is not a valid study name: use a-z, 0-9, '_' and '-' (it names the "
+          r_.error(*n, "study: '" + shown_name(*name) + "' is not a valid study name: use a-z, 0-9, '_' and '-' (it names the "
                        "run folder runs/<study>/)");
         }
       }
@@ -150,6 +169,11 @@ class StudyLoader {
         if (const YamlNode* models = block->find("models")) {
           read_model_entries(r_, *models, "catalog.models", catalog_, &broken_ids_);
         }
+        for (const BundleKind& kind : kBundleKinds) {
+          if (const YamlNode* list = block->find(kind.list_key)) {
+            read_bundle_entries(r_, *list, "catalog." + std::string(kind.list_key), kind, catalog_, &broken_ids_);
+          }
+        }
       }
     }
 
@@ -162,6 +186,7 @@ class StudyLoader {
       }
       if (axes != nullptr) read_axes(*axes);
       read_fixed(root->find("fixed"));
+      apply_bundles(root->find("fixed"));
       fill_defaults(*solver_node);
       if (axes != nullptr) check_point_count(*axes);
       for (std::string& name : read_study_analyses(r_, *root, s_, [this](const YamlNode& n, const std::string& path) {
@@ -293,7 +318,11 @@ class StudyLoader {
     for (const YamlEntry& e : axes.entries) {
       const int p = param_index(e.key.text);
       if (p < 0) {
-        unknown_param(e.key);
+        if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
+          read_bundle_axis(*kind, e);
+        } else {
+          unknown_param(e.key);
+        }
         continue;
       }
       axis_nodes_.push_back(&e.key);
@@ -435,14 +464,19 @@ class StudyLoader {
       r_.error(*from_node, path + ": a log range must start above zero, got from: " + from_node->text);
       return false;
     }
+    if (!std::isfinite(log ? b / a : b - a)) {
+      r_.error(range, path + ": the range from " + from_node->text + " to " + to_node->text + " has a " +
+                          (log ? "ratio" : "width") + " beyond the range of a double; narrow it");
+      return false;
+    }
     // Number of values, checked before anything is allocated.
     double n = 0;
     if (count) n = *count;
     if (step) n = std::floor((b - a) / *step * (1 + 1e-12) + 1e-9) + 1;
     if (factor) n = std::floor(std::log(b / a) / std::log(*factor) + 1e-9) + 1;
-    if (n > static_cast<double>(kMaxAxisValues)) {
-      r_.error(range, path + ": the range gives " + number_text(n, 6) + " values; an axis holds at most " +
-                          std::to_string(kMaxAxisValues));
+    if (!(n <= static_cast<double>(kMaxAxisValues))) {
+      r_.error(range, path + ": the range gives " + (std::isfinite(n) ? number_text(n, 6) : "too many") +
+                          " values; an axis holds at most " + std::to_string(kMaxAxisValues));
       return false;
     }
     const auto total = static_cast<std::size_t>(n);
@@ -461,7 +495,10 @@ class StudyLoader {
       if (ps.integer && log) v = std::round(v);
       std::string label = label_in_unit(v, unit, scale, kRangeLabelDigits);
       const QuantityParse back = parse_quantity(label, ps.dimension, ps.name);
-      if (!back.quantity) throw std::logic_error("range label '" + label + "' does not parse back");
+      if (!back.quantity) {
+        r_.error(range, path + ": the range gives the value '" + label + "': " + back.error.message);
+        return false;
+      }
       const double value = back.quantity->value;
       if (ps.integer && value != std::floor(value)) {
         r_.error(range, path + ": " + std::string(ps.name) + " takes integers, but this range gives " + label +
@@ -490,7 +527,11 @@ class StudyLoader {
     for (const YamlEntry& e : fixed->entries) {
       const int p = param_index(e.key.text);
       if (p < 0) {
-        unknown_param(e.key);
+        if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
+          read_fixed_bundle(*kind, e);
+        } else {
+          unknown_param(e.key);
+        }
         continue;
       }
       const auto pi = static_cast<std::size_t>(p);
@@ -518,6 +559,238 @@ class StudyLoader {
     }
   }
 
+  // ---- bundles (dse/catalog.hpp, dse/bundles.hpp) ----
+
+  // The catalog entry `node` names, or nullptr after reporting why not.
+  const CatalogBundle* lookup_bundle(const BundleKind& kind, const YamlNode& node, const std::string& path) const {
+    if (!node.is_scalar() || node.text.empty()) {
+      r_.error(node, path + ": expected a " + std::string(kind.name) + " id, got " + node.describe());
+      return nullptr;
+    }
+    if (const CatalogBundle* b = catalog_.find_bundle(kind.name, node.text)) return b;
+    if (std::find(broken_ids_.begin(), broken_ids_.end(), node.text) == broken_ids_.end()) {
+      r_.unknown(node, std::string(kind.name) + " id", catalog_.bundle_ids(kind.name));
+    }
+    return nullptr;
+  }
+
+  // The settings of `b` for this study's solver; nullopt after an error at `node`.
+  std::optional<std::vector<BundleSetting>> settings_of(const CatalogBundle& b, const YamlNode& node,
+                                                        const std::string& path) const {
+    std::string problem;
+    auto settings = bundle_settings(b, *s_.solver, catalog_, problem);
+    if (!settings) r_.error(node, path + ": " + problem);
+    return settings;
+  }
+
+  static std::string names_of(const std::vector<BundleSetting>& settings, std::span<const ParamSpec> params) {
+    std::string out;
+    for (const BundleSetting& x : settings) out += (out.empty() ? "" : ", ") + std::string(params[x.param].name);
+    return out.empty() ? "nothing" : out;
+  }
+
+  // axes: region: [us_average, quebec]. Every value must set the same parameters of the solver.
+  // After an error in a bundle, the parameters its kind sets are not also reported as missing.
+  void quiet_bundle_params(const BundleKind& kind) {
+    for (const CatalogBundle& b : catalog_.bundles) {
+      if (b.kind != kind.name) continue;
+      for (const auto& [name, label] : b.values) bundle_quiet_.insert(name);
+    }
+  }
+
+  void read_bundle_axis(const BundleKind& kind, const YamlEntry& e) {
+    const std::size_t errors_before = r_.diags().errors().size();
+    read_bundle_axis_values(kind, e);
+    if (r_.diags().errors().size() != errors_before) quiet_bundle_params(kind);
+  }
+
+  void read_bundle_axis_values(const BundleKind& kind, const YamlEntry& e) {
+    const std::string path = "axes." + e.key.text;
+    const std::string example = e.key.text + ": [" + join(catalog_.bundle_ids(kind.name)) + "]";
+    if (!e.value.is_sequence()) {
+      r_.error(e.value, path + ": an axis of " + std::string(kind.list_key) + " is a list of ids, e.g. " + example +
+                            "; to hold one constant, put it under fixed:");
+      return;
+    }
+    if (e.value.items.empty()) {
+      r_.error(e.value, path + ": the axis is empty; give at least one " + std::string(kind.name) + " id");
+      return;
+    }
+    Axis axis;
+    axis.param = e.key.text;
+    std::vector<std::vector<BundleSetting>> rows;
+    std::vector<const YamlNode*> nodes;
+    bool ok = true;
+    for (std::size_t i = 0; i < e.value.items.size(); ++i) {
+      const YamlNode& item = e.value.items[i];
+      const std::string item_path = index_path(path, i);
+      const CatalogBundle* b = lookup_bundle(kind, item, item_path);
+      if (b == nullptr) {
+        ok = false;
+        continue;
+      }
+      const auto earlier = std::find_if(nodes.begin(), nodes.end(), [&](const YamlNode* n) { return n->text == item.text; });
+      if (earlier != nodes.end()) {
+        r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(**earlier) + ")");
+        ok = false;
+        continue;
+      }
+      auto settings = settings_of(*b, item, item_path);
+      if (!settings) {
+        ok = false;
+        continue;
+      }
+      axis.values.push_back(AxisValue{item.text, static_cast<double>(axis.values.size())});
+      rows.push_back(std::move(*settings));
+      nodes.push_back(&item);
+    }
+    if (!ok) return;
+    const auto params = s_.solver->params();
+    const auto same_params = [](const std::vector<BundleSetting>& a, const std::vector<BundleSetting>& b) {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                        [](const BundleSetting& x, const BundleSetting& y) { return x.param == y.param; });
+    };
+    for (std::size_t v = 1; v < rows.size(); ++v) {
+      if (same_params(rows[v], rows[0])) continue;
+      r_.error(*nodes[v], path + ": '" + nodes[v]->text + "' sets " + names_of(rows[v], params) + " of solver '" +
+                              std::string(s_.solver->name()) + "' but '" + nodes[0]->text + "' sets " +
+                              names_of(rows[0], params) + "; every value of an axis of " +
+                              std::string(kind.list_key) + " must set the same parameters (add the missing values "
+                              "in a catalog: block entry with base: " + nodes[v]->text + ")");
+      ok = false;
+    }
+    if (!ok) return;
+    if (rows[0].empty()) {
+      const CatalogBundle* first = catalog_.find_bundle(kind.name, nodes[0]->text);
+      r_.error(e.key, path + ": no " + std::string(kind.name) + " of this axis sets a parameter of solver '" +
+                          std::string(s_.solver->name()) + "' (their values are for " + bundle_value_names(*first) +
+                          ")");
+      return;
+    }
+    for (const BundleSetting& x : rows[0]) axis.sets.push_back(x.param);
+    for (const auto& row : rows) {
+      for (const BundleSetting& x : row) {
+        axis.set_values.push_back(x.value);
+        axis.set_labels.push_back(x.label);
+      }
+    }
+    axis.param_index = axis.sets.front();
+    s_.bundles.push_back(BundleUse{e.key.text, static_cast<int>(s_.axes.size()), "", axis.sets});
+    bundle_keys_.push_back(&e.key);
+    bundle_rows_.push_back({});
+    s_.axes.push_back(std::move(axis));
+  }
+
+  // fixed: region: quebec.
+  void read_fixed_bundle(const BundleKind& kind, const YamlEntry& e) {
+    const std::size_t errors_before = r_.diags().errors().size();
+    read_fixed_bundle_value(kind, e);
+    if (r_.diags().errors().size() != errors_before) quiet_bundle_params(kind);
+  }
+
+  void read_fixed_bundle_value(const BundleKind& kind, const YamlEntry& e) {
+    const std::string path = "fixed." + e.key.text;
+    fixed_keys_.insert(e.key.text);
+    for (std::size_t u = 0; u < s_.bundles.size(); ++u) {
+      if (s_.bundles[u].kind == e.key.text) {
+        r_.error(e.key, "'" + e.key.text + "' is both an axis (" + at_text(*bundle_keys_[u]) + ") and fixed: keep one");
+        return;
+      }
+    }
+    if (e.value.is_sequence() || e.value.is_mapping()) {
+      r_.error(e.value, path + ": a fixed " + std::string(kind.name) + " is one id, got " + e.value.describe() +
+                            "; to sweep several, put them under axes:");
+      return;
+    }
+    const CatalogBundle* b = lookup_bundle(kind, e.value, path);
+    if (b == nullptr) return;
+    auto settings = settings_of(*b, e.value, path);
+    if (!settings) return;
+    if (settings->empty()) {
+      r_.error(e.value, path + ": " + std::string(kind.name) + " '" + b->id + "' sets no parameter of solver '" +
+                            std::string(s_.solver->name()) + "' (its values are for " + bundle_value_names(*b) + ")");
+      return;
+    }
+    BundleUse use{e.key.text, -1, b->id, {}};
+    for (const BundleSetting& x : *settings) use.params.push_back(x.param);
+    s_.bundles.push_back(std::move(use));
+    bundle_keys_.push_back(&e.key);
+    bundle_rows_.push_back(std::move(*settings));
+  }
+
+  // A parameter is set by at most one of: an axis, fixed:, a bundle. The parameters of a fixed
+  // bundle become fixed values; those of a bundle axis are set per point (Grid::inputs).
+  void apply_bundles(const YamlNode* fixed) {
+    std::array<int, kMaxParams> setter{};
+    setter.fill(-1);
+    std::vector<BundleUse> kept;
+    for (std::size_t u = 0; u < s_.bundles.size(); ++u) {
+      const BundleUse& use = s_.bundles[u];
+      const std::string by = use.axis >= 0 ? "the " + use.kind + " axis" : use.kind + " '" + use.id + "'";
+      const std::string place = by + " (" + at_text(*bundle_keys_[u]) + ")";
+      bool ok = true;
+      for (std::size_t p : use.params) {
+        const std::string& name = param_names_[p];
+        const YamlNode* explicit_key = nullptr;
+        std::string where;
+        if (s_.is_axis[p]) {
+          for (const YamlNode* k : axis_nodes_) {
+            if (k->text == name) explicit_key = k;
+          }
+          where = "under axes:";
+        } else if (fixed_written(p) && fixed != nullptr && fixed->is_mapping()) {
+          for (const YamlEntry& f : fixed->entries) {
+            if (f.key.text == name) explicit_key = &f.key;
+          }
+          where = "under fixed:";
+        }
+        if (explicit_key != nullptr) {
+          r_.error(*explicit_key, "'" + name + "' is set both " + where + " and by " + place + ": keep one");
+          ok = false;
+        } else if (setter[p] >= 0) {
+          const BundleUse& other = s_.bundles[static_cast<std::size_t>(setter[p])];
+          const std::string other_by = other.axis >= 0 ? "the " + other.kind + " axis" : other.kind + " '" + other.id + "'";
+          r_.error(*bundle_keys_[u], "'" + name + "' is set both by " + by + " and by " + other_by + " (" +
+                                         at_text(*bundle_keys_[static_cast<std::size_t>(setter[p])]) + "): keep one");
+          ok = false;
+        } else {
+          setter[p] = static_cast<int>(u);
+        }
+      }
+      if (!ok) continue;
+      for (std::size_t i = 0; i < use.params.size(); ++i) {
+        const std::size_t p = use.params[i];
+        fixed_[p] = true;
+        if (use.axis < 0) {
+          s_.fixed_values[p] = bundle_rows_[u][i].value;
+          s_.fixed_labels[p] = bundle_rows_[u][i].label;
+        } else {
+          s_.fixed_values[p] = 0;
+          s_.fixed_labels[p] = "per " + use.kind;
+        }
+      }
+    }
+  }
+
+  // The bundle use of kind `name` in this study, or nullptr.
+  const BundleUse* bundle_use(std::string_view name) const {
+    for (const BundleUse& u : s_.bundles) {
+      if (u.kind == name) return &u;
+    }
+    return nullptr;
+  }
+  // A parameter swept under axes:, or a bundle kind with an axis (figures plot its ids).
+  bool is_swept_name(std::string_view name) const {
+    const int p = param_index(name);
+    if (p >= 0) return s_.is_axis[static_cast<std::size_t>(p)];
+    const BundleUse* use = bundle_use(name);
+    return use != nullptr && use->axis >= 0;
+  }
+  bool set_by_bundle_axis(std::size_t p) const {
+    const BundleUse* u = s_.bundle_setting(p);
+    return u != nullptr && u->axis >= 0;
+  }
+
   void fill_defaults(const YamlNode& solver_node) {
     const auto params = s_.solver->params();
     for (std::size_t p = 0; p < params.size(); ++p) {
@@ -541,7 +814,7 @@ class StudyLoader {
   bool failed_param(std::size_t p) const {
     return std::any_of(axis_nodes_.begin(), axis_nodes_.end(),
                        [&](const YamlNode* k) { return k->text == param_names_[p]; }) ||
-           fixed_written(p);
+           fixed_written(p) || bundle_quiet_.count(param_names_[p]) > 0;
   }
   bool fixed_written(std::size_t p) const { return fixed_keys_.count(param_names_[p]) > 0; }
 
@@ -615,6 +888,30 @@ class StudyLoader {
     bool ok = true;
     for (const YamlEntry& e : where.entries) {
       const std::string item = path + "." + e.key.text;
+      if (const BundleUse* use = bundle_use(e.key.text)) {
+        // A bundle axis is selected by id; a fixed bundle selects every row and adds no selector.
+        if (!e.value.is_scalar()) {
+          r_.error(e.value, item + ": a selector takes one value, got " + e.value.describe());
+          ok = false;
+        } else if (use->axis >= 0) {
+          std::vector<std::string> labels;
+          for (const AxisValue& v : s_.axes[static_cast<std::size_t>(use->axis)].values) labels.push_back(v.label);
+          if (std::find(labels.begin(), labels.end(), e.value.text) == labels.end()) {
+            const std::string near = closest_match(e.value.text, labels);
+            r_.error(e.value, item + ": '" + e.value.text + "' is not a value of the " + e.key.text + " axis" +
+                                  (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
+                                  join(labels) + ")");
+            ok = false;
+          } else {
+            out.push_back(Selector{e.key.text, e.value.text});
+          }
+        } else if (e.value.text != use->id) {
+          r_.error(e.value, item + ": '" + e.value.text + "' selects nothing: " + e.key.text + " is fixed to '" +
+                                use->id + "' in this study");
+          ok = false;
+        }
+        continue;
+      }
       const int p = param_index(e.key.text);
       if (p < 0) {
         r_.unknown(e.key, solver_what(), param_names_);
@@ -622,6 +919,14 @@ class StudyLoader {
         continue;
       }
       const auto pi = static_cast<std::size_t>(p);
+      if (set_by_bundle_axis(pi)) {
+        const BundleUse& use = *s_.bundle_setting(pi);
+        r_.error(e.key, item + ": " + e.key.text + " is set by the " + use.kind + " axis; select a " + use.kind +
+                            " instead, e.g. " + use.kind + ": " +
+                            s_.axes[static_cast<std::size_t>(use.axis)].values.front().label);
+        ok = false;
+        continue;
+      }
       const ParamSpec& ps = spec(pi);
       if (!s_.is_axis[pi] && !fixed_[pi]) {
         ok = false;  // its own error was reported under axes: or fixed:
@@ -748,6 +1053,12 @@ class StudyLoader {
   void read_template(const YamlNode& node) {
     auto folder = r_.string(node, "template");
     if (!folder) return;
+    if (std::any_of(folder->begin(), folder->end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; })) {
+      r_.error(node, "template: the folder name holds a control character (a NUL, a line break, an escape, ...); "
+                     "write a plain relative path");
+      return;
+    }
     const std::filesystem::path path(*folder);
     bool escapes = path.empty() || path.is_absolute();
     for (const auto& part : path) escapes = escapes || part == "..";
@@ -836,7 +1147,7 @@ class StudyLoader {
       if (const YamlNode* n = r_.require(item, "name", path)) {
         if (auto name = r_.string(*n, path + ".name")) {
           if (!valid_name(*name)) {
-            r_.error(*n, path + ".name: '" + *name + "' is not a valid figure name: use a-z, 0-9, '_' and '-' (it "
+            r_.error(*n, path + ".name: '" + shown_name(*name) + "' is not a valid figure name: use a-z, 0-9, '_' and '-' (it "
                                 "names the files figures/<name>.*)");
           }
           for (const YamlNode* earlier : names) {
@@ -871,7 +1182,7 @@ class StudyLoader {
       // A swept parameter on a heatmap's x or y (its columns or rows).
       const auto heatmap_axis = [&](const YamlNode& node, const std::string& key) -> bool {
         const int p = param_index(node.text);
-        if (p >= 0 && s_.is_axis[static_cast<std::size_t>(p)]) return true;
+        if (is_swept_name(node.text)) return true;
         if (p >= 0) {
           r_.error(node, path + "." + key + ": '" + node.text + "' is not swept in this study (swept parameters: " +
                              join(swept) + ")");
@@ -889,7 +1200,7 @@ class StudyLoader {
         const int m = metric_index(x_node->text);
         const bool is_metric = m >= 0;
         const int p = param_index(x_node->text);
-        const bool is_swept = p >= 0 && s_.is_axis[static_cast<std::size_t>(p)];
+        const bool is_swept = is_swept_name(x_node->text);
         if (roofline) {
           const std::vector<std::string> intensities = metrics_where(is_intensity);
           if (is_metric && is_intensity(metric_spec(static_cast<std::size_t>(m)))) {
@@ -974,7 +1285,7 @@ class StudyLoader {
       } else if (group_node != nullptr && r_.expect_scalar(*group_node, path + ".group")) {
         const YamlNode* n = group_node;
         const int p = param_index(n->text);
-        if (p >= 0 && s_.is_axis[static_cast<std::size_t>(p)]) {
+        if (is_swept_name(n->text)) {
           if (n->text == f.x) {
             r_.error(*n, path + ".group: '" + n->text + "' is already on x; group by another swept parameter");
           }
@@ -1203,10 +1514,14 @@ class StudyLoader {
       if (params[p].kind == ParamKind::model) models.push_back(label);
     };
     for (const Axis& a : s_.axes) {
+      if (a.is_bundle()) {
+        for (std::size_t k = 0; k < a.set_labels.size(); ++k) use(a.sets[k % a.sets.size()], a.set_labels[k]);
+        continue;
+      }
       for (const AxisValue& v : a.values) use(a.param_index, v.label);
     }
     for (std::size_t p = 0; p < params.size(); ++p) {
-      if (!s_.is_axis[p]) use(p, s_.fixed_labels[p]);
+      if (!s_.is_axis[p] && !set_by_bundle_axis(p)) use(p, s_.fixed_labels[p]);
     }
     for (const FigureDecl& f : s_.figures) hardware.insert(hardware.end(), f.roofs.begin(), f.roofs.end());
     const auto used = [](const std::vector<std::string>& ids, const std::string& id) {
@@ -1226,10 +1541,23 @@ class StudyLoader {
       }
     };
     for (Axis& a : s_.axes) {
+      if (a.is_bundle()) {
+        for (std::size_t k = 0; k < a.set_labels.size(); ++k) renumber(a.sets[k % a.sets.size()], a.set_labels[k], a.set_values[k]);
+        continue;
+      }
       for (AxisValue& v : a.values) renumber(a.param_index, v.label, v.value);
     }
     for (std::size_t p = 0; p < params.size(); ++p) {
-      if (!s_.is_axis[p]) renumber(p, s_.fixed_labels[p], s_.fixed_values[p]);
+      if (!s_.is_axis[p] && !set_by_bundle_axis(p)) renumber(p, s_.fixed_labels[p], s_.fixed_values[p]);
+    }
+    for (const CatalogBundle& b : catalog_.bundles) {
+      const bool used_here = std::any_of(s_.bundles.begin(), s_.bundles.end(), [&](const BundleUse& u) {
+        if (u.kind != b.kind) return false;
+        if (u.axis < 0) return u.id == b.id;
+        const auto& values = s_.axes[static_cast<std::size_t>(u.axis)].values;
+        return std::any_of(values.begin(), values.end(), [&](const AxisValue& v) { return v.label == b.id; });
+      });
+      if (used_here) s_.catalog.bundles.push_back(b);
     }
   }
 
@@ -1243,6 +1571,9 @@ class StudyLoader {
   std::set<std::string> fixed_keys_;
   std::set<std::string> misspelt_;          // parameters a misspelt key probably meant
   std::vector<std::string> broken_ids_;     // catalog block entries that had errors
+  std::vector<const YamlNode*> bundle_keys_;            // the key of each of s_.bundles
+  std::set<std::string> bundle_quiet_;  // parameters a bundle with errors may set: not reported missing
+  std::vector<std::vector<BundleSetting>> bundle_rows_;  // a fixed bundle's settings (empty for an axis)
   bool objectives_written_ = false;
 };
 
@@ -1361,12 +1692,18 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
     for (const AxisValue& v : a.values) labels.push_back(v.label);
     out += "  " + a.param + ": " + flow_list(labels) + "\n";
   }
+  // A parameter a bundle sets is written as the bundle (region: quebec), not as its own value.
+  const auto written_fixed = [&](std::size_t p) { return !study.is_axis[p] && study.bundle_setting(p) == nullptr; };
   bool any_fixed = false;
-  for (std::size_t p = 0; p < params.size(); ++p) any_fixed = any_fixed || !study.is_axis[p];
+  for (std::size_t p = 0; p < params.size(); ++p) any_fixed = any_fixed || written_fixed(p);
+  for (const BundleUse& u : study.bundles) any_fixed = any_fixed || u.axis < 0;
   if (any_fixed) {
     out += "fixed:\n";
     for (std::size_t p = 0; p < params.size(); ++p) {
-      if (!study.is_axis[p]) out += "  " + std::string(params[p].name) + ": " + yaml_scalar(study.fixed_labels[p]) + "\n";
+      if (written_fixed(p)) out += "  " + std::string(params[p].name) + ": " + yaml_scalar(study.fixed_labels[p]) + "\n";
+    }
+    for (const BundleUse& u : study.bundles) {
+      if (u.axis < 0) out += "  " + u.kind + ": " + yaml_scalar(u.id) + "\n";
     }
   }
   if (!study.objectives.empty()) {
@@ -1429,7 +1766,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
     }
   }
   write_study_analyses_yaml(study, out);
-  if (!study.catalog.hardware.empty() || !study.catalog.models.empty()) {
+  if (!study.catalog.hardware.empty() || !study.catalog.models.empty() || !study.catalog.bundles.empty()) {
     out += "catalog:\n";
     if (!study.catalog.hardware.empty()) {
       out += "  hardware:\n";
@@ -1439,6 +1776,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       out += "  models:\n";
       for (const CatalogModel& m : study.catalog.models) write_model(out, m);
     }
+    write_bundle_entries(out, study.catalog.bundles);
   }
   return out;
 }

@@ -30,6 +30,21 @@ struct Axis {
   std::string param;
   std::size_t param_index = 0;  // into solver->params()
   std::vector<AxisValue> values;
+  // An axis of bundles (region: [us_average, quebec]): `param` is the bundle kind, labels are the
+  // bundle ids, `param_index` is the first parameter it sets, and value v sets parameter sets[i] to
+  // set_values[v * sets.size() + i] (labels as written in set_labels, same layout).
+  std::vector<std::size_t> sets{};
+  std::vector<double> set_values{};
+  std::vector<std::string> set_labels{};
+  bool is_bundle() const { return !sets.empty(); }
+};
+
+// A bundle kind named under axes: or fixed: (dse/catalog.hpp), and the solver parameters it sets.
+struct BundleUse {
+  std::string kind;                 // "region", "fabric", "node"
+  int axis = -1;                    // index into ResolvedStudy::axes; -1 when fixed
+  std::string id;                   // the fixed bundle's id (empty for an axis)
+  std::vector<std::size_t> params;  // into solver->params()
 };
 
 enum class Direction : std::uint8_t { minimize, maximize };
@@ -108,6 +123,10 @@ struct ResolvedStudy {
   std::array<double, kMaxParams> fixed_values{};
   std::array<std::string, kMaxParams> fixed_labels{};
   std::array<bool, kMaxParams> is_axis{};
+  // Bundles in declaration order. A parameter a fixed bundle sets has its fixed value and label; one
+  // a bundle axis sets is not an axis itself (is_axis false) and is set per point by Grid::inputs.
+  std::vector<BundleUse> bundles;
+  const BundleUse* bundle_setting(std::size_t param) const;  // nullptr when no bundle sets it
   std::vector<Objective> objectives;
   std::vector<Comparison> comparisons;
   std::vector<FigureDecl> figures;

@@ -15,6 +15,8 @@ std::string_view si_unit(Dimension d) {
     case Dimension::energy: return "J";
     case Dimension::money: return "USD";
     case Dimension::rate: return "1/s";
+    case Dimension::carbon_intensity: return "g/kWh";
+    case Dimension::energy_price: return "USD/kWh";
   }
   return "";
 }
@@ -32,6 +34,8 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::energy: return "energy";
     case Dimension::money: return "money";
     case Dimension::rate: return "rate";
+    case Dimension::carbon_intensity: return "carbon intensity";
+    case Dimension::energy_price: return "energy price";
   }
   return "";
 }

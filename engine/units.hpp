@@ -1,6 +1,9 @@
 // Physical dimensions and SI conventions shared by the whole engine.
 //
 // Internally every quantity is SI: seconds, bytes, FLOP, FLOP/s, bytes/s, watts, joules, USD.
+// Two exceptions keep the units grid data is published in, which the engine's carbon and
+// economics formulas use (engine/carbon.hpp, engine/economics.hpp): a carbon intensity is held in
+// g CO2e per kWh and an energy price in USD per kWh.
 // Decimal prefixes (GB = 1e9 B) and binary prefixes (GiB = 2^30 B) are distinct; the study reader
 // (dse/quantity.hpp) converts user strings such as "80 GiB" or "15 us" into these values and
 // checks that the dimension matches what a parameter expects.
@@ -25,6 +28,8 @@ enum class Dimension : std::uint8_t {
   energy,         // J
   money,          // USD
   rate,           // events per second (samples/s, tokens/s, requests/s)
+  carbon_intensity,  // g CO2e per kWh of electricity (not SI, see above)
+  energy_price,      // USD per kWh of electricity (not SI, see above)
 };
 
 // The SI unit written after a value of this dimension ("s", "B/s", ...); empty for dimensionless/count.

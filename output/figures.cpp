@@ -112,10 +112,16 @@ constexpr std::array<TerminalPreset, 3> kPresets = {{
 
 // ---- text helpers ----
 
-// A gnuplot double-quoted string (used with `noenhanced`, so only \ and " need escaping).
+// A gnuplot double-quoted string (used with `noenhanced`, so only \ and " need escaping). A
+// backquote is written as the octal escape \140: gnuplot runs `text` in backquotes through the
+// shell, inside double-quoted strings too.
 std::string gp_string(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
+    if (c == '`') {
+      out += "\\140";
+      continue;
+    }
     if (c == '\\' || c == '"') out += '\\';
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     out += c;
@@ -209,6 +215,18 @@ Column resolve_column(std::string_view name, const ResolvedStudy& study, const R
       }
       return c;
     }
+  }
+  // An axis of bundles (region: [us_average, quebec]): categorical, its ids in axis order.
+  if (const Axis* axis = find_axis(study, name); axis != nullptr && axis->is_bundle()) {
+    c.numeric = false;
+    c.display = describe_quantity(name, Dimension::dimensionless);
+    c.axis = axis;
+    c.axis_col = results.axis_column(name);
+    if (c.axis_col < 0) {
+      throw std::invalid_argument(fmt::format("figure '{}': the results have no column for axis '{}'", figure, name));
+    }
+    for (std::size_t k = 0; k < axis->values.size(); ++k) c.value_index.emplace(axis->values[k].label, k);
+    return c;
   }
   throw std::invalid_argument(fmt::format("figure '{}': '{}' is neither a metric nor a parameter of solver '{}'",
                                           figure, name,
@@ -1861,14 +1879,39 @@ std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const Resu
   return out;
 }
 
+namespace {
+
+// A figure's name becomes figures/<name>.{gp,dat,svg,pdf,png}: one plain file name in that folder.
+bool figure_file_name_ok(std::string_view name) {
+  return !name.empty() && name.front() != '.' && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+  });
+}
+
+// gnuplot hands text between backquotes to the shell wherever it appears outside a comment, quoted
+// strings included; study text reaches scripts only through gp_string, which escapes backquotes.
+void check_no_shell_substitution(const FigureSource& src) {
+  std::size_t start = 0;
+  for (int line = 1; start < src.script.size(); ++line) {
+    const std::size_t end = std::min(src.script.find('\n', start), src.script.size());
+    const std::string_view text = std::string_view(src.script).substr(start, end - start);
+    const std::size_t first = text.find_first_not_of(" \t");
+    if (first != std::string_view::npos && text[first] != '#' && text.find('`') != std::string_view::npos) {
+      throw std::runtime_error(fmt::format(
+          "figure '{}': line {} of its gnuplot script holds a backquote, which gnuplot would run as a shell "
+          "command; not drawing it",
+          src.name, line));
+    }
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
                           const std::vector<std::size_t>& pareto_rows) {
-  const bool name_ok = !decl.name.empty() && decl.name.front() != '.' &&
-                       std::all_of(decl.name.begin(), decl.name.end(), [](char c) {
-                         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                                c == '_' || c == '-' || c == '.';
-                       });
-  if (!name_ok) {
+  if (!figure_file_name_ok(decl.name)) {
     throw std::invalid_argument(fmt::format(
         "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", decl.name));
   }
@@ -2026,6 +2069,11 @@ std::string svg_for_inlining(std::string_view svg, std::string_view id_prefix, s
 
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir) {
   namespace fs = std::filesystem;
+  if (!figure_file_name_ok(src.name)) {
+    throw std::invalid_argument(fmt::format(
+        "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", src.name));
+  }
+  check_no_shell_substitution(src);
   RenderedFigure fig;
   fig.name = src.name;
   fig.title = src.title;

@@ -170,6 +170,14 @@ QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
       strip_suffix(words, {{"usd"}});
       d.style = NumberStyle::grouped;
       break;
+    case Dimension::carbon_intensity:
+      strip_suffix(words, {{"g", "per", "kwh"}});
+      d.style = NumberStyle::grouped;
+      break;
+    case Dimension::energy_price:
+      strip_suffix(words, {{"usd", "per", "kwh"}});
+      d.style = NumberStyle::grouped;
+      break;
     case Dimension::dimensionless:
     case Dimension::count:
     case Dimension::rate: {

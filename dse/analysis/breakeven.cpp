@@ -279,11 +279,11 @@ std::vector<RequestProblem> check_breakeven(const ResolvedStudy& study, const Br
     known_metric(r.metric, "metric");
   }
   const auto swept = [&](const std::string& param, const char* field) -> int {
-    if (param_of(solver, param) < 0) {
+    const int a = axis_of(study, param);
+    if (a < 0 && param_of(solver, param) < 0 && find_bundle_kind(param) == nullptr) {
       problems.push_back({field, "unknown parameter '" + param + "' (parameters: " + param_names(solver) + ")"});
       return -1;
     }
-    const int a = axis_of(study, param);
     if (a < 0) {
       problems.push_back({field, "'" + param + "' is not swept in this study; a break-even needs it as an axis (axes: " +
                                      axis_names(study) + ")"});
@@ -295,7 +295,17 @@ std::vector<RequestProblem> check_breakeven(const ResolvedStudy& study, const Br
   if (along >= 0 && along == alts) {
     problems.push_back({"alternatives", "the alternatives must be another axis than 'along' (" + r.along + ")"});
   }
-  if (along >= 0) {
+  if (along >= 0 && study.axes[static_cast<std::size_t>(along)].is_bundle()) {
+    std::string sets;
+    for (std::size_t p : study.axes[static_cast<std::size_t>(along)].sets) {
+      sets += (sets.empty() ? "" : ", ") + std::string(solver.params()[p].name);
+    }
+    problems.push_back({"along", "'" + r.along + "' is an axis of bundles: each value sets " + sets +
+                                     " together, so no single quantity runs along it and a crossing cannot lie "
+                                     "between two of its values; compare its values as alternatives (alternatives: " +
+                                     r.along + ") or pin one with where: {" + r.along + ": " +
+                                     study.axes[static_cast<std::size_t>(along)].values.front().label + "}"});
+  } else if (along >= 0) {
     const ParamSpec& ps = solver.params()[study.axes[static_cast<std::size_t>(along)].param_index];
     if (r.refine.value_or(false) && ps.kind != ParamKind::number) {
       problems.push_back({"refine", "'" + r.along + "' is not a number parameter; only its axis values can bracket a crossing"});
@@ -352,7 +362,7 @@ BreakevenAnalysis run_breakeven(const ResolvedStudy& study, const BreakevenReque
   const std::size_t alt_axis = by_metrics ? kNoAlternative : static_cast<std::size_t>(axis_of(study, request.alternatives));
   const Axis& along = study.axes[along_axis];
   const ParamSpec& along_spec = solver.params()[along.param_index];
-  const bool numeric = along_spec.kind == ParamKind::number;
+  const bool numeric = !along.is_bundle() && along_spec.kind == ParamKind::number;
 
   BreakevenAnalysis out;
   out.request = request;

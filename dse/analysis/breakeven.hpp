@@ -122,8 +122,11 @@ BreakevenOutcome find_breakevens(const BreakevenProblem& problem);
 
 struct BreakevenRequest {
   std::string name;          // identifies the analysis (file stems, report anchors)
-  std::string along;         // a swept parameter: the axis the crossing lies on
-  std::string alternatives;  // a swept parameter whose values are the alternatives compared
+  // A swept parameter: the axis the crossing lies on. Not an axis of bundles (region: [...]): its
+  // values set several parameters at once, so nothing runs continuously between two of them.
+  std::string along;
+  // A swept parameter or an axis of bundles whose values are the alternatives compared.
+  std::string alternatives;
   std::vector<std::string> among;  // labels of `alternatives` to compare; empty = all its values
   std::string metric;        // a solver metric or a derived metric of the study
   // Instead of `alternatives` and `metric`: two or more metrics of the same design point compared

@@ -44,6 +44,24 @@ std::string join_names(const Range& range, Name name) {
   }
   return out;
 }
+std::string axis_labels(const Axis& axis) {
+  return join_names(axis.values, [](const AxisValue& v) { return v.label; });
+}
+
+// The fixed bundle of kind `kind` (region: quebec under fixed:), or nullptr.
+const BundleUse* fixed_bundle(const ResolvedStudy& study, std::string_view kind) {
+  for (const BundleUse& u : study.bundles) {
+    if (u.kind == kind && u.axis < 0) return &u;
+  }
+  return nullptr;
+}
+
+// "; bundles: region, node": the bundle kinds a selector may also name.
+std::string bundle_kinds_text(const ResolvedStudy& study) {
+  if (study.bundles.empty()) return "";
+  return "; bundles: " + join_names(study.bundles, [](const BundleUse& u) { return u.kind; });
+}
+
 }  // namespace
 
 std::string param_names(const Solver& solver) {
@@ -66,13 +84,27 @@ std::vector<std::uint32_t> pin_axes(const ResolvedStudy& study, std::span<const 
   }
   for (const Selector& sel : where) {
     const std::string key = std::string(field) + "." + sel.param;
-    const int p = param_of(*study.solver, sel.param);
-    if (p < 0) {
-      problems.push_back({key, "unknown parameter '" + sel.param + "' (parameters: " + param_names(*study.solver) + ")"});
-      continue;
-    }
     const int a = axis_of(study, sel.param);
     if (a < 0) {
+      if (const BundleUse* use = fixed_bundle(study, sel.param)) {
+        if (sel.label != use->id) {
+          problems.push_back({key, "'" + sel.label + "' selects nothing: " + sel.param + " is fixed to '" + use->id +
+                                       "' in this study"});
+        }
+        continue;
+      }
+      const int p = param_of(*study.solver, sel.param);
+      if (p < 0) {
+        problems.push_back({key, "unknown parameter '" + sel.param + "' (parameters: " + param_names(*study.solver) +
+                                     bundle_kinds_text(study) + ")"});
+        continue;
+      }
+      if (const BundleUse* use = study.bundle_setting(static_cast<std::size_t>(p)); use != nullptr && use->axis >= 0) {
+        problems.push_back({key, sel.param + " is set by the " + use->kind + " axis; select a " + use->kind +
+                                     " instead (axis values: " + axis_labels(study.axes[static_cast<std::size_t>(use->axis)]) +
+                                     ")"});
+        continue;
+      }
       const std::string& fixed = study.fixed_labels[static_cast<std::size_t>(p)];
       if (sel.label != fixed) {
         problems.push_back({key, "'" + sel.label + "' selects nothing: " + sel.param + " is fixed to '" + fixed +
@@ -82,14 +114,12 @@ std::vector<std::uint32_t> pin_axes(const ResolvedStudy& study, std::span<const 
     }
     const Axis& axis = study.axes[static_cast<std::size_t>(a)];
     std::uint32_t found = kFree;
-    std::string labels;
     for (std::size_t v = 0; v < axis.values.size(); ++v) {
       if (axis.values[v].label == sel.label) found = static_cast<std::uint32_t>(v);
-      labels += (v == 0 ? "" : ", ") + axis.values[v].label;
     }
     if (found == kFree) {
       problems.push_back({key, "'" + sel.label + "' is not a value of the " + sel.param + " axis (axis values: " +
-                                   labels + ")"});
+                                   axis_labels(axis) + ")"});
       continue;
     }
     pinned[static_cast<std::size_t>(a)] = found;

@@ -47,9 +47,10 @@ std::string axis_names(const ResolvedStudy& study);
 // Axis positions of a (partial) design point, one per study axis; kFree where not pinned.
 inline constexpr std::uint32_t kFree = std::numeric_limits<std::uint32_t>::max();
 
-// Pins axes by selectors. A selector on an axis must name one of its labels; one on a fixed
-// parameter must equal its fixed label (it selects nothing otherwise); an axis with a single value
-// is pinned to it. Problems are appended with field "<field>.<param>".
+// Pins axes by selectors. A selector on an axis (a bundle axis included: region: quebec) must name
+// one of its labels; one on a fixed parameter or a fixed bundle must equal its fixed label or id (it
+// selects nothing otherwise); a parameter that a bundle axis sets is selected through the bundle,
+// not by its own value; an axis with a single value is pinned to it. Problems are appended with field "<field>.<param>".
 std::vector<std::uint32_t> pin_axes(const ResolvedStudy& study, std::span<const Selector> where,
                                     std::string_view field, std::vector<RequestProblem>& problems);
 

@@ -13,6 +13,8 @@
 #include "dse/results.hpp"
 #include "dse/study.hpp"
 #include "engine/registry.hpp"
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/retention.hpp"
 #include "output/format.hpp"
 
 namespace dsx::cli {
@@ -70,8 +72,12 @@ int validate_command(const std::vector<std::string>& args) {
       continue;
     }
     const Grid grid(*study);
-    fmt::print("{}: ok: solver {}, {} axes, {} design points\n", file, study->solver->name(),
-               study->axes.size(), grid.size());
+    const StudyAnalyses& a = analyses_of(*study);
+    fmt::print("{}: ok: solver {}, {} axes, {} design points{}{}\n", file, study->solver->name(), study->axes.size(),
+               format_grouped(static_cast<double>(grid.size())),
+               a.grid_constraints.empty() ? "" : fmt::format(" before {} grid constraint{}", a.grid_constraints.size(),
+                                                                a.grid_constraints.size() == 1 ? "" : "s"),
+               a.keep.all ? "" : "; keeping " + keep_description(*study));
   }
   return status;
 }
@@ -122,9 +128,18 @@ int eval_command(const std::vector<std::string>& args) {
   if (json) {
     nlohmann::ordered_json out;
     out["solver"] = std::string(study->solver->name());
-    for (const Axis& axis : study->axes) out["inputs"][axis.param] = axis.values[0].label;
+    for (const Axis& axis : study->axes) {
+      out["inputs"][axis.param] = axis.values[0].label;
+      // A bundle (region=quebec) also shows the values it set.
+      for (std::size_t i = 0; i < axis.sets.size(); ++i) {
+        out["inputs"][std::string(study->solver->params()[axis.sets[i]].name)] = axis.set_labels[i];
+      }
+    }
     for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
-      if (!study->is_axis[p]) out["inputs"][std::string(study->solver->params()[p].name)] = study->fixed_labels[p];
+      const BundleUse* use = study->bundle_setting(p);
+      if (!study->is_axis[p] && (use == nullptr || use->axis < 0)) {
+        out["inputs"][std::string(study->solver->params()[p].name)] = study->fixed_labels[p];
+      }
     }
     out["status"] = status;
     if (!reason.empty()) out["reason"] = reason;
@@ -135,6 +150,14 @@ int eval_command(const std::vector<std::string>& args) {
     return kSuccess;
   }
   fmt::print("solver {}: {}{}\n", study->solver->name(), status, reason.empty() ? "" : " (" + reason + ")");
+  for (const Axis& axis : study->axes) {
+    if (!axis.is_bundle()) continue;
+    std::string sets;
+    for (std::size_t i = 0; i < axis.sets.size(); ++i) {
+      sets += fmt::format("{}{} = {}", i == 0 ? "" : ", ", study->solver->params()[axis.sets[i]].name, axis.set_labels[i]);
+    }
+    fmt::print("  {} {}: {}\n", axis.param, axis.values[0].label, sets);
+  }
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     fmt::print("  {:<36} {:>14}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
                metrics[m].description);
@@ -147,17 +170,19 @@ int catalog_command(const std::vector<std::string>& args) {
   std::string what = "all";
   std::string catalog_dir;
   bool json = false;
-  options.add_options()("what", po::value(&what), "hardware, models, solvers or all (default)")(
+  options.add_options()("what", po::value(&what), "hardware, models, regions, fabrics, nodes, solvers or all (default)")(
       "json", po::bool_switch(&json), "print JSON")(
       "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
-  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|solvers] [--json]", args, options,
-                                positional, vm)) {
+  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]", args,
+                                options, positional, vm)) {
     return *code;
   }
-  const std::vector<std::string> kinds = {"all", "hardware", "models", "solvers"};
+  std::vector<std::string> kinds = {"all", "hardware", "models"};
+  for (const BundleKind& k : kBundleKinds) kinds.emplace_back(k.list_key);
+  kinds.emplace_back("solvers");
   if (std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
     const std::string near = closest_match(what, kinds);
     fmt::print(stderr, "dsx catalog: error: unknown section '{}'{}; valid sections: {}\n", what,
@@ -225,6 +250,26 @@ int catalog_command(const std::vector<std::string>& args) {
                    g.sample_unit, show(g.total_weight_elements(), "parameters", Dimension::count),
                    g.total_kernels(), m.prepared.compiled.total_kernels(), m.source);
       }
+    }
+  }
+  for (const BundleKind& kind : kBundleKinds) {
+    if (!all && what != kind.list_key) continue;
+    const std::vector<std::string> ids = catalog.bundle_ids(kind.name);
+    if (!json) fmt::print("{} ({} entries; a study names one as {}: ID)\n", kind.list_key, ids.size(), kind.name);
+    out[std::string(kind.list_key)] = nlohmann::ordered_json::array();
+    for (const CatalogBundle& b : catalog.bundles) {
+      if (b.kind != kind.name) continue;
+      nlohmann::ordered_json entry;
+      entry["id"] = b.id;
+      entry["name"] = b.name;
+      std::string values;
+      for (const auto& [param, label] : b.values) {
+        entry["values"][param] = label;
+        values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", param, label);
+      }
+      entry["source"] = b.source;
+      out[std::string(kind.list_key)].push_back(entry);
+      if (!json) fmt::print("  {:<16} {}\n    sets: {}\n    source: {}\n", b.id, b.name, values, b.source);
     }
   }
   if (all || what == "solvers") {

@@ -148,6 +148,35 @@ TEST(Cli, EvalReportsABadValueWithLocation) {
   EXPECT_NE(r.out.find("unit"), std::string::npos) << r.out;
 }
 
+TEST(Cli, EvalTakesARegionAndShowsWhatItSets) {
+  const Result r = dsx("eval training region=quebec node=dgx_h100 model=llama3_70b tp=8 pp=8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"region\": \"quebec\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"carbon_intensity_g_per_kwh\": \"20 g/kWh\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"electricity_usd_per_kwh\": \"0.041 USD/kWh\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"water_l\": 0"), std::string::npos) << r.out;
+  const Result text = dsx("eval training region=quebec node=dgx_h100 model=llama3_70b tp=8 pp=8");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("region quebec: pue = 1.06, carbon_intensity_g_per_kwh = 20 g/kWh"), std::string::npos)
+      << text.out;
+  const Result bad = dsx("eval training region=quebek model=llama3_70b");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("did you mean 'quebec'?"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, CatalogListsBundlesWithTheirValuesAndSources) {
+  const Result r = dsx("catalog regions");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("regions ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sets: carbon_intensity_g_per_kwh = 429 g/kWh, pue = 1.12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("source: mlsysim grid profile US_Avg"), std::string::npos) << r.out;
+  const Result all = dsx("catalog --json");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  for (const char* key : {"\"regions\"", "\"fabrics\"", "\"nodes\"", "\"dgx_h100\"", "\"nvlink4\""}) {
+    EXPECT_NE(all.out.find(key), std::string::npos) << key;
+  }
+}
+
 TEST(Cli, CatalogListsSources) {
   const Result r = dsx("catalog hardware");
   ASSERT_EQ(r.exit_code, 0) << r.out;
