@@ -308,24 +308,58 @@ void ResultStore::ensure_schema(const ResultTable& columns) {
   load_schema();
 }
 
-std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std::size_t count) {
+void ResultStore::check_append(const ResultTable& table) const {
   if (!has_schema_) throw std::logic_error(path_ + ": append before ensure_schema");
   if (insert_ == nullptr) throw std::logic_error(path_ + ": append to a store opened read-only");
   if (table.axis_names != axis_names_ || table.metric_names != metric_names_) {
     throw std::logic_error(path_ + ": append of a table whose columns differ from the store's");
   }
   check_table_shape(table);
-  const std::size_t rows = table.rows();
-  if (first >= rows) return 0;
-  const std::size_t last = first + std::min(count, rows - first);
-  for (std::size_t row = first; row < last; ++row) to_rowid(table.point_index[row]);
+  for (const std::uint64_t p : table.point_index) to_rowid(p);
+}
 
+std::size_t ResultStore::insert_row(const ResultTable& table, std::size_t row) {
   const int axes = static_cast<int>(axis_names_.size());
   const std::size_t metrics = metric_names_.size();
   const int status_param = axes + 2;
   const int detail_param = axes + 3;
   const int first_metric_param = axes + 4;
+  sqlite3_stmt* s = insert_;
+  sqlite3_bind_int64(s, 1, to_rowid(table.point_index[row]));
+  for (int a = 0; a < axes; ++a) {
+    const std::string& label = table.label(row, static_cast<std::size_t>(a));
+    sqlite3_bind_text(s, a + 2, label.data(), static_cast<int>(label.size()), SQLITE_STATIC);
+  }
+  const std::string_view status = status_name(table.status[row]);
+  sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
+  const std::string& detail = table.status_detail[row];
+  if (detail.empty()) {
+    sqlite3_bind_null(s, detail_param);
+  } else {
+    sqlite3_bind_text(s, detail_param, detail.data(), static_cast<int>(detail.size()), SQLITE_STATIC);
+  }
+  const double* values = table.metrics.data() + row * metrics;
+  for (std::size_t m = 0; m < metrics; ++m) {
+    const int param = first_metric_param + static_cast<int>(m);
+    if (std::isnan(values[m])) {
+      sqlite3_bind_null(s, param);
+    } else {
+      sqlite3_bind_double(s, param, values[m]);
+    }
+  }
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    sqlite3_reset(s);
+    fail("cannot insert point " + std::to_string(table.point_index[row]));
+  }
+  sqlite3_reset(s);
+  return static_cast<std::size_t>(sqlite3_changes(db_));
+}
 
+std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std::size_t count) {
+  check_append(table);
+  const std::size_t rows = table.rows();
+  if (first >= rows) return 0;
+  const std::size_t last = first + std::min(count, rows - first);
   std::size_t inserted = 0;
   exec("BEGIN IMMEDIATE");
   try {
@@ -336,35 +370,7 @@ std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std
         exec("BEGIN IMMEDIATE");
         in_transaction = 0;
       }
-      sqlite3_stmt* s = insert_;
-      sqlite3_bind_int64(s, 1, to_rowid(table.point_index[row]));
-      for (int a = 0; a < axes; ++a) {
-        const std::string& label = table.label(row, static_cast<std::size_t>(a));
-        sqlite3_bind_text(s, a + 2, label.data(), static_cast<int>(label.size()), SQLITE_STATIC);
-      }
-      const std::string_view status = status_name(table.status[row]);
-      sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
-      const std::string& detail = table.status_detail[row];
-      if (detail.empty()) {
-        sqlite3_bind_null(s, detail_param);
-      } else {
-        sqlite3_bind_text(s, detail_param, detail.data(), static_cast<int>(detail.size()), SQLITE_STATIC);
-      }
-      const double* values = table.metrics.data() + row * metrics;
-      for (std::size_t m = 0; m < metrics; ++m) {
-        const int param = first_metric_param + static_cast<int>(m);
-        if (std::isnan(values[m])) {
-          sqlite3_bind_null(s, param);
-        } else {
-          sqlite3_bind_double(s, param, values[m]);
-        }
-      }
-      if (sqlite3_step(s) != SQLITE_DONE) {
-        sqlite3_reset(s);
-        fail("cannot insert point " + std::to_string(table.point_index[row]));
-      }
-      inserted += static_cast<std::size_t>(sqlite3_changes(db_));
-      sqlite3_reset(s);
+      inserted += insert_row(table, row);
       ++in_transaction;
     }
     sqlite3_clear_bindings(insert_);
@@ -375,6 +381,37 @@ std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std
     throw;
   }
   return inserted;
+}
+
+void ResultStore::commit_block(const ResultTable& added, std::span<const std::uint64_t> removed,
+                               std::span<const std::pair<std::string, std::string>> meta) {
+  check_append(added);
+  exec("BEGIN IMMEDIATE");
+  try {
+    if (!removed.empty()) {
+      Stmt d(prepare("DELETE FROM results WHERE point_index = ?"));
+      for (const std::uint64_t p : removed) {
+        sqlite3_bind_int64(d.get(), 1, to_rowid(p));
+        if (sqlite3_step(d.get()) != SQLITE_DONE) fail("cannot remove point " + std::to_string(p));
+        sqlite3_reset(d.get());
+      }
+    }
+    for (std::size_t row = 0; row < added.rows(); ++row) insert_row(added, row);
+    sqlite3_clear_bindings(insert_);
+    Stmt m(prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"));
+    for (const auto& [key, value] : meta) {
+      sqlite3_bind_text(m.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
+      sqlite3_bind_text(m.get(), 2, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+      if (sqlite3_step(m.get()) != SQLITE_DONE) fail("cannot store meta '" + key + "'");
+      sqlite3_reset(m.get());
+    }
+    m.reset();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_clear_bindings(insert_);
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 ResultTable ResultStore::read_results() const {

@@ -6,9 +6,12 @@
 // Database layout (PRAGMA user_version = kStoreFormatVersion):
 //   results(point_index INTEGER PRIMARY KEY, "<axis>" TEXT ..., status TEXT, detail TEXT,
 //           "<metric>" REAL ...)
-//       one row per design point; status is status_name() ("ok", "infeasible", "error");
+//       one row per kept design point (every evaluated point unless the study's keep: chooses
+//       fewer; dse/analysis/retention.hpp); status is status_name() ("ok", "infeasible", "error");
 //       detail is the reason or error message, NULL when empty; a NaN metric is NULL.
 //   meta(key TEXT PRIMARY KEY, value TEXT)        run metadata (study hash, catalog hash, version)
+//       and "sweep_counts", the counts over every point swept so far, committed with the rows
+//       (dse/sweep_store.hpp)
 //   pareto(point_index INTEGER PRIMARY KEY)        the rows of the study's Pareto front
 //   reasons(reason_index INTEGER PRIMARY KEY, text TEXT)  ResultTable::reasons, in order
 //   analysis tables (write_table): derived metrics, break-even crossings, sensitivity indices,
@@ -115,6 +118,12 @@ class ResultStore {
   std::size_t append(const ResultTable& table, std::size_t first = 0,
                      std::size_t count = static_cast<std::size_t>(-1));
 
+  // One sweep block in one transaction: deletes the rows of `removed` points, inserts `added`
+  // (a point already stored is left as it is) and sets the meta entries, so that the rows and the
+  // counts stored with them never disagree after a crash. Requires ensure_schema.
+  void commit_block(const ResultTable& added, std::span<const std::uint64_t> removed,
+                    std::span<const std::pair<std::string, std::string>> meta);
+
   // The whole results table in point_index order, with its column names and reasons.
   ResultTable read_results() const;
   std::uint64_t row_count() const;
@@ -149,6 +158,8 @@ class ResultStore {
   [[noreturn]] void fail(std::string_view what) const;
   sqlite3_stmt* prepare(std::string_view sql) const;
   void load_schema();
+  void check_append(const ResultTable& table) const;
+  std::size_t insert_row(const ResultTable& table, std::size_t row);  // inside a transaction
 
   std::string path_;
   sqlite3* db_ = nullptr;

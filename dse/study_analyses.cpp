@@ -13,6 +13,7 @@
 #include "dse/analysis/derived.hpp"
 #include "dse/analysis/expression.hpp"
 #include "dse/analysis/points.hpp"
+#include "dse/catalog.hpp"
 #include "dse/quantity.hpp"
 
 namespace dsx {
@@ -23,6 +24,7 @@ constexpr std::array<std::string_view, 4> kDerivedKeys = {"name", "expr", "unit"
 constexpr std::array<std::string_view, 2> kRuleKeys = {"name", "expr"};
 constexpr std::array<std::string_view, 4> kAssertionKeys = {"name", "expr", "where", "require"};
 constexpr std::array<std::string_view, 2> kParetoKeys = {"group", "epsilon"};
+constexpr std::array<std::string_view, 5> kKeepKeys = {"all", "front", "top_k", "sample", "seed"};
 constexpr std::array<std::string_view, 10> kBreakevenKeys = {"name",  "metric", "metrics", "direction", "along",
                                                              "alternatives", "among", "where", "refine", "tolerance"};
 constexpr std::array<std::string_view, 3> kToleranceKeys = {"relative", "absolute", "max_evaluations"};
@@ -77,9 +79,13 @@ class BlockReader {
   }
 
   void read(const YamlNode& root) {
+    if (const YamlNode* n = root.find("grid_constraints")) {
+      read_rules(*n, "grid_constraints", a_.grid_constraints, point_input_names());
+    }
+    if (const YamlNode* n = root.find("keep")) read_keep(*n);
     if (const YamlNode* n = root.find("derived")) read_derived(*n);
-    if (const YamlNode* n = root.find("filters")) read_rules(*n, "filters", a_.filters);
-    if (const YamlNode* n = root.find("constraints")) read_rules(*n, "constraints", a_.constraints);
+    if (const YamlNode* n = root.find("filters")) read_rules(*n, "filters", a_.filters, all_names());
+    if (const YamlNode* n = root.find("constraints")) read_rules(*n, "constraints", a_.constraints, all_names());
     if (const YamlNode* n = root.find("assertions")) read_assertions(*n);
     if (const YamlNode* n = root.find("top_k")) {
       if (auto q = r_.quantity(*n, Dimension::count, "top_k", at_least(1, true))) {
@@ -183,7 +189,7 @@ class BlockReader {
   // A parameter of the solver that is meant to be swept; its being swept is checked with the grid.
   std::optional<std::string> swept_param(const YamlNode& node, const std::string& path) const {
     if (!r_.expect_scalar(node, path)) return std::nullopt;
-    if (param_of(solver_, node.text) < 0) {
+    if (param_of(solver_, node.text) < 0 && find_bundle_kind(node.text) == nullptr) {
       r_.unknown(node, "swept parameter", swept_);
       return std::nullopt;
     }
@@ -258,10 +264,58 @@ class BlockReader {
     }
   }
 
-  void read_rules(const YamlNode& list, const std::string& key, std::vector<RowRule>& out) {
+  // The names an expression may use before the solver ran: inputs, not metrics.
+  std::vector<std::string> point_input_names() const {
+    std::vector<std::string> names;
+    for (const std::string& n : base_names_) {
+      if (metric_of(solver_, n) < 0) names.push_back(n);
+    }
+    return names;
+  }
+
+  void read_keep(const YamlNode& node) {
+    KeepOptions& k = a_.keep;
+    if (node.is_scalar() && node.text == "all") return;
+    if (!node.is_mapping()) {
+      r_.error(node, "keep: 'all', or a mapping of what to keep: {front: true, top_k: 10, sample: 1000}");
+      return;
+    }
+    r_.check_keys(node, kKeepKeys, "keep");
+    if (const YamlNode* n = node.find("all")) {
+      if (auto v = r_.boolean(*n, "keep.all")) k.all = *v;
+    } else {
+      k.all = false;
+    }
+    if (const YamlNode* n = node.find("front")) {
+      if (auto v = r_.boolean(*n, "keep.front")) k.front = *v;
+    }
+    if (const YamlNode* n = node.find("top_k")) {
+      if (auto q = r_.quantity(*n, Dimension::count, "keep.top_k", at_least(1, true))) {
+        k.top_k = static_cast<std::size_t>(q->value);
+      }
+    }
+    if (const YamlNode* n = node.find("sample")) {
+      if (auto q = r_.quantity(*n, Dimension::count, "keep.sample", at_least(1, true))) {
+        k.sample = static_cast<std::size_t>(q->value);
+      }
+    }
+    if (const YamlNode* n = node.find("seed")) {
+      if (auto q = r_.quantity(*n, Dimension::count, "keep.seed", at_least(0, true))) {
+        k.seed = static_cast<std::uint64_t>(q->value);
+      }
+    }
+    if (k.all && (k.front || k.top_k > 0 || k.sample > 0)) {
+      r_.error(node, "keep: 'all: true' keeps every row; leave it out to keep only the front, top_k and sample");
+    } else if (!k.all && !k.front && k.top_k == 0 && k.sample == 0) {
+      r_.error(node, "keep: choose what to keep: front: true, top_k: N, sample: N (or keep: all)");
+    }
+  }
+
+  void read_rules(const YamlNode& list, const std::string& key, std::vector<RowRule>& out,
+                  const std::vector<std::string>& names) {
     if (list.is_null() || !r_.expect_sequence(list, key)) return;
     std::vector<const YamlNode*> seen;
-    const std::string what = key == "filters" ? "filter" : "constraint";
+    const std::string what = key == "filters" ? "filter" : key == "constraints" ? "constraint" : "grid constraint";
     for (std::size_t i = 0; i < list.items.size(); ++i) {
       const YamlNode& item = list.items[i];
       const std::string path = index_path(key, i);
@@ -271,7 +325,7 @@ class BlockReader {
       RowRule rule;
       if (auto name = unique_name(item, path, seen, what, false)) rule.name = *name;
       if (const YamlNode* n = r_.require(item, "expr", path)) {
-        if (auto e = expression(*n, path + ".expr", all_names())) rule.expr = *e;
+        if (auto e = expression(*n, path + ".expr", names)) rule.expr = *e;
       }
       if (r_.diags().errors().size() == before) out.push_back(std::move(rule));
     }
@@ -716,6 +770,14 @@ bool check_study_analyses(const YamlReader& r, const YamlNode& root, const Resol
   if (const YamlNode* n = root.find("top_k"); n != nullptr && a.top_k > 0 && k == 0) {
     r.error(*n, "top_k: lists the best design points of each objective; add objectives:");
   }
+  if (const YamlNode* n = root.find("keep"); n != nullptr && n->is_mapping()) {
+    if (a.keep.front && k < 2) {
+      r.error(node_of_field(*n, "front"), "keep.front: a front needs at least two objectives; add them under objectives:");
+    }
+    if (a.keep.top_k > 0 && k == 0) {
+      r.error(node_of_field(*n, "top_k"), "keep.top_k: keeps the best design points of each objective; add objectives:");
+    }
+  }
   // Figures the analyses draw must not overwrite the study's own.
   const auto clash = [&](const std::string& name) {
     return std::any_of(study.figures.begin(), study.figures.end(), [&](const FigureDecl& f) {
@@ -766,6 +828,13 @@ void write_study_analyses_yaml(const ResolvedStudy& study, std::string& out) {
     out += std::string(key) + ":\n";
     for (const RowRule& x : list) out += "  - {name: " + yaml_scalar(x.name) + ", expr: " + yaml_scalar(x.expr) + "}\n";
   };
+  rules("grid_constraints", a.grid_constraints);
+  if (!a.keep.all) {
+    out += std::string("keep: {front: ") + (a.keep.front ? "true" : "false");
+    if (a.keep.top_k > 0) out += ", top_k: " + std::to_string(a.keep.top_k);
+    if (a.keep.sample > 0) out += ", sample: " + std::to_string(a.keep.sample);
+    out += ", seed: " + std::to_string(a.keep.seed) + "}\n";
+  }
   rules("filters", a.filters);
   rules("constraints", a.constraints);
   if (!a.assertions.empty()) {

@@ -2,20 +2,43 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/task_arena.h>
 
 #include <exception>
 
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/derived.hpp"
+
 namespace dsx {
 
+struct GridGate::PerThread {
+  tbb::enumerable_thread_specific<std::unique_ptr<PointFormulas>> formulas;
+};
+
+GridGate::GridGate(const ResolvedStudy& study)
+    : study_(study), active_(!analyses_of(study).grid_constraints.empty()), per_thread_(std::make_unique<PerThread>()) {}
+
+GridGate::~GridGate() = default;
+
+std::uint32_t GridGate::check(const PointInputs& in) const {
+  if (!active_) return 0;
+  std::unique_ptr<PointFormulas>& f = per_thread_->formulas.local();
+  if (!f) f = std::make_unique<PointFormulas>(study_);
+  const auto broken = f->broken_grid_constraint(in);
+  return broken ? static_cast<std::uint32_t>(*broken + 1) : 0;
+}
+
 void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
-                    unsigned threads, SweepBlock& block, SweepProgress* progress) {
+                    unsigned threads, SweepBlock& block, SweepProgress* progress, const GridGate* gate) {
   const std::size_t metric_count = solver.metrics().size();
   block.first = first;
   block.count = count;
   block.metrics.assign(count * metric_count, 0.0);
   block.results.assign(count, PointResult{});
   block.errors.assign(count, std::string());
+  block.excluded.assign(count, 0);
+  const bool gated = gate != nullptr && gate->active();
 
   auto body = [&](const tbb::blocked_range<std::uint64_t>& range) {
     PointInputs inputs;
@@ -23,6 +46,10 @@ void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first,
       const std::span<double> out(block.metrics.data() + i * metric_count, metric_count);
       try {
         grid.inputs(first + i, inputs);
+        if (gated) {
+          block.excluded[i] = gate->check(inputs);
+          if (block.excluded[i] != 0) continue;
+        }
         block.results[i] = solver.evaluate(inputs, out);
       } catch (const std::exception& e) {
         block.results[i] = {PointStatus::error, 0};
@@ -47,25 +74,30 @@ ResultTable make_result_table(const ResolvedStudy& study) {
   return table;
 }
 
-void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table) {
+void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, std::uint64_t i,
+                  std::span<std::uint32_t> coords, ResultTable& table) {
   const std::size_t metric_count = table.metric_names.size();
+  const std::uint64_t index = block.first + i;
+  grid.coordinates(index, coords);
+  table.point_index.push_back(index);
+  for (std::size_t a = 0; a < coords.size(); ++a) {
+    table.axis_labels.push_back(study.axes[a].values[coords[a]].label);
+  }
+  const PointResult r = block.results[i];
+  table.status.push_back(r.status);
+  switch (r.status) {
+    case PointStatus::ok: table.status_detail.emplace_back(); break;
+    case PointStatus::infeasible: table.status_detail.push_back(table.reasons.at(r.reason)); break;
+    case PointStatus::error: table.status_detail.push_back(block.errors[i]); break;
+  }
+  table.metrics.insert(table.metrics.end(), block.metrics.begin() + static_cast<std::ptrdiff_t>(i * metric_count),
+                       block.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * metric_count));
+}
+
+void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table) {
   std::vector<std::uint32_t> coords(grid.axis_count());
   for (std::uint64_t i = 0; i < block.count; ++i) {
-    const std::uint64_t index = block.first + i;
-    grid.coordinates(index, coords);
-    table.point_index.push_back(index);
-    for (std::size_t a = 0; a < coords.size(); ++a) {
-      table.axis_labels.push_back(study.axes[a].values[coords[a]].label);
-    }
-    const PointResult r = block.results[i];
-    table.status.push_back(r.status);
-    switch (r.status) {
-      case PointStatus::ok: table.status_detail.emplace_back(); break;
-      case PointStatus::infeasible: table.status_detail.push_back(table.reasons.at(r.reason)); break;
-      case PointStatus::error: table.status_detail.push_back(block.errors[i]); break;
-    }
-    table.metrics.insert(table.metrics.end(), block.metrics.begin() + static_cast<std::ptrdiff_t>(i * metric_count),
-                         block.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * metric_count));
+    if (block.excluded.empty() || block.excluded[i] == 0) append_point(study, grid, block, i, coords, table);
   }
 }
 

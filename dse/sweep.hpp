@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,29 @@ struct SweepBlock {
   std::vector<double> metrics;           // count x metric count
   std::vector<PointResult> results;      // count
   std::vector<std::string> errors;       // message of each point whose status is error
+  // 0 for a point the solver evaluated; 1 + the index of the first grid constraint the point breaks
+  // for one it skipped (its result and metrics are then meaningless).
+  std::vector<std::uint32_t> excluded;
+};
+
+// The study's grid constraints (StudyAnalyses::grid_constraints), checked per point before the
+// solver. Each worker thread gets its own compiled expressions on first use: no lock per point.
+class GridGate {
+ public:
+  explicit GridGate(const ResolvedStudy& study);
+  ~GridGate();
+  GridGate(const GridGate&) = delete;
+  GridGate& operator=(const GridGate&) = delete;
+
+  bool active() const { return active_; }
+  // 0 when the point is to be evaluated, else 1 + the index of the first constraint it breaks.
+  std::uint32_t check(const PointInputs& in) const;
+
+ private:
+  struct PerThread;
+  const ResolvedStudy& study_;
+  bool active_ = false;
+  std::unique_ptr<PerThread> per_thread_;
 };
 
 // Live counters a progress display reads while a block is evaluated: workers add with one relaxed
@@ -28,14 +53,19 @@ struct SweepProgress {
   std::atomic<std::uint64_t> points_done{0};
 };
 
-// Evaluates a block on up to `threads` threads (0 = all cores). Reuses the block's buffers.
+// Evaluates a block on up to `threads` threads (0 = all cores). Reuses the block's buffers. With a
+// gate, points that break a grid constraint are skipped (SweepBlock::excluded).
 void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
-                    unsigned threads, SweepBlock& block, SweepProgress* progress = nullptr);
+                    unsigned threads, SweepBlock& block, SweepProgress* progress = nullptr,
+                    const GridGate* gate = nullptr);
 
 // An empty table with the study's columns.
 ResultTable make_result_table(const ResolvedStudy& study);
 
-// Appends the block's rows (labels, statuses, metrics) to `table`.
+// Appends the rows of the block's evaluated points (labels, statuses, metrics) to `table`.
 void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table);
+// Appends the row of block point `i` (0-based within the block).
+void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, std::uint64_t i,
+                  std::span<std::uint32_t> coords, ResultTable& table);
 
 }  // namespace dsx

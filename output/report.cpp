@@ -382,13 +382,56 @@ std::string fixed_label(const ResolvedStudy& study, std::size_t param) {
   return format_exact(study.fixed_values[param]);
 }
 
-// Every parameter of a row: axis labels from the row, the others from the study.
+// The id a bundle takes at a row: its fixed id, or the row's label on the bundle axis.
+std::string bundle_id_at(const BundleUse& use, const ResultTable& results, std::size_t row) {
+  if (use.axis < 0) return use.id;
+  const int col = results.axis_column(use.kind);
+  return col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : "";
+}
+
+// "carbon_intensity_g_per_kwh = 20 g/kWh, pue = 1.06": what bundle `id` of `use` sets, as the
+// catalog wrote it.
+std::string bundle_settings_text(const ResolvedStudy& study, const BundleUse& use, const std::string& id) {
+  std::vector<std::string> parts;
+  const auto params = study.solver->params();
+  if (use.axis < 0) {
+    for (std::size_t p : use.params) parts.push_back(std::string(params[p].name) + " = " + fixed_label(study, p));
+    return join(parts, ", ");
+  }
+  const Axis& axis = study.axes[static_cast<std::size_t>(use.axis)];
+  const std::size_t n = axis.sets.size();
+  for (std::size_t v = 0; v < axis.values.size(); ++v) {
+    if (axis.values[v].label != id) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+      parts.push_back(std::string(params[axis.sets[i]].name) + " = " + axis.set_labels[v * n + i]);
+    }
+  }
+  return join(parts, ", ");
+}
+
+// "region (studies/catalog/regions.yaml): each value sets carbon_intensity_g_per_kwh, pue".
+std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis) {
+  std::vector<std::string> names;
+  for (std::size_t p : axis.sets) names.emplace_back(study.solver->params()[p].name);
+  const BundleKind* kind = find_bundle_kind(axis.param);
+  const std::string file = kind != nullptr ? " (catalog " + std::string(kind->file) + ")" : "";
+  return axis.param + file + ": each value sets " + join(names, ", ") + " together";
+}
+
+// Every parameter of a row: axis labels from the row, the others from the study. The parameters
+// a bundle sets are shown as the bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
 std::string full_point(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
   std::vector<std::string> parts;
   if (study.solver == nullptr) return design_point_label(study, results, row);
   const auto params = study.solver->params();
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string name(params[i].name);
+    if (const BundleUse* use = study.bundle_setting(i)) {
+      if (use->params.empty() || use->params.front() != i) continue;
+      const std::string id = bundle_id_at(*use, results, row);
+      parts.push_back(use->kind + " = " + id + " (" + bundle_settings_text(study, *use, id) + ")");
+      continue;
+    }
     const int col = results.axis_column(name);
     parts.push_back(name + " = " + (col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : fixed_label(study, i)));
   }
@@ -418,6 +461,14 @@ std::vector<std::string> used_ids(const ResolvedStudy& study, ParamKind kind) {
     if (params[i].kind != kind) continue;
     bool on_axis = false;
     for (const Axis& a : study.axes) {
+      if (a.is_bundle()) {
+        for (std::size_t k = 0; k < a.set_labels.size(); ++k) {
+          if (a.sets[k % a.sets.size()] != i) continue;
+          on_axis = true;
+          ids.push_back(a.set_labels[k]);
+        }
+        continue;
+      }
       if (a.param != params[i].name) continue;
       on_axis = true;
       for (const AxisValue& v : a.values) ids.push_back(v.label);
@@ -439,11 +490,25 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (params[i].kind != ParamKind::hardware && params[i].kind != ParamKind::model) continue;
     const int col = results.axis_column(params[i].name);
-    const std::string id = col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : study.fixed_labels[i];
+    std::string id = col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : study.fixed_labels[i];
+    if (const BundleUse* use = study.bundle_setting(i); use != nullptr && use->axis >= 0) {
+      const Axis& axis = study.axes[static_cast<std::size_t>(use->axis)];
+      const std::string bundle = bundle_id_at(*use, results, row);
+      const std::size_t n = axis.sets.size();
+      for (std::size_t v = 0; v < axis.values.size(); ++v) {
+        for (std::size_t k = 0; k < n; ++k) {
+          if (axis.values[v].label == bundle && axis.sets[k] == i) id = axis.set_labels[v * n + k];
+        }
+      }
+    }
     if (params[i].kind == ParamKind::hardware ? find_hardware(study.catalog, id) != nullptr
                                               : find_model(study.catalog, id) != nullptr) {
       parts.push_back(std::string(params[i].name) + " " + id);
     }
+  }
+  for (const BundleUse& use : study.bundles) {
+    const std::string id = bundle_id_at(use, results, row);
+    if (study.catalog.find_bundle(use.kind, id) != nullptr) parts.push_back(use.kind + " " + id);
   }
   return join(parts, ", ");
 }
@@ -460,11 +525,25 @@ json run_context(const ReportInputs& in) {
   run["feasible_share"] = points > 0 ? format_percent(static_cast<double>(info.feasible) / points) : "n/a";
 
   // Infeasible rows by reason (in the solver's order of reasons), errors by message.
-  std::map<std::string, std::uint64_t> by_reason, by_error;
+  std::map<std::string, std::uint64_t> by_reason = info.infeasible_by_reason, by_error;
   for (std::size_t r = 0; r < results.rows(); ++r) {
-    if (results.status[r] == PointStatus::infeasible) ++by_reason[results.status_detail[r]];
+    if (info.infeasible_by_reason.empty() && results.status[r] == PointStatus::infeasible) {
+      ++by_reason[results.status_detail[r]];
+    }
     if (results.status[r] == PointStatus::error) ++by_error[results.status_detail[r]];
   }
+  json excluded = json::array();
+  for (const auto& [name, n] : info.excluded) {
+    excluded.push_back({{"constraint", name}, {"count", format_grouped(static_cast<double>(n))}});
+  }
+  run["has_excluded"] = !excluded.empty();
+  run["excluded"] = excluded;
+  run["partial"] = info.points_swept < info.grid_points;
+  run["grid_points"] = format_grouped(static_cast<double>(info.grid_points));
+  run["points_swept"] = format_grouped(static_cast<double>(info.points_swept));
+  run["keeps_some"] = !info.keep.empty();
+  run["keep"] = info.keep;
+  run["kept_rows"] = format_grouped(static_cast<double>(info.kept_rows));
   json reasons = json::array();
   std::set<std::string> listed;
   for (const std::string& reason : results.reasons) {
@@ -517,7 +596,9 @@ json grid_context(const ResolvedStudy& study) {
       labels.push_back(a.values[k].label);
     }
     std::string description;
-    if (study.solver != nullptr && a.param_index < study.solver->params().size()) {
+    if (study.solver != nullptr && a.is_bundle()) {
+      description = bundle_axis_description(study, a);
+    } else if (study.solver != nullptr && a.param_index < study.solver->params().size()) {
       description = std::string(study.solver->params()[a.param_index].description);
     }
     axes.push_back({{"name", a.param}, {"values", join(labels, ", ")}, {"size", format_grouped(static_cast<double>(n))},
@@ -534,13 +615,37 @@ json grid_context(const ResolvedStudy& study) {
     const auto params = study.solver->params();
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (study.is_axis[i]) continue;
+      const BundleUse* use = study.bundle_setting(i);
+      if (use != nullptr && use->axis >= 0) continue;  // the bundle axis row and the list below show it
+      std::string description(params[i].description);
+      if (use != nullptr) description += " (set by " + use->kind + " " + use->id + ")";
       fixed.push_back({{"name", std::string(params[i].name)},
                        {"value", fixed_label(study, i)},
-                       {"description", std::string(params[i].description)}});
+                       {"description", description}});
     }
   }
   grid["has_fixed"] = !fixed.empty();
   grid["fixed"] = fixed;
+  json bundles = json::array();
+  if (study.solver != nullptr) {
+    for (const BundleUse& use : study.bundles) {
+      std::vector<std::string> ids;
+      if (use.axis < 0) {
+        ids.push_back(use.id);
+      } else {
+        for (const AxisValue& v : study.axes[static_cast<std::size_t>(use.axis)].values) ids.push_back(v.label);
+      }
+      for (const std::string& id : ids) {
+        const CatalogBundle* b = study.catalog.find_bundle(use.kind, id);
+        bundles.push_back({{"kind", use.kind},
+                           {"id", id},
+                           {"name", b != nullptr ? b->name : id},
+                           {"settings", bundle_settings_text(study, use, id)}});
+      }
+    }
+  }
+  grid["has_bundles"] = !bundles.empty();
+  grid["bundles"] = bundles;
   json objectives = json::array();
   for (const Objective& o : study.objectives) {
     const auto m = find_study_metric(study, o.metric);  // a solver or a derived metric
@@ -762,6 +867,16 @@ json provenance_context(const ResolvedStudy& study) {
                       {"kernels_compiled", format_grouped(m->prepared.compiled.total_kernels())},
                       {"source", m->source.empty() ? "not given" : m->source}});
   }
+  json bundles = json::array();
+  for (const CatalogBundle& b : study.catalog.bundles) {
+    std::vector<std::string> values;
+    for (const auto& [name, label] : b.values) values.push_back(name + " = " + label);
+    bundles.push_back({{"kind", b.kind},
+                       {"id", b.id},
+                       {"name", b.name},
+                       {"values", join(values, ", ")},
+                       {"source", b.source.empty() ? "not given" : b.source}});
+  }
   json metrics = json::array();
   if (study.solver != nullptr) {
     for (const MetricSpec& m : study.solver->metrics()) {
@@ -776,6 +891,8 @@ json provenance_context(const ResolvedStudy& study) {
   out["hardware"] = hardware;
   out["has_models"] = !models.empty();
   out["models"] = models;
+  out["has_bundles"] = !bundles.empty();
+  out["bundles"] = bundles;
   out["has_metrics"] = !metrics.empty();
   out["metrics"] = metrics;
   return out;
@@ -865,11 +982,17 @@ std::string inline_figures(const std::string& html, const std::vector<RenderedFi
   return out;
 }
 
+bool is_list_item(std::string_view line) {
+  const std::size_t indent = line.find_first_not_of(' ');
+  return indent != std::string_view::npos && line.substr(indent).starts_with("- ");
+}
+
 // Sections that render nothing leave blank lines behind: at most one blank line in a row outside
-// fenced code, none at the start, one line end at the end.
+// fenced code, none between two items of a list, none at the start, one line end at the end.
 std::string tidy_markdown(const std::string& text) {
   std::string out;
   bool in_fence = false;
+  bool after_item = false;  // the last line written that is not blank is a list item
   int blank_run = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -885,6 +1008,9 @@ std::string tidy_markdown(const std::string& text) {
       out += '\n';
       continue;
     }
+    const bool item = !in_fence && is_list_item(line);
+    if (blank_run > 0 && after_item && item) out.pop_back();
+    after_item = item;
     blank_run = 0;
     out.append(line);
     out += '\n';

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,13 @@ namespace dsx {
 // manifest.json, so the report is byte-identical on 1 or N threads.
 struct RunInfo {
   std::string dsx_version, git_revision, study_hash, catalog_hash;
-  std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;
+  std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;  // evaluated points
+  // Counts by reason over every evaluated point; when empty, the reasons are counted from the rows.
+  std::map<std::string, std::uint64_t> infeasible_by_reason;
+  std::vector<std::pair<std::string, std::uint64_t>> excluded;  // per grid constraint: points skipped
+  std::uint64_t kept_rows = 0;
+  std::uint64_t grid_points = 0, points_swept = 0;  // a run stopped part-way has points_swept < grid_points
+  std::string keep;  // what the study keeps when not every row ("" = every row)
 };
 
 struct AnalysedRun;

@@ -15,7 +15,7 @@ bool AnalysedRun::analyses_ran() const {
                      [](const SensitivityRun& s) { return s.analysis.has_value(); });
 }
 
-AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored) {
+AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts) {
   AnalysedRun run;
   run.table = std::move(stored);
   run.formulas = apply_formulas(study, run.table);
@@ -23,7 +23,29 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored) {
   run.fronts = study_fronts(study, run.shown());
   const StudyAnalyses& a = analyses_of(study);
   run.top_k = top_k_rows(study, run.shown(), a.top_k);
-  run.assertions = evaluate_assertions(study, run.shown());
+  if (counts != nullptr && counts->formulas_applied) {
+    run.formulas.constraint_violations.assign(counts->constraint_violations.begin(), counts->constraint_violations.end());
+    run.formulas.filtered_out.assign(counts->filtered_out.begin(), counts->filtered_out.end());
+    const ResultTable& shown = run.shown();
+    for (std::size_t i = 0; i < counts->assertions.size() && i < a.assertions.size(); ++i) {
+      const AssertionCount& c = counts->assertions[i];
+      AssertionOutcome o;
+      o.assertion = i;
+      o.rows_checked = c.checked;
+      o.rows_holding = c.holding;
+      if (c.has_example) {
+        const auto it = std::lower_bound(shown.point_index.begin(), shown.point_index.end(), c.example_point);
+        if (it != shown.point_index.end() && *it == c.example_point) {
+          o.example_row = static_cast<std::size_t>(it - shown.point_index.begin());
+        }
+      }
+      o.held = a.assertions[i].require == Quantifier::all ? (o.rows_checked > 0 && o.rows_holding == o.rows_checked)
+                                                          : o.rows_holding > 0;
+      run.assertions.push_back(o);
+    }
+  } else {
+    run.assertions = evaluate_assertions(study, run.shown());
+  }
   for (const BreakevenRequest& r : a.breakevens) {
     BreakevenRun b;
     b.request = &r;

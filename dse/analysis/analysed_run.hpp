@@ -15,6 +15,7 @@
 #include "dse/analysis/blocks.hpp"
 #include "dse/analysis/derived.hpp"
 #include "dse/analysis/fronts.hpp"
+#include "dse/analysis/retention.hpp"
 #include "dse/results.hpp"
 #include "dse/study.hpp"
 
@@ -50,7 +51,9 @@ struct AnalysedRun {
 };
 
 // `stored` holds the sweep's rows with the solver's metric columns (ResultStore::read_results).
-// The study must outlive the result (it points at the study's requests).
-AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored);
+// When the sweep kept only some rows (counts->formulas_applied), the constraint and filter counts
+// and the assertions come from `counts`, which saw every point; an assertion's example is then a
+// kept row. The study must outlive the result (it points at the study's requests).
+AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts = nullptr);
 
 }  // namespace dsx

@@ -10,7 +10,7 @@ const DerivedMetric* StudyAnalyses::find_derived(std::string_view name) const {
 }
 
 bool StudyAnalyses::empty() const {
-  return derived.empty() && filters.empty() && constraints.empty() && assertions.empty() && top_k == 0 &&
+  return grid_constraints.empty() && keep.all && derived.empty() && filters.empty() && constraints.empty() && assertions.empty() && top_k == 0 &&
          pareto.group.empty() && pareto.epsilon.empty() && breakevens.empty() && sensitivities.empty();
 }
 

@@ -1,8 +1,11 @@
 // What a study declares beyond its grid: derived metrics, filters, constraints, assertions, top-k,
 // the Pareto front's grouping and thinning, break-even and sensitivity analyses (the study-file
-// keys derived:, filters:, constraints:, assertions:, top_k:, pareto:, breakeven:, sensitivity:,
+// keys grid_constraints:, keep:, derived:, filters:, constraints:, assertions:, top_k:, pareto:,
+// breakeven:, sensitivity:,
 // documented in studies/README.md). dse/study_analyses.cpp reads them into ResolvedStudy::analyses.
 //
+// Before the solver, grid constraints skip points (dse/sweep.hpp); keep: decides during the sweep
+// which rows are stored (dse/analysis/retention.hpp).
 // Order of application after a sweep (dse/analysis/derived.hpp, dse/analysis/fronts.hpp):
 //   1. derived metrics are computed for every feasible row (new metric columns);
 //   2. a feasible row that breaks a constraint becomes infeasible, the constraint its reason;
@@ -64,7 +67,24 @@ struct ParetoOptions {
   std::vector<double> epsilon;
 };
 
+// What a sweep keeps of its rows (the study's `keep:`). By default every row; otherwise the union
+// of the chosen sets, maintained while the sweep runs so that memory and the store grow only with
+// what is kept (dse/analysis/retention.hpp). Whatever is chosen, the rows the study's analyses read
+// are kept too: the Pareto fronts' rows, the top_k rows, the points `compare:` selects and each
+// assertion's example.
+struct KeepOptions {
+  bool all = true;
+  bool front = false;        // rows on the Pareto fronts (per group, before epsilon thinning)
+  std::size_t top_k = 0;     // the k best rows per objective
+  std::size_t sample = 0;    // a uniform sample of this many points of the grid (any status)
+  std::uint64_t seed = 1;    // of the sample's hash
+};
+
 struct StudyAnalyses {
+  // Conditions on a point's inputs, checked before the solver: a point that breaks one is never
+  // evaluated nor stored, only counted (the grid minus impossible combinations, e.g. tp * pp <= gpus).
+  std::vector<RowRule> grid_constraints;
+  KeepOptions keep;
   std::vector<DerivedMetric> derived;
   std::vector<RowRule> filters;
   std::vector<RowRule> constraints;

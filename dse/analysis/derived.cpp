@@ -61,7 +61,7 @@ std::vector<std::string> expression_names(const Solver& solver) {
   return names;
 }
 
-PointFormulas::PointFormulas(const ResolvedStudy& study) : study_(study) {
+PointFormulas::PointFormulas(const ResolvedStudy& study) {
   if (study.solver == nullptr) throw std::invalid_argument("derived metrics: the study has no solver");
   const Solver& solver = *study.solver;
   const StudyAnalyses& a = analyses_of(study);
@@ -87,6 +87,7 @@ PointFormulas::PointFormulas(const ResolvedStudy& study) : study_(study) {
     derived_scale_.push_back(a.derived[d].unit_scale);
     vars.emplace_back(a.derived[d].name, &slots_[derived_slot_ + d]);
   }
+  for (const RowRule& g : a.grid_constraints) grid_constraints_.emplace_back(g.expr, vars);
   for (const RowRule& f : a.filters) filters_.emplace_back(f.expr, vars);
   for (const RowRule& c : a.constraints) constraints_.emplace_back(c.expr, vars);
   for (const Assertion& x : a.assertions) assertions_.emplace_back(x.expr, vars);
@@ -95,6 +96,23 @@ PointFormulas::PointFormulas(const ResolvedStudy& study) : study_(study) {
 void PointFormulas::load(const PointInputs& in, std::span<const double> metrics, bool ok) {
   if (metrics.size() != solver_metrics_) throw std::invalid_argument("derived metrics: one value per solver metric");
   for (std::size_t m = 0; m < solver_metrics_; ++m) slots_[m] = ok ? metrics[m] : kNaN;
+  load_input_slots(in);
+  for (std::size_t d = 0; d < derived_.size(); ++d) {
+    slots_[derived_slot_ + d] = ok ? derived_[d].evaluate() * derived_scale_[d] : kNaN;
+  }
+}
+
+std::optional<std::size_t> PointFormulas::broken_grid_constraint(const PointInputs& in) {
+  if (grid_constraints_.empty()) return std::nullopt;
+  std::fill(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(solver_metrics_), kNaN);
+  load_input_slots(in);
+  for (std::size_t c = 0; c < grid_constraints_.size(); ++c) {
+    if (!truthy(grid_constraints_[c].evaluate())) return c;
+  }
+  return std::nullopt;
+}
+
+void PointFormulas::load_input_slots(const PointInputs& in) {
   for (std::size_t i = 0; i < number_params_.size(); ++i) slots_[param_slot_ + i] = in.values[number_params_[i]];
   if (has_hardware_) {
     double* h = &slots_[hardware_slot_];
@@ -121,9 +139,6 @@ void PointFormulas::load(const PointInputs& in, std::span<const double> metrics,
     double* m = &slots_[model_slot_];
     m[0] = in.model != nullptr ? in.model->eager.parameter_count : kNaN;
     m[1] = in.model != nullptr ? in.model->eager.total_flops_per_sample() : kNaN;
-  }
-  for (std::size_t d = 0; d < derived_.size(); ++d) {
-    slots_[derived_slot_ + d] = ok ? derived_[d].evaluate() * derived_scale_[d] : kNaN;
   }
 }
 

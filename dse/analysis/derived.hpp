@@ -15,7 +15,10 @@
 // Where they are computed: after the sweep, in the analyse step (dse/cli/run.cpp
 // analyse_and_render, and again by `dsx report`), one row at a time from the row's stored solver
 // metrics and its inputs rebuilt from the grid (dse/grid.hpp), so the sweep's hot path is
-// untouched and a resumed run needs nothing extra. Per row the variables are copied into fixed
+// untouched and a resumed run needs nothing extra. A study that keeps only some rows also
+// evaluates them during the sweep, on the sweep's one writer thread, to decide what to keep and to
+// count what it drops (dse/analysis/retention.hpp); grid constraints are evaluated in the sweep's
+// workers before the solver, one PointFormulas per thread (dse/sweep.hpp GridGate). Per row the variables are copied into fixed
 // slots and each compiled expression runs its bytecode: no allocation per row. The analyses that
 // re-evaluate the solver (break-even, sensitivity) compute a derived metric the same way at each
 // point they evaluate, through study_metric_value().
@@ -53,6 +56,11 @@ class PointFormulas {
   // feasible (ok = false) reads its metrics as NaN. Then computes the derived metrics.
   void load(const PointInputs& in, std::span<const double> solver_metrics, bool ok);
 
+  // The first of the study's grid constraints the point's inputs break; nullopt when it keeps
+  // every one (or there are none). Overwrites the loaded point.
+  std::optional<std::size_t> broken_grid_constraint(const PointInputs& in);
+  bool has_grid_constraints() const { return !grid_constraints_.empty(); }
+
   std::size_t derived_count() const { return derived_.size(); }
   double derived(std::size_t d) const { return slots_[derived_slot_ + d]; }  // SI
   // The first constraint the loaded point breaks; nullopt when it keeps every one.
@@ -64,14 +72,15 @@ class PointFormulas {
   double metric(std::size_t index) const { return slots_[index < solver_metrics_ ? index : derived_slot_ + index - solver_metrics_]; }
 
  private:
-  const ResolvedStudy& study_;
   std::size_t solver_metrics_ = 0;
   std::vector<std::size_t> number_params_;  // solver parameter index of each parameter slot
   std::size_t param_slot_ = 0, hardware_slot_ = 0, model_slot_ = 0, derived_slot_ = 0;
   bool has_hardware_ = false, has_model_ = false;
   int precision_param_ = -1;
   std::vector<double> slots_;  // fixed size: the variables' addresses never change
-  std::vector<CompiledExpression> derived_, filters_, constraints_, assertions_;
+  void load_input_slots(const PointInputs& in);
+
+  std::vector<CompiledExpression> grid_constraints_, derived_, filters_, constraints_, assertions_;
   std::vector<double> derived_scale_;
 };
 

@@ -73,9 +73,10 @@ std::vector<std::size_t> epsilon_thin(std::span<const double> values, std::span<
   }
   std::vector<const std::vector<std::int64_t>*> boxes;
   for (const auto& [box, index] : best_in_box) boxes.push_back(&box);
-  for (const auto& [box, index] : best_in_box) {
+  for (const auto& entry : best_in_box) {
+    const std::vector<std::int64_t>& box = entry.first;
     const bool dominated = std::any_of(boxes.begin(), boxes.end(), [&](const auto* other) { return dominates(*other, box); });
-    if (!dominated) kept.push_back(boxed[index].row);
+    if (!dominated) kept.push_back(boxed[entry.second].row);
   }
   std::sort(kept.begin(), kept.end());
   return kept;

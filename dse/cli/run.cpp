@@ -19,6 +19,7 @@
 #include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
+#include "dse/sweep_store.hpp"
 #include "output/analysis_figures.hpp"
 #include "output/analysis_report.hpp"
 #include "output/comparisons.hpp"
@@ -31,9 +32,6 @@
 namespace dsx::cli {
 
 namespace {
-
-// Points evaluated before their rows are committed: bounds the work an interruption loses.
-constexpr std::uint64_t kBlockPoints = 1 << 14;
 
 // Set by SIGINT/SIGTERM; the sweep stops after the block in hand is committed.
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -66,15 +64,36 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-RunInfo run_info_from_meta(const ResultStore& store, const ResultTable& results) {
+// What the report says about the run. Counts come from the rows when every row is kept, else from
+// the counts the sweep committed with them.
+RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const ResultTable& results,
+                 const std::optional<SweepCounts>& counts) {
   RunInfo info;
   info.dsx_version = store.meta("dsx_version").value_or("");
   info.git_revision = store.meta("git_revision").value_or("");
   info.study_hash = store.meta("study_hash").value_or("");
   info.catalog_hash = store.meta("catalog_hash").value_or("");
-  info.points = results.rows();
-  for (PointStatus s : results.status) {
-    (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
+  info.kept_rows = results.rows();
+  info.grid_points = Grid(study).size();
+  info.points_swept = counts ? counts->points_done : info.grid_points;
+  if (counts && counts->formulas_applied) {
+    info.points = counts->evaluated;
+    info.feasible = counts->feasible;
+    info.infeasible = counts->infeasible;
+    info.errors = counts->errors;
+    info.infeasible_by_reason = counts->infeasible_by_reason(study);
+    info.keep = keep_description(study);
+  } else {
+    info.points = results.rows();
+    for (PointStatus s : results.status) {
+      (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
+    }
+  }
+  if (counts) {
+    const StudyAnalyses& a = analyses_of(study);
+    for (std::size_t c = 0; c < counts->excluded.size() && c < a.grid_constraints.size(); ++c) {
+      info.excluded.emplace_back(a.grid_constraints[c].name + " (" + a.grid_constraints[c].expr + ")", counts->excluded[c]);
+    }
   }
   return info;
 }
@@ -86,7 +105,8 @@ RunInfo run_info_from_meta(const ResultStore& store, const ResultTable& results)
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
                        const std::string& template_dir, nlohmann::ordered_json& manifest) {
   const auto start = Clock::now();
-  const AnalysedRun analysed = analyse_run(study, store.read_results());
+  const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
+  const AnalysedRun analysed = analyse_run(study, store.read_results(), counts ? &*counts : nullptr);
   const ResultTable& all = analysed.table;       // every row, derived columns, constraints applied
   const ResultTable& results = analysed.shown();   // the rows the study's filters keep
   const std::vector<std::size_t>& front = analysed.fronts.rows;
@@ -96,7 +116,7 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
   write_analysis_outputs(study, analysed, store, run_dir);
 
-  const RunInfo info = run_info_from_meta(store, all);
+  const RunInfo info = run_info(study, store, all, counts);
   ReportInputs inputs{study, results, front, info, run_dir, template_dir};
   const auto figures = render_figures(inputs);
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
@@ -108,17 +128,25 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
                       {"infeasible", info.infeasible},
                       {"errors", info.errors},
                       {"pareto", front.size()}};
-  std::map<std::string, std::uint64_t> by_reason;
-  for (std::size_t r = 0; r < all.rows(); ++r) {
+  manifest["rows"]["kept"] = info.kept_rows;
+  std::map<std::string, std::uint64_t> by_reason = info.infeasible_by_reason;
+  for (std::size_t r = 0; r < all.rows() && info.infeasible_by_reason.empty(); ++r) {
     if (all.status[r] == PointStatus::infeasible) ++by_reason[all.status_detail[r]];
   }
   manifest["rows"]["infeasible_by_reason"] = nlohmann::ordered_json::object();
   for (const auto& [reason, n] : by_reason) manifest["rows"]["infeasible_by_reason"][reason] = n;
+  manifest["rows"]["excluded_by_grid_constraint"] = nlohmann::ordered_json::object();
+  for (const auto& [name, n] : info.excluded) manifest["rows"]["excluded_by_grid_constraint"][name] = n;
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
   for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
   for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
   if (!analysed.assertions_hold()) return kAssertionFailed;
   return analysed.analyses_ran() ? kSuccess : kRuntimeFailure;
+}
+
+std::uint64_t stored_points_done(const ResultStore& store, const ResolvedStudy& study) {
+  const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
+  return counts ? counts->points_done : 0;
 }
 
 void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds, std::uint64_t evaluated) {
@@ -130,6 +158,12 @@ void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds,
              sweep_seconds > 0 ? format_si(static_cast<double>(evaluated) / sweep_seconds, "points/s") : "n/a");
   for (const auto& [reason, n] : rows["infeasible_by_reason"].items()) {
     fmt::print(stderr, "  infeasible, {}: {}\n", reason, format_grouped(n.get<double>()));
+  }
+  for (const auto& [name, n] : rows["excluded_by_grid_constraint"].items()) {
+    fmt::print(stderr, "  skipped by grid constraint {}: {}\n", name, format_grouped(n.get<double>()));
+  }
+  if (rows["kept"].get<double>() != rows["points"].get<double>()) {
+    fmt::print(stderr, "  rows kept in the store: {}\n", count("kept"));
   }
 }
 
@@ -200,17 +234,15 @@ int run_command(const std::vector<std::string>& args) {
   store.set_meta("study_file", file);
   write_file_atomic(run_dir + "/study.resolved.yaml", resolved_study_yaml(study));
 
-  ResultTable columns = make_result_table(study);
-  store.ensure_schema(columns);
+  store.ensure_schema(make_result_table(study));
   const Grid grid(study);
   const std::uint64_t total = grid.size();
-  const std::uint64_t resumed = store.row_count();
-  if (resumed > 0 && store.max_point_index().value_or(0) + 1 != resumed) {
-    throw std::runtime_error(store_path + " holds rows that are not a prefix of the grid; run with --fresh");
-  }
+  const std::uint64_t resumed = store.has_results() ? stored_points_done(store, study) : 0;
   if (!quiet) {
-    fmt::print(stderr, "dsx run: {} design points{}\n", format_grouped(static_cast<double>(total)),
-               resumed > 0 ? fmt::format(", resuming after {} stored", format_grouped(static_cast<double>(resumed)))
+    const bool keeps_all = analyses_of(study).keep.all;
+    fmt::print(stderr, "dsx run: {} design points{}{}\n", format_grouped(static_cast<double>(total)),
+               keeps_all ? "" : "; keeping " + keep_description(study),
+               resumed > 0 ? fmt::format(", resuming after {} done", format_grouped(static_cast<double>(resumed)))
                            : "");
   }
   const auto sweep_start = Clock::now();
@@ -220,21 +252,17 @@ int run_command(const std::vector<std::string>& args) {
     SweepProgress progress;
     std::optional<ProgressReporter> reporter;
     if (!quiet && resumed < total) reporter.emplace(progress, total, resumed, isatty(STDERR_FILENO) != 0);
-    SweepBlock block;
-    while (next < total && g_stop_signal == 0) {
-      const std::uint64_t count = std::min(kBlockPoints, total - next);
-      evaluate_block(grid, *study.solver, next, count, threads, block, &progress);
-      ResultTable rows = make_result_table(study);
-      append_block(study, grid, block, rows);
-      store.append(rows);
-      next += count;
-    }
+    SweepOptions options;
+    options.threads = threads;
+    options.stop = &g_stop_signal;
+    options.progress = &progress;
+    next = sweep_into_store(study, grid, store, options).points_done;
     if (reporter) reporter->stop();
   }
   const double sweep_seconds = seconds_since(sweep_start);
   if (next < total) {
     fmt::print(stderr,
-               "dsx run: stopped by signal {} after {} of {} points; every evaluated row is committed to {}\n"
+               "dsx run: stopped by signal {} after {} of {} points; the results of every evaluated point are committed to {}\n"
                "  to continue where it stopped: dsx run {}{}\n",
                static_cast<int>(g_stop_signal), format_grouped(static_cast<double>(next)),
                format_grouped(static_cast<double>(total)), store_path, file,

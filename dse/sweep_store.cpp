@@ -1,0 +1,44 @@
+#include "dse/sweep_store.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dsx {
+
+std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const ResolvedStudy& study) {
+  const std::optional<std::string> text = store.meta(kSweepCountsKey);
+  if (!text) return std::nullopt;
+  return SweepCounts::from_json(*text, study);
+}
+
+SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
+                             const SweepOptions& options) {
+  RowKeeper keeper(study, grid);
+  if (std::optional<SweepCounts> counts = stored_sweep_counts(store, study)) {
+    if (keeper.keeps_all()) {
+      keeper.restore(ResultTable{}, std::move(*counts));
+    } else {
+      keeper.restore(store.read_results(), std::move(*counts));
+    }
+  } else if (store.row_count() > 0) {
+    throw std::runtime_error(store.path() + " holds rows but no sweep counts; run with --fresh");
+  }
+  const GridGate gate(study);
+  SweepBlock block;
+  RowKeeper::Change change;
+  const std::uint64_t total = grid.size();
+  const std::uint64_t block_points = std::max<std::uint64_t>(options.block_points, 1);
+  for (std::uint64_t blocks = 0; keeper.counts().points_done < total && (options.stop == nullptr || *options.stop == 0) &&
+                                 (options.max_blocks == 0 || blocks < options.max_blocks);
+       ++blocks) {
+    const std::uint64_t first = keeper.counts().points_done;
+    const std::uint64_t count = std::min(block_points, total - first);
+    evaluate_block(grid, *study.solver, first, count, options.threads, block, options.progress, &gate);
+    keeper.take(block, change);
+    const std::pair<std::string, std::string> meta[] = {{kSweepCountsKey, keeper.counts().to_json()}};
+    store.commit_block(change.added, change.removed, meta);
+  }
+  return keeper.counts();
+}
+
+}  // namespace dsx

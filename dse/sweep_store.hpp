@@ -1,0 +1,41 @@
+// A sweep into a result store, block after block, resumable: what `dsx run` does between loading
+// the study and analysing the results (dse/cli/run.cpp), and what the sweep benchmarks time.
+//
+// Each block of points is evaluated in parallel (dse/sweep.hpp), handed to the study's RowKeeper
+// (dse/analysis/retention.hpp), and its kept rows, the rows it dropped and the sweep counts are
+// committed in one transaction (ResultStore::commit_block). The counts live in the store's meta
+// table under kSweepCountsKey, so a killed run resumes at the first point after its last commit.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <optional>
+
+#include "dse/analysis/retention.hpp"
+#include "dse/grid.hpp"
+#include "dse/store.hpp"
+#include "dse/study.hpp"
+#include "dse/sweep.hpp"
+
+namespace dsx {
+
+inline constexpr const char* kSweepCountsKey = "sweep_counts";
+
+struct SweepOptions {
+  unsigned threads = 0;                       // 0 = all cores
+  std::uint64_t block_points = 1U << 14U;     // points per committed block
+  const volatile std::sig_atomic_t* stop = nullptr;  // the sweep stops after the block in hand when nonzero
+  SweepProgress* progress = nullptr;
+  std::uint64_t max_blocks = 0;  // stop after committing this many blocks (0 = no limit): a sweep in slices
+};
+
+// The counts committed with the store's rows; nullopt for a store without any. Throws
+// std::runtime_error when they do not fit the study.
+std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const ResolvedStudy& study);
+
+// Sweeps from where the store stopped to the end of the grid, or until *options.stop. The store
+// must have the study's schema (ensure_schema). Returns the counts after the last commit.
+SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
+                             const SweepOptions& options);
+
+}  // namespace dsx

@@ -1,0 +1,254 @@
+// Keeping only some rows (keep:) and grid constraints: a sweep that keeps the fronts, top-k and a
+// sample gives the same fronts, top-k lists, assertion verdicts and counts as one that keeps every
+// row, whatever the block size, the thread count and however often it is interrupted; grid
+// constraints skip points before the solver and are counted.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dse/analysis/analysed_run.hpp"
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/retention.hpp"
+#include "dse/grid.hpp"
+#include "dse/pareto.hpp"
+#include "dse/store.hpp"
+#include "dse/study.hpp"
+#include "dse/sweep.hpp"
+#include "dse/sweep_store.hpp"
+
+namespace dsx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kCatalog = DSX_SOURCE_DIR "/studies/catalog";
+
+// Two objectives with a front per hardware; a derived metric objective, a constraint, a filter,
+// assertions of both kinds, top-k and a comparison.
+const char* kStudy = R"(study: keep
+title: t
+question: q
+solver: inference
+axes:
+  hardware: [a100_80gb_sxm, h100_sxm, l4, b200]
+  model: [resnet50, gpt2, bert_base]
+  precision: [fp16, fp32]
+  batch: {from: 1, to: 1024, scale: log, factor: 2}
+  eta: [0.3, 0.45, 0.6]
+fixed:
+  execution: compiled
+  launch_overhead: 10 us
+objectives:
+  - {metric: latency_s, direction: min}
+  - {metric: samples_per_usd, direction: max}
+derived:
+  - {name: samples_per_usd, expr: "throughput_samples_per_s / hardware_price_usd"}
+constraints:
+  - {name: fits, expr: "batch <= 512"}
+filters:
+  - {name: fast_enough, expr: "latency_s < 0.5"}
+assertions:
+  - {name: some_fast, expr: "latency_s < 1e-3", require: any}
+  - {name: all_positive, expr: "throughput_samples_per_s > 1000"}
+top_k: 3
+pareto:
+  group: [hardware]
+compare:
+  - name: one_point
+    where: {hardware: l4, model: resnet50, precision: fp16, batch: 8, eta: 0.45}
+    metric: latency_s
+    expected: 1 ms
+    tolerance: 1000
+    source: "a test"
+)";
+
+ResolvedStudy load(const std::string& text) {
+  Diagnostics d;
+  auto study = load_study_text("t.yaml", text, kCatalog, d);
+  if (!study) throw std::runtime_error(d.format());
+  return std::move(*study);
+}
+
+struct Swept {
+  ResultTable stored;
+  SweepCounts counts;
+  std::vector<std::uint64_t> front;                     // point indices of the union of fronts
+  std::vector<std::vector<std::uint64_t>> top_k;        // per objective
+  std::vector<AssertionOutcome> assertions;
+  std::vector<std::size_t> constraint_violations, filtered_out;
+  std::vector<std::string> example_points;              // labels of each assertion's example
+};
+
+class Retention : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("dsx_retention_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Sweeps in slices of `max_blocks` blocks (0: in one go), re-opening the store for each slice as
+  // a resumed run does.
+  Swept sweep(const ResolvedStudy& study, std::uint64_t block_points, unsigned threads, std::uint64_t max_blocks = 0) {
+    const std::string path = (dir_ / fmt::format("r{}.sqlite", n_++)).string();
+    const Grid grid(study);
+    for (;;) {
+      ResultStore store(path);
+      store.ensure_schema(make_result_table(study));
+      SweepOptions options;
+      options.threads = threads;
+      options.block_points = block_points;
+      options.max_blocks = max_blocks;
+      if (sweep_into_store(study, grid, store, options).points_done == grid.size()) break;
+    }
+    ResultStore store(path);
+    Swept out;
+    out.stored = store.read_results();
+    out.counts = *stored_sweep_counts(store, study);
+    const AnalysedRun run = analyse_run(study, out.stored, &out.counts);
+    out.front = point_indices_of(run.shown(), run.fronts.rows);
+    for (const TopKList& t : run.top_k) out.top_k.push_back(point_indices_of(run.shown(), t.rows));
+    out.assertions = run.assertions;
+    out.constraint_violations = run.formulas.constraint_violations;
+    out.filtered_out = run.formulas.filtered_out;
+    for (const AssertionOutcome& o : run.assertions) {
+      out.example_points.push_back(o.example_row ? std::to_string(run.shown().point_index[*o.example_row]) : "none");
+    }
+    return out;
+  }
+
+  fs::path dir_;
+  int n_ = 0;
+};
+
+// What keep-all computes from every row, in the same shape.
+Swept analyse_all(const ResolvedStudy& study, const Swept& all) {
+  Swept out = all;
+  const AnalysedRun run = analyse_run(study, all.stored, nullptr);
+  out.front = point_indices_of(run.shown(), run.fronts.rows);
+  out.top_k.clear();
+  for (const TopKList& t : run.top_k) out.top_k.push_back(point_indices_of(run.shown(), t.rows));
+  out.assertions = run.assertions;
+  out.constraint_violations = run.formulas.constraint_violations;
+  out.filtered_out = run.formulas.filtered_out;
+  out.example_points.clear();
+  for (const AssertionOutcome& o : run.assertions) {
+    out.example_points.push_back(o.example_row ? std::to_string(run.shown().point_index[*o.example_row]) : "none");
+  }
+  return out;
+}
+
+void expect_same_answers(const Swept& kept, const Swept& all) {
+  EXPECT_EQ(kept.front, all.front);
+  EXPECT_EQ(kept.top_k, all.top_k);
+  EXPECT_EQ(kept.constraint_violations, all.constraint_violations);
+  EXPECT_EQ(kept.filtered_out, all.filtered_out);
+  EXPECT_EQ(kept.example_points, all.example_points);
+  ASSERT_EQ(kept.assertions.size(), all.assertions.size());
+  for (std::size_t i = 0; i < kept.assertions.size(); ++i) {
+    EXPECT_EQ(kept.assertions[i].held, all.assertions[i].held) << i;
+    EXPECT_EQ(kept.assertions[i].rows_checked, all.assertions[i].rows_checked) << i;
+    EXPECT_EQ(kept.assertions[i].rows_holding, all.assertions[i].rows_holding) << i;
+  }
+}
+
+TEST_F(Retention, KeepingFrontsTopKAndASampleGivesTheAnswersOfKeepingEveryRow) {
+  const ResolvedStudy all_study = load(kStudy);
+  const ResolvedStudy kept_study = load(std::string(kStudy) + "keep: {front: true, top_k: 2, sample: 40}\n");
+  const Swept all = analyse_all(all_study, sweep(all_study, 1U << 14U, 1));
+  const std::uint64_t grid_points = Grid(all_study).size();
+  ASSERT_EQ(all.stored.rows(), grid_points);
+  ASSERT_FALSE(all.front.empty());
+  ASSERT_EQ(all.top_k.size(), 2U);
+
+  const Swept kept = sweep(kept_study, 1U << 14U, 1);
+  expect_same_answers(kept, all);
+  EXPECT_LT(kept.stored.rows(), grid_points / 4);
+  EXPECT_EQ(kept.counts.kept, kept.stored.rows());
+  EXPECT_EQ(kept.counts.evaluated, grid_points);
+  // Every evaluated point is counted, kept or not; constraints are applied in the counts.
+  std::uint64_t feasible = 0;
+  for (std::size_t r = 0; r < all.stored.rows(); ++r) feasible += all.stored.status[r] == PointStatus::ok;
+  EXPECT_EQ(kept.counts.feasible + all.constraint_violations.at(0), feasible);
+  EXPECT_EQ(kept.counts.feasible + kept.counts.infeasible + kept.counts.errors, grid_points);
+  // The comparison's point and the sample's 40 points are among the kept rows.
+  const AnalysedRun run = analyse_run(kept_study, kept.stored, &kept.counts);
+  EXPECT_GE(kept.stored.rows(), 40U);
+}
+
+TEST_F(Retention, KeptRowsDoNotDependOnBlockSizeThreadsOrInterruptions) {
+  const ResolvedStudy study = load(std::string(kStudy) + "keep: {front: true, sample: 25, seed: 7}\n");
+  const Swept one = sweep(study, 1U << 14U, 1);
+  const Swept small_blocks = sweep(study, 37, 2);
+  const Swept sliced = sweep(study, 101, 2, 3);  // interrupted every 3 blocks and resumed
+  EXPECT_EQ(one.stored.point_index, small_blocks.stored.point_index);
+  EXPECT_EQ(one.stored.point_index, sliced.stored.point_index);
+  EXPECT_EQ(one.stored.metrics, sliced.stored.metrics);
+  EXPECT_EQ(one.counts.to_json(), sliced.counts.to_json());
+  EXPECT_EQ(one.counts.to_json(), small_blocks.counts.to_json());
+  expect_same_answers(sliced, one);
+}
+
+TEST_F(Retention, ASampleKeepsExactlyItsSizeSpreadOverTheGrid) {
+  const ResolvedStudy study = load(std::string(kStudy) + "keep: {sample: 100}\n");
+  const Swept s = sweep(study, 64, 1);
+  const auto points = Grid(study).size();
+  // The study's top_k (3 per objective), the comparison's point and each assertion's example may
+  // add to the sample.
+  EXPECT_GE(s.stored.rows(), 100U);
+  EXPECT_LE(s.stored.rows(), 100U + 2 * 3 + 1 + 2);
+  // Spread: both halves of the grid are represented.
+  const auto low = std::count_if(s.stored.point_index.begin(), s.stored.point_index.end(),
+                                 [&](std::uint64_t p) { return p < points / 2; });
+  EXPECT_GT(low, 25);
+  EXPECT_LT(low, 75);
+  const Swept other_seed = sweep(load(std::string(kStudy) + "keep: {sample: 100, seed: 2}\n"), 64, 1);
+  EXPECT_NE(s.stored.point_index, other_seed.stored.point_index);
+}
+
+TEST_F(Retention, GridConstraintsSkipPointsBeforeTheSolverAndCountThem) {
+  const std::string text = std::string(kStudy) +
+                           "grid_constraints:\n"
+                           "  - {name: small_batch_for_l4, expr: \"batch <= 64 || hardware_tdp_w > 100\"}\n"
+                           "  - {name: eta_cap, expr: \"eta < 0.5\"}\n";
+  const ResolvedStudy study = load(text);
+  const Swept s = sweep(study, 500, 2);
+  const std::uint64_t points = Grid(study).size();
+  ASSERT_EQ(s.counts.excluded.size(), 2U);
+  // eta 0.6 is one of three values: a third of the grid, less the points the first constraint took.
+  EXPECT_GT(s.counts.excluded[0], 0U);
+  EXPECT_EQ(s.counts.excluded[0] + s.counts.excluded[1] + s.counts.evaluated, points);
+  EXPECT_EQ(s.stored.rows(), s.counts.evaluated);
+  const int eta = s.stored.axis_column("eta");
+  ASSERT_GE(eta, 0);
+  for (std::size_t r = 0; r < s.stored.rows(); ++r) EXPECT_NE(s.stored.label(r, static_cast<std::size_t>(eta)), "0.6");
+}
+
+TEST_F(Retention, LoaderChecksKeepAndGridConstraints) {
+  Diagnostics d;
+  EXPECT_FALSE(load_study_text("t.yaml", std::string(kStudy) + "keep: {}\n", kCatalog, d));
+  EXPECT_NE(d.format().find("keep: choose what to keep"), std::string::npos) << d.format();
+  Diagnostics d2;
+  EXPECT_FALSE(load_study_text("t.yaml", std::string(kStudy) + "keep: {sample: 0, fronts: true}\n", kCatalog, d2));
+  EXPECT_NE(d2.format().find("did you mean 'front'"), std::string::npos) << d2.format();
+  Diagnostics d3;
+  EXPECT_FALSE(load_study_text("t.yaml", std::string(kStudy) + "grid_constraints:\n  - {name: g, expr: \"latency_s < 1\"}\n",
+                               kCatalog, d3));
+  EXPECT_NE(d3.format().find("unknown name 'latency_s'"), std::string::npos) << d3.format();
+  Diagnostics d4;
+  std::string one_objective = kStudy;
+  const std::size_t line = one_objective.find("  - {metric: samples_per_usd");
+  one_objective.erase(line, one_objective.find('\n', line) + 1 - line);
+  one_objective += "keep: {front: true}\n";
+  EXPECT_FALSE(load_study_text("t.yaml", one_objective, kCatalog, d4));
+  EXPECT_NE(d4.format().find("keep.front: a front needs at least two objectives"), std::string::npos) << d4.format();
+}
+
+}  // namespace
+}  // namespace dsx
