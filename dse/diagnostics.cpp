@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <string_view>
+#include <utility>
 
 namespace dsx {
 
@@ -24,18 +26,55 @@ std::string_view line_of(std::string_view text, int line) {
   return text.substr(begin, end - begin);
 }
 
-// The caret line under `line`: tabs before the column are copied so the caret lines up in a terminal.
+// A C0 control character (tabs and line breaks included), DEL, or the lead byte of a C1 control
+// (U+0080 to U+009F, 0xC2 0x80-0x9F in UTF-8): terminals act on these, so they are shown escaped.
+bool is_c0_or_del(unsigned char c) { return c < 0x20 || c == 0x7f; }
+bool is_c1_at(std::string_view s, std::size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+}
+
+void append_hex_escape(std::string& out, unsigned char c) {
+  constexpr std::string_view kHex = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[c >> 4U];
+  out += kHex[c & 0xfU];
+}
+
+// The columns one character starting at s[i] takes once escaped, and its length in bytes.
+std::pair<std::size_t, std::size_t> shown_width(std::string_view s, std::size_t i) {
+  if (is_c0_or_del(static_cast<unsigned char>(s[i]))) return {4, 1};
+  if (is_c1_at(s, i)) return {8, 2};
+  std::size_t bytes = 1;
+  while (i + bytes < s.size() && is_utf8_continuation(s[i + bytes])) ++bytes;
+  return {1, bytes};
+}
+
+// The caret line under the escaped `line`: `column` and `span` count characters of the raw line;
+// each escaped character widens by its escape, so the caret stays under the same character.
 std::string caret_line(std::string_view line, int column, std::size_t span) {
-  std::string out;
+  std::size_t pad = 0;
+  std::size_t width = 0;
+  std::size_t i = 0;
   int col = 1;
-  for (std::size_t i = 0; i < line.size() && col < column; ++i) {
-    if (is_utf8_continuation(line[i])) continue;
-    out += line[i] == '\t' ? '\t' : ' ';
-    ++col;
+  for (; i < line.size() && col < column; ++col) {
+    const auto [w, bytes] = shown_width(line, i);
+    pad += w;
+    i += bytes;
   }
-  for (; col < column; ++col) out += ' ';
+  pad += static_cast<std::size_t>(std::max(column - col, 0));
+  for (std::size_t n = 0; n < span; ++n) {
+    if (i < line.size()) {
+      const auto [w, bytes] = shown_width(line, i);
+      width += w;
+      i += bytes;
+    } else {
+      ++width;
+    }
+  }
+  std::string out(pad, ' ');
   out += '^';
-  if (span > 1) out.append(span - 1, '~');
+  if (width > 1) out.append(width - 1, '~');
   return out;
 }
 
@@ -64,6 +103,23 @@ std::string lower(std::string_view s) {
 }
 
 }  // namespace
+
+std::string escape_control_characters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_c0_or_del(c)) {
+      append_hex_escape(out, c);
+    } else if (is_c1_at(text, i)) {
+      append_hex_escape(out, c);
+      append_hex_escape(out, static_cast<unsigned char>(text[++i]));
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 void Diagnostics::add_source(std::string file, std::string text) {
   for (auto& [name, content] : sources_) {
@@ -102,19 +158,19 @@ void Diagnostics::unknown(SourceLocation where, std::string_view what, std::stri
 std::string Diagnostics::format() const {
   std::string out;
   for (const Diagnostic& d : errors_) {
-    out += d.where.file;
+    out += escape_control_characters(d.where.file);
     if (d.where.line > 0) {
       out += ':' + std::to_string(d.where.line);
       if (d.where.column > 0) out += ':' + std::to_string(d.where.column);
     }
-    out += ": error: " + d.message + "\n";
+    out += ": error: " + escape_control_characters(d.message) + "\n";
     if (d.where.line <= 0) continue;
     const auto source = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const auto& s) { return s.first == d.where.file; });
     if (source == sources_.end()) continue;
     const std::string_view line = line_of(source->second, d.where.line);
     out += "  ";
-    out += line;
+    out += escape_control_characters(line);
     out += "\n  " + caret_line(line, std::max(d.where.column, 1), d.span) + "\n";
   }
   return out;

@@ -3,6 +3,8 @@
 //     <the offending line>
 //     ^~~~~
 //   with the valid choices and the closest match where there is one.
+// Control characters in the file name, the message and the echoed line are shown as \xNN, the caret
+// under the same character of the escaped line.
 // Lines and columns are 1-based. Diagnostics keep the text of every file they report on so the
 // offending line can be shown.
 #pragma once
@@ -44,6 +46,12 @@ class Diagnostics {
   std::vector<std::pair<std::string, std::string>> sources_;
   std::vector<Diagnostic> errors_;
 };
+
+// `text` with every control character shown as \xNN: C0 (below 0x20, tabs and line breaks included),
+// DEL (0x7f) and C1 (U+0080 to U+009F, each of its two UTF-8 bytes), so input echoed in a message
+// can neither drive a terminal nor break the one-line file:line:col format. format() applies it to
+// file names, messages and the echoed source line.
+std::string escape_control_characters(std::string_view text);
 
 // The choice closest to `word` by edit distance, or "" when none is close enough to suggest.
 std::string closest_match(std::string_view word, std::span<const std::string> choices);

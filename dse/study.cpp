@@ -37,6 +37,9 @@ constexpr std::array<std::string_view, 6> kRangeKeys = {"from", "to", "scale", "
 constexpr double kDefaultTolerance = 0.05;
 // A generated axis longer than this is almost certainly a typo in `step`.
 constexpr std::uint64_t kMaxAxisValues = 10'000'000;
+// All axes together hold at most this many values (40-byte AxisValues: 400 MB), checked before each
+// range is generated; a grid of 1e18 points still needs only a few values per axis.
+constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
 // Significant digits of generated range labels ("1.48718 us"); the value swept is the label's.
 constexpr int kRangeLabelDigits = 6;
 // Numbers on an axis are the same value when they agree to this relative precision ("10 us" = "0.01 ms").
@@ -372,13 +375,25 @@ class StudyLoader {
           nodes.push_back(&item);
         }
         if (!ok) continue;
+        if (!fits_total(e.value, path, "the list gives", axis.values.size())) continue;
       } else {
         r_.error(e.value, path + ": an axis is a list of values, e.g. [" + example_values(ps) +
                               "]; to hold one value constant, put it under fixed:");
         continue;
       }
+      axis_values_ += axis.values.size();
       s_.axes.push_back(std::move(axis));
     }
+  }
+
+  // Whether `count` more values keep all axes within kMaxTotalAxisValues; reported at `node` if not.
+  bool fits_total(const YamlNode& node, const std::string& path, std::string_view gives, std::uint64_t count) {
+    if (count <= kMaxTotalAxisValues - std::min(axis_values_, kMaxTotalAxisValues)) return true;
+    r_.error(node, path + ": " + std::string(gives) + " " + std::to_string(count) + " values and the axes before it hold " +
+                       std::to_string(axis_values_) + "; all axes together hold at most " +
+                       std::to_string(kMaxTotalAxisValues) +
+                       " values (a grid of many points needs only a few values per axis)");
+    return false;
   }
 
   std::string example_values(const ParamSpec& p) const {
@@ -479,6 +494,7 @@ class StudyLoader {
                           " values; an axis holds at most " + std::to_string(kMaxAxisValues));
       return false;
     }
+    if (!fits_total(range, path, "the range gives", static_cast<std::uint64_t>(n))) return false;
     const auto total = static_cast<std::size_t>(n);
     const std::string unit = from->unit;
     const double scale = from->unit_scale;
@@ -678,6 +694,7 @@ class StudyLoader {
     s_.bundles.push_back(BundleUse{e.key.text, static_cast<int>(s_.axes.size()), "", axis.sets});
     bundle_keys_.push_back(&e.key);
     bundle_rows_.push_back({});
+    axis_values_ += axis.values.size();
     s_.axes.push_back(std::move(axis));
   }
 
@@ -1567,6 +1584,7 @@ class StudyLoader {
   std::vector<std::string> param_names_;
   std::vector<std::string> metric_names_;
   std::vector<const YamlNode*> axis_nodes_;  // keys under axes: that name a parameter
+  std::uint64_t axis_values_ = 0;            // values of the axes read so far
   std::array<bool, kMaxParams> fixed_{};     // fixed or defaulted
   std::set<std::string> fixed_keys_;
   std::set<std::string> misspelt_;          // parameters a misspelt key probably meant

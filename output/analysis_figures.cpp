@@ -13,6 +13,7 @@
 #include "dse/grid.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
+#include "output/gnuplot_text.hpp"
 
 namespace dsx {
 
@@ -45,16 +46,6 @@ constexpr int kBarLinetypeBase = 11;     // house style: stacked-bar fills
 constexpr std::size_t kSeries = 8;       // house style: series linetypes 1-8
 constexpr std::string_view kMarkInk = "#4d4d4d";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string gp_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // A tic label: gnuplot reads explicit tic labels as formats for the tic's value, so '%' is doubled.
 std::string tic_string(std::string_view s) {

@@ -24,6 +24,7 @@
 #include "engine/roofline.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
+#include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 
 extern char** environ;
@@ -111,24 +112,6 @@ constexpr std::array<TerminalPreset, 3> kPresets = {{
 }};
 
 // ---- text helpers ----
-
-// A gnuplot double-quoted string (used with `noenhanced`, so only \ and " need escaping). A
-// backquote is written as the octal escape \140: gnuplot runs `text` in backquotes through the
-// shell, inside double-quoted strings too.
-std::string gp_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '`') {
-      out += "\\140";
-      continue;
-    }
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 // A quoted string in a gnuplot data file, which has no escape for a double quote.
 std::string dat_string(std::string_view s) {

@@ -982,6 +982,71 @@ std::string inline_figures(const std::string& html, const std::vector<RenderedFi
   return out;
 }
 
+// Whether a link or image destination may stay in report.html: a relative path, or an absolute URL
+// of scheme http, https or mailto. `url` is the attribute's value as a browser reads it (entities
+// decoded); like a browser (WHATWG URL Standard, "basic URL parser"), leading spaces and control
+// characters are skipped and tabs and line breaks ignored before the scheme is read, which is
+// ALPHA *(ALPHA / DIGIT / "+" / "-" / ".") ":" (RFC 3986 section 3.1).
+bool safe_destination(std::string_view url) {
+  std::string s;
+  for (char c : url) {
+    if (c == '\t' || c == '\n' || c == '\r') continue;
+    if (s.empty() && static_cast<unsigned char>(c) <= 0x20) continue;
+    s += c;
+  }
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const std::size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || !alpha(s[0])) return true;
+  std::string scheme;
+  for (std::size_t i = 0; i < colon; ++i) {
+    const char c = s[i];
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return true;  // a path
+    scheme += c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return scheme == "http" || scheme == "https" || scheme == "mailto";
+}
+
+// md4c's HTML with every href and src whose destination is not safe_destination replaced by "#":
+// study text may write [x](javascript:...) or ![x](data:...). With raw HTML off (MD_FLAG_NOHTML),
+// every tag in the body is md4c's own and every attribute value is double-quoted with '"' escaped.
+std::string neutralise_destinations(const std::string& html) {
+  std::string out;
+  out.reserve(html.size());
+  std::size_t pos = 0;
+  while (pos < html.size()) {
+    const std::size_t tag = html.find('<', pos);
+    if (tag == std::string::npos) break;
+    const std::size_t end = html.find('>', tag);
+    if (end == std::string::npos) break;
+    out.append(html, pos, tag - pos);
+    std::string_view t(html.data() + tag, end - tag + 1);
+    std::size_t from = 0;
+    for (;;) {
+      std::size_t a = std::string_view::npos;
+      std::size_t len = 0;
+      for (std::string_view attr : {" href=\"", " src=\""}) {
+        const std::size_t at = t.find(attr, from);
+        if (at < a) {
+          a = at;
+          len = attr.size();
+        }
+      }
+      if (a == std::string_view::npos) break;
+      const std::size_t value = a + len;
+      const std::size_t close = t.find('"', value);
+      if (close == std::string_view::npos) break;
+      out.append(t.substr(from, value - from));
+      const std::string_view url = t.substr(value, close - value);
+      out += safe_destination(html_unescape(url)) ? std::string(url) : std::string("#");
+      from = close;
+    }
+    out.append(t.substr(from));
+    pos = end + 1;
+  }
+  out.append(html, pos, std::string::npos);
+  return out;
+}
+
 bool is_list_item(std::string_view line) {
   const std::size_t indent = line.find_first_not_of(' ');
   return indent != std::string_view::npos && line.substr(indent).starts_with("- ");
@@ -1090,10 +1155,12 @@ std::string render_report_markdown(const ReportInputs& inputs, const std::vector
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
                                std::string_view markdown) {
   std::string body;
-  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body, MD_DIALECT_GITHUB, 0) != 0) {
+  // Raw HTML in the Markdown (a study's section text) is shown as text, never as markup.
+  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body,
+              MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) != 0) {
     throw std::runtime_error("md4c could not render report.md");
   }
-  body = inline_figures(body, report_figures(inputs, figures));
+  body = inline_figures(neutralise_destinations(body), report_figures(inputs, figures));
   json ctx;
   ctx["title"] = inputs.study.title.empty() ? inputs.study.name : inputs.study.title;
   ctx["body"] = body;

@@ -39,15 +39,44 @@ TEST(DiagnosticsTest, WholeFileErrorsHaveNoCaret) {
   EXPECT_EQ(d.format(), "missing.yaml: error: cannot read the study: No such file or directory\n");
 }
 
-TEST(DiagnosticsTest, CaretCountsCharactersAndKeepsTabs) {
+TEST(DiagnosticsTest, CaretCountsCharacters) {
   Diagnostics d;
-  // "µ" is two bytes but one column; the tab is copied so the caret lines up in a terminal.
-  d.add_source("u.yaml", "t: [5 \xC2\xB5s, x]\n\tbad: 1\n");
-  d.error({"u.yaml", 1, 11}, "here");
-  d.error({"u.yaml", 2, 2}, "after the tab", 3);
+  // "µ" is two bytes but one column.
+  d.add_source("u.yaml", "t: [5 \xC2\xB5s, x]\n");
+  d.error({"u.yaml", 1, 11}, "here", 2);
+  EXPECT_EQ(d.format(), "u.yaml:1:11: error: here\n  t: [5 \xC2\xB5s, x]\n            ^~\n");
+}
+
+TEST(DiagnosticsTest, ControlCharactersAreEscapedAndTheCaretFollows) {
+  Diagnostics d;
+  // An escape sequence (ESC [2J clears a terminal), a tab, DEL, a C1 CSI (U+009B) and a line break
+  // reach the message through a quoted value; the file name holds a line break too.
+  d.add_source("c\nd.yaml", "t: \"\x1b[2J\" # \tx\x7f \xC2\x9B y\n");
+  d.error({"c\nd.yaml", 1, 5}, "unknown value '\x1b[2J'\nfake.yaml:1:1: error: injected", 5);
+  d.error({"c\nd.yaml", 1, 13}, "after the tab", 2);
+  d.error({"c\nd.yaml", 1, 17}, "after the C1 control");
+  d.error({"c\nd.yaml", 1, 40}, "past the end", 2);
+  const std::string line = "  t: \"\\x1b[2J\" # \\x09x\\x7f \\xc2\\x9b y\n";
   EXPECT_EQ(d.format(),
-            "u.yaml:1:11: error: here\n  t: [5 \xC2\xB5s, x]\n            ^\n"
-            "u.yaml:2:2: error: after the tab\n  \tbad: 1\n  \t^~~\n");
+            "c\\x0ad.yaml:1:5: error: unknown value '\\x1b[2J'\\x0afake.yaml:1:1: error: injected\n" + line +
+                "      ^~~~~~~~\n"
+                "c\\x0ad.yaml:1:13: error: after the tab\n" + line +
+                "                 ^~~~~\n"
+                "c\\x0ad.yaml:1:17: error: after the C1 control\n" + line +
+                "                           ^~~~~~~~\n"
+                "c\\x0ad.yaml:1:40: error: past the end\n" + line +
+                "                                                         ^~\n");
+  const std::string out = d.format();
+  for (char c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    EXPECT_TRUE(c == '\n' || (u >= 0x20 && u != 0x7f)) << "raw control character " << static_cast<int>(u);
+  }
+  EXPECT_EQ(out.find("\xC2\x9B"), std::string::npos);
+  std::size_t lines = 0;
+  for (char c : out) lines += c == '\n' ? 1 : 0;
+  EXPECT_EQ(lines, 3U * d.errors().size()) << "each error is one message line, the source line and the caret";
+  EXPECT_EQ(escape_control_characters("plain \xC2\xB5s"), "plain \xC2\xB5s");
+  EXPECT_EQ(escape_control_characters(std::string("a\0b", 3)), "a\\x00b");
 }
 
 TEST(DiagnosticsTest, UnknownListsChoicesAndTheClosestMatch) {

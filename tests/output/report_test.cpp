@@ -4,6 +4,7 @@
 #include <md4c-html.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -346,6 +347,48 @@ TEST(Report, MissingPartialAndMissingTemplateAreErrors) {
   error = render_error(in, {});
   EXPECT_NE(error.find(templates + "/report.html.mustache"), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(dir.path() + "/report.md")) << "no report is written when a template is broken";
+}
+
+// Section text is the study author's Markdown: raw HTML shows as text, and a link or image may
+// point only at a relative path or an http, https or mailto URL.
+TEST(Report, SectionTextCannotPlantScriptsOrScriptLinks) {
+  Small s = small_study();
+  s.study.sections.push_back(Section{
+      "Hostile", "Before <script>alert(1)</script> after.\n\n"
+                 "[x](javascript:alert(1)) [y](JaVaScRiPt:alert(2)) [z](java&#115;cript&#58;alert(3)) "
+                 "<javascript:alert(4)> [d](data:text/html;base64,PHNjcmlwdD4=) ![i](vbscript:msgbox) "
+                 "[f](file:///etc/passwd) [t](&#9;javascript:alert(5))\n\n"
+                 "<img src=x onerror=alert(6)> <a href=\"javascript:alert(7)\">a</a>\n\n"
+                 "[web](https://example.org/a?b=1&c=2) [mail](mailto:someone@example.org) "
+                 "[rel](figures/latency_energy.svg) [up](../notes.md#part) [plain](http://example.org)\n"});
+  TempDir dir("hostile_sections");
+  const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates};
+  render_report(in, {});
+  const std::string html = read_file(dir.path() + "/report.html");
+  std::string lower = html;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  EXPECT_EQ(lower.find("<script"), std::string::npos) << html;
+  EXPECT_NE(html.find("<img src=\"#\" alt=\"i\">"), std::string::npos) << html;
+  EXPECT_EQ(lower.find("<a href=\"javascript"), std::string::npos) << html;
+  for (const std::string scheme : {"javascript:", "vbscript:", "data:", "file:"}) {
+    for (const std::string attr : {"href=\"", "src=\""}) {
+      EXPECT_EQ(lower.find(attr + scheme), std::string::npos) << attr << scheme << "\n" << html;
+    }
+  }
+  EXPECT_NE(html.find("Before &lt;script&gt;alert(1)&lt;/script&gt; after."), std::string::npos) << html;
+  EXPECT_NE(html.find("&lt;img src=x onerror=alert(6)&gt;"), std::string::npos) << html;
+  std::size_t neutralised = 0;
+  for (auto p = html.find("<a href=\"#\">"); p != std::string::npos; p = html.find("<a href=\"#\">", p + 1)) ++neutralised;
+  EXPECT_EQ(neutralised, 6u) << html;  // x, y, z, the autolink, d, f
+  // md4c writes the decoded tab as %09, which a browser does not decode before reading a scheme: the
+  // destination is a relative path.
+  EXPECT_NE(html.find("<a href=\"%09javascript:alert(5)\">t</a>"), std::string::npos) << html;
+  for (const std::string kept : {"<a href=\"https://example.org/a?b=1&amp;c=2\">web</a>",
+                                 "<a href=\"mailto:someone@example.org\">mail</a>",
+                                 "<a href=\"figures/latency_energy.svg\">rel</a>", "<a href=\"../notes.md#part\">up</a>",
+                                 "<a href=\"http://example.org\">plain</a>"}) {
+    EXPECT_NE(html.find(kept), std::string::npos) << kept << "\n" << html;
+  }
 }
 
 std::string md_to_html(const std::string& md) {
