@@ -1,5 +1,8 @@
 #include "dse/store.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -206,17 +209,28 @@ void ResultStore::close() noexcept {
   if (db_ != nullptr) sqlite3_close_v2(std::exchange(db_, nullptr));
 }
 
-void ResultStore::fail(std::string_view what) const {
+// SQLite reports a failed write as "disk I/O error"; the operating system's reason (errno right
+// after the failing call: EFBIG, ENOSPC, EACCES, ...) is what a user can act on.
+std::string ResultStore::os_reason(int os_errno) const {
+  if (db_ == nullptr || os_errno == 0) return "";
+  const int primary = sqlite3_extended_errcode(db_) & 0xff;
+  if (primary != SQLITE_IOERR && primary != SQLITE_FULL && primary != SQLITE_CANTOPEN) return "";
+  return std::string(" (") + std::strerror(os_errno) + ")";
+}
+
+void ResultStore::fail(std::string_view what, int os_errno) const {
   throw std::runtime_error(path_ + ": " + std::string(what) + ": " +
-                           (db_ != nullptr ? sqlite3_errmsg(db_) : "database is closed"));
+                           (db_ != nullptr ? sqlite3_errmsg(db_) : "database is closed") + os_reason(os_errno));
 }
 
 void ResultStore::exec(const char* sql) const {
   char* message = nullptr;
+  errno = 0;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    const int os_errno = errno;
     std::string text = message != nullptr ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
-    throw std::runtime_error(path_ + ": " + sql + ": " + text);
+    throw std::runtime_error(path_ + ": " + sql + ": " + text + os_reason(os_errno));
   }
 }
 
@@ -347,9 +361,11 @@ std::size_t ResultStore::insert_row(const ResultTable& table, std::size_t row) {
       sqlite3_bind_double(s, param, values[m]);
     }
   }
+  errno = 0;
   if (sqlite3_step(s) != SQLITE_DONE) {
+    const int os_errno = errno;
     sqlite3_reset(s);
-    fail("cannot insert point " + std::to_string(table.point_index[row]));
+    fail("cannot insert point " + std::to_string(table.point_index[row]), os_errno);
   }
   sqlite3_reset(s);
   return static_cast<std::size_t>(sqlite3_changes(db_));

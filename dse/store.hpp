@@ -155,7 +155,9 @@ class ResultStore {
  private:
   void close() noexcept;
   void exec(const char* sql) const;
-  [[noreturn]] void fail(std::string_view what) const;
+  // Throws with `what`, SQLite's message and, for an I/O failure, the OS error `os_errno`.
+  [[noreturn]] void fail(std::string_view what, int os_errno = 0) const;
+  std::string os_reason(int os_errno) const;
   sqlite3_stmt* prepare(std::string_view sql) const;
   void load_schema();
   void check_append(const ResultTable& table) const;

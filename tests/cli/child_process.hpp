@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "tests/test_files.hpp"
 
 namespace dsx {
 
@@ -30,13 +30,6 @@ struct ChildExit {
   int exit_code = -1;  // 128 + signal when killed
   long long max_resident_bytes = 0;
 };
-
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Starts dsx in the source folder with stdout and stderr appended to `log`.
 inline ChildProcess start_dsx(const std::vector<std::string>& args, const std::filesystem::path& log,

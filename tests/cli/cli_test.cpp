@@ -9,9 +9,12 @@
 #include <sstream>
 #include <string>
 
+#include "tests/test_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using dsx::read_text;
 
 struct Result {
   int exit_code = -1;
@@ -29,13 +32,6 @@ Result dsx(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 class QuickstartRun : public ::testing::Test {
@@ -63,10 +59,10 @@ TEST_F(QuickstartRun, WritesTheRunFolder) {
 
 TEST_F(QuickstartRun, ReportShowsTheSeedHeadline) {
   ASSERT_EQ(one_.exit_code, 0) << one_.out;
-  const std::string md = slurp(dir_ / "t1" / "report.md");
+  const std::string md = read_text(dir_ / "t1" / "report.md");
   EXPECT_NE(md.find("KWS eager utilization"), std::string::npos);
   EXPECT_NE(md.find("33.3"), std::string::npos);
-  const std::string html = slurp(dir_ / "t1" / "report.html");
+  const std::string html = read_text(dir_ / "t1" / "report.html");
   EXPECT_NE(html.find("33.3"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
 }
@@ -76,25 +72,25 @@ TEST_F(QuickstartRun, ResultsAndReportsAreIdenticalOnOneAndTwoThreads) {
   ASSERT_EQ(two_.exit_code, 0) << two_.out;
   for (const char* f : {"results.csv", "pareto.csv", "report.md", "report.html", "study.resolved.yaml",
                         "figures/pareto.svg", "figures/pareto.pdf", "figures/pareto.png"}) {
-    EXPECT_EQ(slurp(dir_ / "t1" / f), slurp(dir_ / "t2" / f)) << f;
+    EXPECT_EQ(read_text(dir_ / "t1" / f), read_text(dir_ / "t2" / f)) << f;
   }
 }
 
 TEST_F(QuickstartRun, ReportReRendersFromStoredResults) {
   ASSERT_EQ(one_.exit_code, 0) << one_.out;
-  const std::string before = slurp(dir_ / "t1" / "report.md");
+  const std::string before = read_text(dir_ / "t1" / "report.md");
   fs::remove(dir_ / "t1" / "report.md");
   const Result r = dsx("report '" + (dir_ / "t1").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(slurp(dir_ / "t1" / "report.md"), before);
+  EXPECT_EQ(read_text(dir_ / "t1" / "report.md"), before);
 }
 
 TEST_F(QuickstartRun, RerunningTheSameStudyResumesAndChangesNothing) {
   ASSERT_EQ(one_.exit_code, 0) << one_.out;
-  const std::string before = slurp(dir_ / "t1" / "results.csv");
+  const std::string before = read_text(dir_ / "t1" / "results.csv");
   const Result r = dsx("run studies/quickstart.yaml --quiet --out '" + (dir_ / "t1").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(slurp(dir_ / "t1" / "results.csv"), before);
+  EXPECT_EQ(read_text(dir_ / "t1" / "results.csv"), before);
 }
 
 TEST_F(QuickstartRun, ADifferentStudyInTheSameFolderIsRefused) {
@@ -195,20 +191,20 @@ TEST(Cli, AStudyRendersWithItsOwnTemplateFolder) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy(fs::path(DSX_SOURCE_DIR) / "templates", dir / "house", fs::copy_options::recursive);
-  const std::string md = slurp(dir / "house" / "report.md.mustache");
+  const std::string md = read_text(dir / "house" / "report.md.mustache");
   std::ofstream(dir / "house" / "report.md.mustache") << "Prepared for the purchasing committee.\n\n" << md;
-  std::ofstream(dir / "study.yaml") << slurp(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
+  std::ofstream(dir / "study.yaml") << read_text(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
                                     << "template: house\n";
   const Result r = dsx("run '" + (dir / "study.yaml").string() + "' --quiet --out '" + (dir / "run").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(slurp(dir / "run" / "report.md").rfind("Prepared for the purchasing committee.", 0), 0u);
+  EXPECT_EQ(read_text(dir / "run" / "report.md").rfind("Prepared for the purchasing committee.", 0), 0u);
   fs::remove_all(dir);
 }
 
 TEST(Cli, ATemplateFolderOutsideTheStudyIsRefused) {
   const fs::path dir = fs::temp_directory_path() / ("dsx_template_escape_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "study.yaml") << slurp(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
+  std::ofstream(dir / "study.yaml") << read_text(fs::path(DSX_SOURCE_DIR) / "studies" / "quickstart.yaml")
                                     << "template: ../elsewhere\n";
   const Result r = dsx("validate '" + (dir / "study.yaml").string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out;

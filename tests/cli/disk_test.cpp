@@ -33,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using dsx::ChildOptions;
-using dsx::slurp;
+using dsx::read_text;
 
 const fs::path kSourceDir = DSX_SOURCE_DIR;
 // tests/cli/kill_resume.yaml: 6 x 6 x 2 x 250 x 10 points.
@@ -49,7 +49,7 @@ struct Outcome {
 Outcome run_dsx(const std::vector<std::string>& args, const fs::path& log, const ChildOptions& options = {}) {
   fs::remove(log);
   const dsx::ChildExit done = dsx::wait_child(dsx::start_dsx(args, log, options));
-  return Outcome{done.exit_code, slurp(log)};
+  return Outcome{done.exit_code, read_text(log)};
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -86,7 +86,7 @@ class Disk : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   void SetUp() override { ASSERT_EQ(baseline_.exit_code, 0) << baseline_.output; }
 
-  static std::string baseline_csv() { return slurp(dir_ / "baseline" / "results.csv"); }
+  static std::string baseline_csv() { return read_text(dir_ / "baseline" / "results.csv"); }
 
   static inline fs::path dir_;
   static inline Outcome baseline_;
@@ -117,8 +117,8 @@ TEST_F(Disk, AFolderTheUserCannotWriteIsOneLineNamingThePath) {
 TEST_F(Disk, AReadOnlyRunFolderLeavesItsStoreAsItWas) {
   const fs::path out = dir_ / "read_only";
   const std::vector<std::string> args = {"run", "studies/quickstart.yaml", "--quiet", "--out", out.string()};
-  ASSERT_EQ(run_dsx(args, dir_ / "ro_first.log").exit_code, 0) << slurp(dir_ / "ro_first.log");
-  const std::string store_before = slurp(out / "results.sqlite");
+  ASSERT_EQ(run_dsx(args, dir_ / "ro_first.log").exit_code, 0) << read_text(dir_ / "ro_first.log");
+  const std::string store_before = read_text(out / "results.sqlite");
   fs::permissions(out, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                            fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
   for (const auto& e : fs::recursive_directory_iterator(out)) {
@@ -132,7 +132,7 @@ TEST_F(Disk, AReadOnlyRunFolderLeavesItsStoreAsItWas) {
   ASSERT_EQ(lines.size(), 1U) << r.output;
   EXPECT_EQ(lines[0].rfind("dsx run: error: " + (out / "results.sqlite").string() + ": ", 0), 0U) << r.output;
   EXPECT_NE(lines[0].find("readonly"), std::string::npos) << r.output;
-  EXPECT_EQ(slurp(out / "results.sqlite"), store_before);
+  EXPECT_EQ(read_text(out / "results.sqlite"), store_before);
 }
 
 TEST_F(Disk, ADiskFullDuringTheSweepKeepsCommittedRowsAndResumesToTheSameResults) {
@@ -146,7 +146,7 @@ TEST_F(Disk, ADiskFullDuringTheSweepKeepsCommittedRowsAndResumesToTheSameResults
   ASSERT_EQ(lines.size(), 1U) << r.output;
   const std::string store_path = (out / "results.sqlite").string();
   EXPECT_EQ(lines[0].rfind("dsx run: error: " + store_path + ": ", 0), 0U) << r.output;
-  EXPECT_NE(lines[0].find("disk I/O error"), std::string::npos) << r.output;
+  EXPECT_NE(lines[0].find("disk I/O error (File too large)"), std::string::npos) << r.output;
   EXPECT_TRUE(leftovers(out).empty()) << leftovers(out).front();
   EXPECT_FALSE(fs::exists(out / "results.csv"));
   {
@@ -158,7 +158,7 @@ TEST_F(Disk, ADiskFullDuringTheSweepKeepsCommittedRowsAndResumesToTheSameResults
   }
   const Outcome resumed = run_dsx(kill_resume_args(out), dir_ / "full_store_resume.log");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  EXPECT_EQ(slurp(out / "results.csv"), baseline_csv());
+  EXPECT_EQ(read_text(out / "results.csv"), baseline_csv());
 }
 
 TEST_F(Disk, ADiskFullWhileWritingOutputsNamesTheFileAndResumesToTheSameResults) {
@@ -178,7 +178,7 @@ TEST_F(Disk, ADiskFullWhileWritingOutputsNamesTheFileAndResumesToTheSameResults)
   }
   const Outcome resumed = run_dsx(kill_resume_args(out), dir_ / "full_outputs_resume.log");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  EXPECT_EQ(slurp(out / "results.csv"), baseline_csv());
+  EXPECT_EQ(read_text(out / "results.csv"), baseline_csv());
 }
 
 // ---- no study value reaches a shell -----------------------------------------------------------
@@ -222,7 +222,7 @@ TEST_F(NoShell, BackquotesInAFigureTitleAreDrawnNotRun) {
                             dir_ / "run.log");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(fs::exists(marker)) << "gnuplot ran a command from a figure title";
-  EXPECT_NE(slurp(dir_ / "run" / "figures" / "titled.svg").find("Latency " + command), std::string::npos);
+  EXPECT_NE(read_text(dir_ / "run" / "figures" / "titled.svg").find("Latency " + command), std::string::npos);
 }
 
 TEST_F(NoShell, AFigureScriptWithABackquoteIsNotDrawn) {
@@ -260,9 +260,9 @@ TEST_F(NoShell, ALinkPlantedAtATemporaryNameIsReplacedNotFollowed) {
   fs::create_directories(dir_ / "run");
   fs::create_symlink(victim, dir_ / "run" / "results.csv.tmp");
   dsx::write_file_atomic((dir_ / "run" / "results.csv").string(), "rows\n");
-  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_EQ(read_text(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(dir_ / "run" / "results.csv"));
-  EXPECT_EQ(slurp(dir_ / "run" / "results.csv"), "rows\n");
+  EXPECT_EQ(read_text(dir_ / "run" / "results.csv"), "rows\n");
   EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "run" / "results.csv.tmp")));
 }
 
@@ -285,9 +285,9 @@ TEST(HostileCatalog, EachCaseReportsExactlyItsExpectedDiagnosticsAndAddsNoEntry)
     const std::string shown = "tests/malformed/catalog/" + dir.filename().string();
     dsx::Diagnostics d;
     dsx::Catalog catalog;
-    dsx::load_hardware_text(shown + "/hardware.yaml", slurp(dir / "hardware.yaml"), catalog, d);
-    dsx::load_models_text(shown + "/models.yaml", slurp(dir / "models.yaml"), catalog, d);
-    EXPECT_EQ(d.format(), slurp(dir / "expected")) << shown;
+    dsx::load_hardware_text(shown + "/hardware.yaml", read_text(dir / "hardware.yaml"), catalog, d);
+    dsx::load_models_text(shown + "/models.yaml", read_text(dir / "models.yaml"), catalog, d);
+    EXPECT_EQ(d.format(), read_text(dir / "expected")) << shown;
     EXPECT_TRUE(catalog.hardware.empty()) << shown << " added " << catalog.hardware.front().id;
     EXPECT_TRUE(catalog.models.empty()) << shown << " added " << catalog.models.front().id;
   }
@@ -299,7 +299,7 @@ TEST(HostileCatalog, TheCommandLineRefusesEachCaseWithExitCodeTwo) {
     const std::string shown = "tests/malformed/catalog/" + dir.filename().string();
     const Outcome listed = run_dsx({"catalog", "--catalog", shown}, log);
     EXPECT_EQ(listed.exit_code, 2) << shown << "\n" << listed.output;
-    EXPECT_NE(listed.output.find(slurp(dir / "expected")), std::string::npos) << shown << "\n" << listed.output;
+    EXPECT_NE(listed.output.find(read_text(dir / "expected")), std::string::npos) << shown << "\n" << listed.output;
     const Outcome validated = run_dsx({"validate", "studies/quickstart.yaml", "--catalog", shown}, log);
     EXPECT_EQ(validated.exit_code, 2) << shown << "\n" << validated.output;
     EXPECT_NE(validated.output.find(shown + "/hardware.yaml:"), std::string::npos) << validated.output;
@@ -317,7 +317,7 @@ TEST(HostileStudy, ValidateRefusesEveryMalformedStudyWithExitCodeTwoAndItsDiagno
     fs::path expected = e.path();
     expected.replace_extension(".expected");
     EXPECT_EQ(r.exit_code, 2) << shown << "\n" << r.output;
-    EXPECT_EQ(r.output, slurp(expected)) << shown;
+    EXPECT_EQ(r.output, read_text(expected)) << shown;
     ++checked;
   }
   EXPECT_GE(checked, 10);

@@ -28,7 +28,7 @@ TEST(HugeGrid, ABillionPointGridKeepingTheFrontRunsInBoundedMemory) {
   std::this_thread::sleep_for(std::chrono::seconds(6));
   kill(child.pid, SIGTERM);
   const ChildExit stopped = wait_child(child);
-  const std::string log = slurp(dir / "run.log");
+  const std::string log = read_text(dir / "run.log");
   EXPECT_EQ(stopped.exit_code, 1) << log;
   EXPECT_NE(log.find("1,000,800,000 design points"), std::string::npos) << log;
   EXPECT_NE(log.find("to continue where it stopped"), std::string::npos) << log;
@@ -38,8 +38,8 @@ TEST(HugeGrid, ABillionPointGridKeepingTheFrontRunsInBoundedMemory) {
 
   // The report of the stopped run says it is partial and how to finish it.
   ASSERT_EQ(wait_child(start_dsx({"report", (dir / "run").string()}, dir / "report.log")).exit_code, 0)
-      << slurp(dir / "report.log");
-  const std::string report = slurp(dir / "run" / "report.md");
+      << read_text(dir / "report.log");
+  const std::string report = read_text(dir / "run" / "report.md");
   EXPECT_NE(report.find("This run stopped part-way"), std::string::npos);
   EXPECT_NE(report.find("of 1,000,800,000 grid points are swept"), std::string::npos);
   EXPECT_NE(report.find("The study keeps the Pareto front and a sample of 1,000"), std::string::npos);
@@ -49,7 +49,7 @@ TEST(HugeGrid, ABillionPointGridKeepingTheFrontRunsInBoundedMemory) {
   kill(again.pid, SIGTERM);
   const ChildExit resumed = wait_child(again);
   EXPECT_EQ(resumed.exit_code, 1);
-  EXPECT_NE(slurp(dir / "again.log").find("resuming after"), std::string::npos) << slurp(dir / "again.log");
+  EXPECT_NE(read_text(dir / "again.log").find("resuming after"), std::string::npos) << read_text(dir / "again.log");
   fs::remove_all(dir);
 }
 

@@ -1,10 +1,9 @@
 // Crash safety: a run killed with SIGKILL at arbitrary moments and resumed each time ends with
-// exactly the rows of an uninterrupted run (none lost, none duplicated); SIGTERM stops cleanly and
-// says how to continue.
+// exactly the results of an uninterrupted run (no row lost, none duplicated, the kept rows and
+// counts of a study that keeps only its front and a sample the same); SIGTERM stops cleanly and
+// says how to continue. The 25-kill test carries the ctest label `long` (`ctest -LE long` skips it).
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,54 +11,60 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/cli/child_process.hpp"
+
+namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Starts dsx in the source folder with stdout/stderr sent to `log`; returns its pid.
-pid_t start_dsx(const std::vector<std::string>& args, const fs::path& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(DSX_SOURCE_DIR) != 0) _exit(127);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    std::vector<char*> argv;
-    std::string binary = DSX_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
+const fs::path kKillResume = fs::path(DSX_SOURCE_DIR) / "tests" / "cli" / "kill_resume.yaml";
+
+std::vector<std::string> run_args(const fs::path& study, const fs::path& out) {
+  return {"run", study.string(), "--quiet", "--out", out.string()};
+}
+
+int run_to_end(const fs::path& study, const fs::path& out, const fs::path& log) {
+  return wait_child(start_dsx(run_args(study, out), log)).exit_code;
+}
+
+// kill_resume.yaml with `replace` swapped for `with` and `append` added at the end.
+fs::path variant(const fs::path& dir, const std::string& name, const std::string& replace, const std::string& with,
+                 const std::string& append = "") {
+  std::string study = read_text(kKillResume);
+  if (!replace.empty()) {
+    const std::size_t at = study.find(replace);
+    if (at == std::string::npos) throw std::runtime_error("kill_resume.yaml has no '" + replace + "'");
+    study.replace(at, replace.size(), with);
   }
-  return pid;
+  const fs::path path = dir / (name + ".yaml");
+  std::ofstream(path) << study << append;
+  return path;
 }
 
-int wait_exit(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
+struct KillOutcome {
+  int killed_mid_run = 0;
+  int final_exit_code = -1;
+};
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> run_args(const fs::path& out) {
-  return {"run", "tests/cli/kill_resume.yaml", "--quiet", "--out", out.string()};
+// Kills a run of `study` into `out` `kills` times after random delays (seeded), then lets it finish.
+KillOutcome kill_and_resume(const fs::path& study, const fs::path& out, const fs::path& log, int kills,
+                            unsigned seed, int min_delay_ms, int max_delay_ms) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> delay_ms(min_delay_ms, max_delay_ms);
+  KillOutcome outcome;
+  for (int attempt = 0; attempt < kills; ++attempt) {
+    const ChildProcess child = start_dsx(run_args(study, out), log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
+    kill(child.pid, SIGKILL);
+    if (wait_child(child).exit_code == 128 + SIGKILL) ++outcome.killed_mid_run;
+  }
+  outcome.final_exit_code = run_to_end(study, out, log);
+  return outcome;
 }
 
 class Resume : public ::testing::Test {
@@ -74,76 +79,70 @@ class Resume : public ::testing::Test {
 };
 
 TEST_F(Resume, KilledAtRandomMomentsAndResumedGivesTheUninterruptedRows) {
-  ASSERT_EQ(wait_exit(start_dsx(run_args(dir_ / "baseline"), dir_ / "baseline.log")), 0) << slurp(dir_ / "baseline.log");
-  const std::string expected = slurp(dir_ / "baseline" / "results.csv");
+  ASSERT_EQ(run_to_end(kKillResume, dir_ / "baseline", dir_ / "baseline.log"), 0) << read_text(dir_ / "baseline.log");
+  const std::string expected = read_text(dir_ / "baseline" / "results.csv");
   ASSERT_FALSE(expected.empty());
-
   // Kill moments spread over the sweep and the writing of outputs, from a fixed seed.
-  std::mt19937 random(20261121);
-  std::uniform_int_distribution<int> delay_ms(20, 700);
-  const fs::path victim = dir_ / "victim";
-  int killed_mid_run = 0;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    const pid_t pid = start_dsx(run_args(victim), dir_ / "victim.log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
-    kill(pid, SIGKILL);
-    if (wait_exit(pid) == 128 + SIGKILL) ++killed_mid_run;
-  }
+  const KillOutcome k = kill_and_resume(kKillResume, dir_ / "victim", dir_ / "victim.log", 5, 20261121, 20, 700);
   // A resumed run has less left to do and may finish before its kill; most must die part-way.
-  EXPECT_GE(killed_mid_run, 3);
-  ASSERT_EQ(wait_exit(start_dsx(run_args(victim), dir_ / "victim.log")), 0) << slurp(dir_ / "victim.log");
-  EXPECT_EQ(slurp(victim / "results.csv"), expected);
+  EXPECT_GE(k.killed_mid_run, 3);
+  ASSERT_EQ(k.final_exit_code, 0) << read_text(dir_ / "victim.log");
+  EXPECT_EQ(read_text(dir_ / "victim" / "results.csv"), expected);
 }
 
-// The longer test (ctest label `long`; `ctest -LE long` skips it): 25 SIGKILLs over a 360,000-point
-// grid, landing in the sweep, in the writing of the outputs and in resumed runs alike.
+TEST_F(Resume, AStudyKeepingItsFrontAndASampleResumesToTheSameRowsAndCounts) {
+  // Twelve times the grid: keeping few rows sweeps fast, and the kills must land part-way.
+  const fs::path study = variant(dir_, "kill_resume_keep", "launch_overhead: {from: 1 us, to: 25 us, count: 250}",
+                                 "launch_overhead: {from: 1 us, to: 25 us, count: 3000}",
+                                 "objectives:\n  - {metric: latency_s, direction: min}\n"
+                                 "  - {metric: energy_per_sample_j, direction: min}\n"
+                                 "pareto: {group: hardware}\n"
+                                 "keep: {front: true, top_k: 5, sample: 300}\n");
+  ASSERT_EQ(run_to_end(study, dir_ / "baseline", dir_ / "baseline.log"), 0) << read_text(dir_ / "baseline.log");
+  const KillOutcome k = kill_and_resume(study, dir_ / "victim", dir_ / "victim.log", 5, 20261123, 20, 200);
+  EXPECT_GE(k.killed_mid_run, 3);
+  ASSERT_EQ(k.final_exit_code, 0) << read_text(dir_ / "victim.log");
+  for (const char* file : {"results.csv", "pareto.csv", "top_k.csv", "report.md"}) {
+    EXPECT_EQ(read_text(dir_ / "victim" / file), read_text(dir_ / "baseline" / file)) << file;
+  }
+  const std::string report = read_text(dir_ / "baseline" / "report.md");
+  EXPECT_NE(report.find("The study keeps the Pareto fronts, the 5 best per objective and a sample of 300"),
+            std::string::npos);
+  EXPECT_NE(report.find("**2,160,000** design points evaluated"), std::string::npos);
+}
+
+// The longer test: 25 SIGKILLs over a 360,000-point grid, landing in the sweep, in the writing of
+// the outputs and in resumed runs alike.
 TEST(ResumeLong, TwentyFiveKillsOverALargerGridLoseAndDuplicateNothing) {
   const fs::path dir = fs::temp_directory_path() / ("dsx_resume_long_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string study = slurp(fs::path(DSX_SOURCE_DIR) / "tests" / "cli" / "kill_resume.yaml");
-  const std::string base_axis = "launch_overhead: {from: 1 us, to: 25 us, count: 250}";
-  const std::size_t at = study.find(base_axis);
-  ASSERT_NE(at, std::string::npos);
-  study.replace(at, base_axis.size(), "launch_overhead: {from: 1 us, to: 25 us, count: 500}");
-  std::ofstream(dir / "kill_resume_long.yaml") << study;
-  const auto args = [&](const fs::path& out) {
-    return std::vector<std::string>{"run", (dir / "kill_resume_long.yaml").string(), "--quiet", "--out", out.string()};
-  };
-
-  ASSERT_EQ(wait_exit(start_dsx(args(dir / "baseline"), dir / "baseline.log")), 0) << slurp(dir / "baseline.log");
-  const std::string expected = slurp(dir / "baseline" / "results.csv");
+  const fs::path study = variant(dir, "kill_resume_long", "launch_overhead: {from: 1 us, to: 25 us, count: 250}",
+                                 "launch_overhead: {from: 1 us, to: 25 us, count: 500}");
+  ASSERT_EQ(run_to_end(study, dir / "baseline", dir / "baseline.log"), 0) << read_text(dir / "baseline.log");
+  const std::string expected = read_text(dir / "baseline" / "results.csv");
   ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 360001);
-
-  std::mt19937 random(20261122);
-  std::uniform_int_distribution<int> delay_ms(30, 1200);
-  const fs::path victim = dir / "victim";
-  int killed_mid_run = 0;
-  for (int attempt = 0; attempt < 25; ++attempt) {
-    const pid_t pid = start_dsx(args(victim), dir / "victim.log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(random)));
-    kill(pid, SIGKILL);
-    if (wait_exit(pid) == 128 + SIGKILL) ++killed_mid_run;
-  }
-  EXPECT_GE(killed_mid_run, 15);
-  ASSERT_EQ(wait_exit(start_dsx(args(victim), dir / "victim.log")), 0) << slurp(dir / "victim.log");
-  EXPECT_EQ(slurp(victim / "results.csv"), expected);
+  const KillOutcome k = kill_and_resume(study, dir / "victim", dir / "victim.log", 25, 20261122, 30, 1200);
+  EXPECT_GE(k.killed_mid_run, 15);
+  ASSERT_EQ(k.final_exit_code, 0) << read_text(dir / "victim.log");
+  EXPECT_EQ(read_text(dir / "victim" / "results.csv"), expected);
   fs::remove_all(dir);
 }
 
 TEST_F(Resume, SigtermStopsCleanlyAndSaysHowToContinue) {
   const fs::path out = dir_ / "term";
-  const pid_t pid = start_dsx({"run", "tests/cli/kill_resume.yaml", "--out", out.string()}, dir_ / "term.log");
+  const ChildProcess child = start_dsx({"run", "tests/cli/kill_resume.yaml", "--out", out.string()}, dir_ / "term.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  kill(pid, SIGTERM);
-  const int code = wait_exit(pid);
-  const std::string log = slurp(dir_ / "term.log");
+  kill(child.pid, SIGTERM);
+  const int code = wait_child(child).exit_code;
+  const std::string log = read_text(dir_ / "term.log");
   if (code == 0) GTEST_SKIP() << "the run finished before the signal arrived";
   EXPECT_EQ(code, 1) << log;
   EXPECT_NE(log.find("to continue where it stopped: dsx run tests/cli/kill_resume.yaml"), std::string::npos) << log;
-  ASSERT_EQ(wait_exit(start_dsx(run_args(out), dir_ / "term2.log")), 0) << slurp(dir_ / "term2.log");
-  ASSERT_EQ(wait_exit(start_dsx(run_args(dir_ / "baseline"), dir_ / "baseline.log")), 0);
-  EXPECT_EQ(slurp(out / "results.csv"), slurp(dir_ / "baseline" / "results.csv"));
+  ASSERT_EQ(run_to_end(kKillResume, out, dir_ / "term2.log"), 0) << read_text(dir_ / "term2.log");
+  ASSERT_EQ(run_to_end(kKillResume, dir_ / "baseline", dir_ / "baseline.log"), 0);
+  EXPECT_EQ(read_text(out / "results.csv"), read_text(dir_ / "baseline" / "results.csv"));
 }
 
 }  // namespace
+}  // namespace dsx

@@ -13,6 +13,7 @@
 #include "dse/quantity.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -22,13 +23,6 @@ namespace fs = std::filesystem;
 const std::string kSourceDir = DSX_SOURCE_DIR;
 // A small frozen catalog (two GPUs, two kernel profiles) shared by the corpus and these tests.
 const std::string kFixtureCatalog = kSourceDir + "/tests/malformed/catalog";
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A study over the fixture catalog, with the given lines appended to a valid head.
 std::string study_with(const std::string& axes_and_more) {

@@ -17,6 +17,7 @@
 #include "engine/dispatch.hpp"
 #include "engine/fusion.hpp"
 #include "engine/roofline.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -419,13 +420,6 @@ TEST(ModelBuilders, InvalidParametersThrow) {
 }
 
 // --- catalog data files (text only: YAML loading belongs to dse) -----------------------------
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Splits a catalog file into its list entries ("  - id: ..." up to the next one).
 std::vector<std::string> entries(const std::string& text) {

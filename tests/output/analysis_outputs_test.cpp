@@ -18,18 +18,12 @@
 #include "dse/sweep.hpp"
 #include "output/analysis_figures.hpp"
 #include "output/analysis_report.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct DsxResult {
   int status = -1;
