@@ -57,16 +57,6 @@ std::string tic_string(std::string_view s) {
   return gp_string(t);
 }
 
-std::string dat_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') c = '\'';
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? std::string(sep) : "") + parts[i];

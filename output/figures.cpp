@@ -113,18 +113,6 @@ constexpr std::array<TerminalPreset, 3> kPresets = {{
 
 // ---- text helpers ----
 
-// A quoted string in a gnuplot data file, which has no escape for a double quote.
-std::string dat_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') c = '\'';
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 // A comment line's text (no line breaks).
 std::string one_line(std::string_view s) {
   std::string out(s);

@@ -31,4 +31,18 @@ inline std::string gp_string(std::string_view s) {
   return out;
 }
 
+// A quoted string in a gnuplot data file (.dat), which has no escape for a double quote: a double
+// quote becomes a single one; control characters become spaces, so a record stays on its line.
+// Data files are read, never substituted, so a backquote stays as it is.
+inline std::string dat_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') c = '\'';
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace dsx
