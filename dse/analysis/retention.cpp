@@ -68,6 +68,7 @@ std::string SweepCounts::to_json() const {
   j["formulas_applied"] = formulas_applied;
   j["constraint_violations"] = constraint_violations;
   j["filtered_out"] = filtered_out;
+  j["error_points"] = error_points;
   j["assertions"] = nlohmann::ordered_json::array();
   for (const AssertionCount& a : assertions) {
     nlohmann::ordered_json x = {{"checked", a.checked}, {"holding", a.holding}};
@@ -92,6 +93,7 @@ SweepCounts SweepCounts::from_json(const std::string& text, const ResolvedStudy&
     c.formulas_applied = j.at("formulas_applied").get<bool>();
     c.constraint_violations = j.at("constraint_violations").get<std::vector<std::uint64_t>>();
     c.filtered_out = j.at("filtered_out").get<std::vector<std::uint64_t>>();
+    c.error_points = j.at("error_points").get<std::vector<std::uint64_t>>();
     for (const auto& a : j.at("assertions")) {
       AssertionCount x;
       x.checked = a.at("checked").get<std::uint64_t>();
@@ -315,6 +317,10 @@ void RowKeeper::offer(std::uint64_t point, PointResult r, std::span<const double
       ++counts_.infeasible_by_solver_reason.at(r.reason);
     } else {
       ++counts_.errors;
+      if (counts_.error_points.size() < kMaxKeptErrorRows) {
+        counts_.error_points.push_back(point);
+        s.insert(point);
+      }
     }
   }
   if (ok && shown) {
@@ -461,6 +467,7 @@ void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
   State& s = *state_;
   counts_ = std::move(counts);
   if (s.keep_all) return;
+  for (const std::uint64_t p : counts_.error_points) ++s.refs[p];
   for (const AssertionCount& ac : counts_.assertions) {
     if (ac.has_example) ++s.refs[ac.example_point];
   }

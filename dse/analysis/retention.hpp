@@ -16,8 +16,9 @@
 //   - sample: the `sample` points with the smallest hash of their point index (SplitMix64 of index
 //     xor seed), ties to the lower index: a uniform sample without replacement (bottom-k sampling;
 //     E. Cohen and H. Kaplan, "Summarizing data using bottom-k sketches", PODC 2007).
-//   - pinned: the points `compare:` selects (at most two each: more is "unmatched" anyway) and
-//     each assertion's example point (its first failing, for `any` its first holding, point).
+//   - pinned: the points `compare:` selects (at most two each: more is "unmatched" anyway), each
+//     assertion's example point (its first failing, for `any` its first holding, point) and the
+//     first kMaxKeptErrorRows points that failed with an error, so their messages reach the report.
 // Each set is a function of the whole grid, not of the order points arrive in, so the kept rows
 // are identical on 1 or N threads and after any number of interrupted and resumed runs.
 //
@@ -40,6 +41,9 @@
 
 namespace dsx {
 
+// Error rows always kept when a study keeps only some rows, in point order.
+inline constexpr std::size_t kMaxKeptErrorRows = 10;
+
 struct AssertionCount {
   std::uint64_t checked = 0;
   std::uint64_t holding = 0;
@@ -61,6 +65,7 @@ struct SweepCounts {
   std::vector<std::uint64_t> constraint_violations;  // per constraint
   std::vector<std::uint64_t> filtered_out;           // per filter (first failing)
   std::vector<AssertionCount> assertions;
+  std::vector<std::uint64_t> error_points;  // the first kMaxKeptErrorRows points that failed, kept
 
   std::uint64_t excluded_total() const;
   // Reason text -> points, over solver reasons and (with formulas applied) constraints.

@@ -212,6 +212,33 @@ TEST_F(Retention, ASampleKeepsExactlyItsSizeSpreadOverTheGrid) {
   EXPECT_NE(s.stored.point_index, other_seed.stored.point_index);
 }
 
+TEST_F(Retention, TheFirstErrorRowsAreKeptSoTheirMessagesReachTheReport) {
+  const ResolvedStudy study = load(std::string(kStudy) + "keep: {sample: 1}\n");
+  const Grid grid(study);
+  SweepBlock block;
+  evaluate_block(grid, *study.solver, 0, 200, 1, block);
+  // Every third point fails, as a solver that throws would make it.
+  for (std::uint64_t i = 0; i < block.count; i += 3) {
+    block.results[i] = {PointStatus::error, 0};
+    block.errors[i] = "failure at point " + std::to_string(i);
+  }
+  RowKeeper keeper(study, grid);
+  RowKeeper::Change change;
+  keeper.take(block, change);
+  EXPECT_EQ(keeper.counts().errors, 67U);
+  ASSERT_EQ(keeper.counts().error_points.size(), kMaxKeptErrorRows);
+  std::vector<std::uint64_t> errors;
+  for (std::size_t r = 0; r < change.added.rows(); ++r) {
+    if (change.added.status[r] == PointStatus::error) {
+      errors.push_back(change.added.point_index[r]);
+      EXPECT_EQ(change.added.status_detail[r], "failure at point " + std::to_string(change.added.point_index[r]));
+    }
+  }
+  // The sample may add one more error row.
+  ASSERT_GE(errors.size(), kMaxKeptErrorRows);
+  for (std::size_t e = 0; e < kMaxKeptErrorRows; ++e) EXPECT_EQ(errors[e], 3 * e);
+}
+
 TEST_F(Retention, GridConstraintsSkipPointsBeforeTheSolverAndCountThem) {
   const std::string text = std::string(kStudy) +
                            "grid_constraints:\n"
