@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "engine/collectives.hpp"
+
 namespace dsx {
 
 namespace {
@@ -138,37 +140,63 @@ double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, dou
 
 double kv_share_per_gpu(const ServingShape& s, double tp) { return 1.0 / std::min(tp, s.kv_heads); }
 
+double expert_flops_per_token(const ServingShape& s) {
+  if (s.experts <= 0) return 0.0;
+  return 2 * s.expert_weight_elements * s.experts_per_token / s.experts;
+}
+
+double sequences_per_group(double sequences, double ep) { return ep > 1 ? std::ceil(sequences / ep) : sequences; }
+
+double weight_elements_per_gpu(const ServingShape& s, double tp, double ep) {
+  return (s.parameter_count - s.expert_weight_elements) / tp + s.expert_weight_elements / (tp * ep);
+}
+
+double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double group_tokens) {
+  if (d.ep <= 1) return 0.0;
+  const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.weight_bytes_per_element / d.tp;
+  return 2 * s.moe_layers * all_to_all_s(bytes_per_rank, d.ep, d.link_bytes_per_s, d.link_latency_s);
+}
+
 namespace {
 double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
   const double bytes = tokens * s.d_model * d.weight_bytes_per_element;
   return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
 }
+
+// One forward pass over `sequences` sequences of `tokens_per_sequence` new tokens each, per GPU. The
+// busiest expert-parallel group runs attention and the non-expert layers for its sequences; the
+// experts' FLOPs and weight reads of all the replica's tokens are spread over tp x ep GPUs.
+PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, double sequences, double tokens_per_sequence,
+                       double flops_per_sequence, double kv_bytes_read_per_sequence, double eta) {
+  const double group_sequences = sequences_per_group(sequences, d.ep);
+  const double tokens = sequences * tokens_per_sequence;
+  const double group_tokens = group_sequences * tokens_per_sequence;
+  const double expert_flops = tokens_per_sequence * expert_flops_per_token(s);
+  const double flops = (group_sequences * (flops_per_sequence - expert_flops) + sequences * expert_flops / d.ep) / d.tp;
+  const double expert_read = s.expert_weight_elements - (s.weight_elements_read - weight_elements_read_for_tokens(s, tokens));
+  const double weight_elements = (s.weight_elements_read - s.expert_weight_elements) / d.tp + expert_read / (d.tp * d.ep);
+  const double bytes = weight_elements * d.weight_bytes_per_element +
+                       group_tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
+                       group_sequences * kv_bytes_read_per_sequence * kv_share_per_gpu(s, d.tp);
+  PhaseTime t;
+  t.compute_s = flops / (d.peak_flops_per_s * eta);
+  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
+  t.expert_all_to_all_s = expert_all_to_all_s(s, d, group_tokens);
+  t.communication_s = tp_communication_s(s, d, group_tokens) + t.expert_all_to_all_s;
+  return t;
+}
 }  // namespace
 
 PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,
                        double eta) {
-  const double tokens = prompt_tokens * sequences;
-  PhaseTime t;
-  t.compute_s = sequences * prefill_flops(s, prompt_tokens) / d.tp / (d.peak_flops_per_s * eta);
-  const double bytes = weight_elements_read_for_tokens(s, tokens) * d.weight_bytes_per_element / d.tp +
-                       tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
-                       tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
-  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
-  t.communication_s = tp_communication_s(s, d, tokens);
-  return t;
+  return forward_time(s, d, sequences, prompt_tokens, prefill_flops(s, prompt_tokens),
+                      prompt_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element), eta);
 }
 
 PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
                            double eta) {
-  PhaseTime t;
-  t.compute_s = batch * decode_flops_per_token(s, context_tokens) / d.tp / (d.peak_flops_per_s * eta);
-  const double bytes =
-      weight_elements_read_for_tokens(s, batch) * d.weight_bytes_per_element / d.tp +
-      batch * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
-      batch * context_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element) * kv_share_per_gpu(s, d.tp);
-  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
-  t.communication_s = tp_communication_s(s, d, batch);
-  return t;
+  return forward_time(s, d, batch, 1, decode_flops_per_token(s, context_tokens),
+                      context_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element), eta);
 }
 
 double static_batch_decode_steps(double mean_output_tokens, double batch) {

@@ -40,6 +40,20 @@
 // Mixture of experts: memory holds every expert (parameter_count), FLOPs per token count the k
 // active ones (the graph's expert ops), and a step reads the experts its tokens touch
 // (weight_elements_read_for_tokens).
+// Expert parallelism (ServingDevice.ep, mixture of experts only): a replica of tp x ep GPUs in one
+// node runs attention and the non-expert layers tensor-parallel over tp GPUs and data-parallel over ep
+// groups (each group holds ceil(B / ep) of the batch's sequences and their KV cache), and shards the
+// routed experts over all tp x ep GPUs (ep groups of experts, each tensor-sliced over tp). This is
+// DeepSeek-V3's deployment (arXiv:2412.19437 section 3.4: attention TP4 with data parallelism, experts
+// EP32 in prefill and EP320 in decode) and SGLang's DP attention + EP (docs.sglang.io, "DP, DPA and SGLang
+// DP Router"), which exists because MLA's latent cannot be split by heads and TP would replicate it.
+// Per GPU: weights = non-expert / tp + experts / (tp x ep); FLOPs = the busiest group's non-expert
+// and attention work / tp + all tokens' expert FLOPs / (tp x ep) (uniform routing, no load imbalance);
+// weight reads = non-expert / tp + experts touched by all the replica's tokens / (tp x ep). Each MoE
+// layer dispatches each token's hidden state to its k experts' ranks and combines the results: two
+// all-to-alls per forward pass (engine/collectives.hpp all_to_all_s, pairwise, on the one-way link)
+// over ep ranks of group tokens x k x d_model x bytes / tp each, added to the TP all-reduces of the
+// group's tokens. ep = 1 is the plain tensor-parallel replica.
 // Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
 // are a small share).
 //
@@ -114,17 +128,29 @@ struct ServingDevice {
   double weight_bytes_per_element = 2;
   double kv_bytes_per_element = 2;
   double tp = 1;
+  double ep = 1;                     // expert-parallel groups of tp GPUs each (attention data-parallel)
 };
 
 struct PhaseTime {
   double compute_s = 0;
   double memory_s = 0;
-  double communication_s = 0;
+  double communication_s = 0;        // tensor-parallel all-reduces + expert_all_to_all_s
+  double expert_all_to_all_s = 0;    // expert-parallel dispatch + combine
   double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + communication_s; }
 };
 
 // Share of the KV cache one GPU holds under tensor parallelism: 1 / min(tp, kv_heads).
 double kv_share_per_gpu(const ServingShape& s, double tp);
+
+// FLOPs one token spends in its k routed experts: 2 x (expert weights, all layers) x k / E; 0 if dense.
+double expert_flops_per_token(const ServingShape& s);
+// Sequences the busiest expert-parallel group holds: ceil(sequences / ep) (sequences when ep = 1).
+double sequences_per_group(double sequences, double ep);
+// Weights one GPU holds: non-expert weights / tp + expert weights / (tp x ep).
+double weight_elements_per_gpu(const ServingShape& s, double tp, double ep);
+// Dispatch + combine all-to-alls of one forward pass: 2 x moe_layers x all-to-all over ep ranks of
+// group_tokens x k x d_model activations / tp per rank (engine/collectives.hpp all_to_all_s); 0 at ep = 1.
+double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double group_tokens);
 
 // Prefill of `sequences` prompts of `prompt_tokens` each, per GPU of a TP group.
 PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,

@@ -18,6 +18,7 @@ constexpr double kSecondsPerYear = 365.0 * 24 * 3600;
 constexpr double kSecondsPerHour = 3600.0;
 constexpr double kP99 = 0.99;
 constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
+constexpr double kGpusPerNode = 8;   // HGX/DGX H100, H200, B200 baseboards
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
@@ -60,6 +61,10 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "link_latency", .kind = ParamKind::number, .dimension = Dimension::time,
      .description = "alpha of one ring all-reduce step (default 0.5 us: mlsysim catalog NVLink latency)",
      .has_default = true, .default_value = 0.5e-6, .min_value = 0, .max_value = 1e-2},
+    {.name = "ep", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "expert-parallel groups of tp GPUs (MoE only): attention data-parallel over them, routed experts "
+                    "sharded over all tp x ep GPUs",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 256, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -67,20 +72,20 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"itl_s", Dimension::time, "inter-token latency (TPOT), exclusive of the first token"},
     {"e2e_latency_s", Dimension::time, "ttft_s + (output_tokens - 1) x itl_s"},
     {"tokens_per_s", Dimension::rate, "output tokens per second of one replica (all tp GPUs)"},
-    {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / tp"},
+    {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / (tp x ep)"},
     {"tokens_per_s_per_user", Dimension::rate, "1 / itl_s"},
     {"requests_per_s", Dimension::rate, "tokens_per_s / output_tokens"},
     {"prefill_s", Dimension::time, "prefill of the whole batch's prompts"},
     {"decode_step_s", Dimension::time, "one decode step of the batch at the mean context"},
     {"decode_compute_s", Dimension::time, "compute part of a decode step"},
     {"decode_memory_s", Dimension::time, "memory part of a decode step (weights + KV read)"},
-    {"decode_communication_s", Dimension::time, "tensor-parallel all-reduces of a decode step"},
+    {"decode_communication_s", Dimension::time, "tensor-parallel all-reduces + expert-parallel all-to-alls of a decode step"},
     {"kv_cache_bytes", Dimension::bytes, "KV cache of one sequence at prompt + output tokens (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
      "2 x layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
-    {"weights_per_gpu_bytes", Dimension::bytes, "parameters x bytes(precision) / tp"},
-    {"memory_bytes", Dimension::bytes, "per GPU: weights + KV cache of the batch at full length"},
-    {"max_batch", Dimension::count, "largest batch whose KV cache fits next to the weights"},
+    {"weights_per_gpu_bytes", Dimension::bytes, "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision)"},
+    {"memory_bytes", Dimension::bytes, "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length"},
+    {"max_batch", Dimension::count, "largest batch whose KV cache fits next to the weights: ep x per-group fit"},
     {"static_tokens_per_s", Dimension::rate, "replica throughput with static batching"},
     {"continuous_tokens_per_s", Dimension::rate, "replica throughput with continuous batching"},
     {"continuous_speedup_vs_static", Dimension::dimensionless, "continuous_tokens_per_s / static_tokens_per_s"},
@@ -89,18 +94,23 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"p99_latency_s", Dimension::time, "e2e latency + 0.99 quantile of the M/M/c wait"},
     {"p99_ttft_s", Dimension::time, "ttft + 0.99 quantile of the M/M/c wait"},
     {"gpu_hour_price_usd", Dimension::money, "price of one GPU-hour used for the cost"},
-    {"cost_per_million_tokens_usd", Dimension::money, "tp x gpu_hour_price / 3600 / tokens_per_s x 1e6"},
+    {"cost_per_million_tokens_usd", Dimension::money, "tp x ep x gpu_hour_price / 3600 / tokens_per_s x 1e6"},
     {"eta_decode_used", Dimension::dimensionless, "decode eta applied"},
+    {"gpus", Dimension::count, "GPUs of one replica: tp x ep"},
+    {"decode_all_to_all_s", Dimension::time, "expert-parallel dispatch + combine all-to-alls of a decode step"},
 }};
 
-constexpr std::array<std::string_view, 7> kReasons = {
+constexpr std::array<std::string_view, 10> kReasons = {
     "precision not supported by the hardware",
     "model is not a transformer (no qkv_proj / attention_scores op)",
-    "tensor parallelism needs an accelerator link",
+    "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
     "weights + KV cache do not fit in device memory",
     "arrival rate exceeds the replica's capacity (queue unstable)",
     "no GPU price: catalog price is 0 and gpu_hour_price is not given",
+    "ep > 1 needs a mixture-of-experts model",
+    "ep must divide the number of routed experts",
+    "tp x ep GPUs must fit in one node (8 GPUs)",
 };
 
 }  // namespace
@@ -132,8 +142,13 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double prompt = v[Param::prompt_tokens];
   const double output = v[Param::output_tokens];
   const double n_tp = v[Param::tp];
-  if (n_tp > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
   if (std::fmod(shape.heads, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  const double n_ep = v[Param::ep];
+  if (n_ep > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
+  if (n_ep > 1 && std::fmod(shape.experts, n_ep) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
+  if (n_tp * n_ep > kGpusPerNode) return {PointStatus::infeasible, replica_exceeds_node};
+  const double n_gpus = n_tp * n_ep;
+  if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
 
   const ServingDevice dev{.peak_flops_per_s = hw.peak(weight_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s,
@@ -141,7 +156,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .link_latency_s = v[Param::link_latency],
                           .weight_bytes_per_element = bytes_per_element(weight_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
-                          .tp = n_tp};
+                          .tp = n_tp,
+                          .ep = n_ep};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
   const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
 
@@ -149,9 +165,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double kv_token = kv_cache_bytes_per_token(shape, dev.kv_bytes_per_element);
   const double kv_seq = kv_token * full_context;
   const double kv_seq_gpu = kv_seq * kv_share_per_gpu(shape, n_tp);
-  const double weights_gpu = shape.parameter_count * dev.weight_bytes_per_element / n_tp;
-  const double memory = weights_gpu + B * kv_seq_gpu;
-  const double fit = std::floor((hw.memory_bytes - weights_gpu) / kv_seq_gpu);
+  const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element;
+  const double memory = weights_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
+  const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu) / kv_seq_gpu);
 
   const PhaseTime prefill_one = prefill_time(shape, dev, prompt, 1, eta_prefill);
   const PhaseTime prefill_batch = prefill_time(shape, dev, prompt, B, eta_prefill);
@@ -185,7 +201,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[itl_s] = itl;
   out[e2e_latency_s] = e2e;
   out[tokens_per_s] = tps;
-  out[tokens_per_s_per_gpu] = tps / n_tp;
+  out[tokens_per_s_per_gpu] = tps / n_gpus;
   out[tokens_per_s_per_user] = 1.0 / itl;
   out[requests_per_s] = tps / output;
   out[prefill_s] = t_prefill_batch;
@@ -206,8 +222,10 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[p99_latency_s] = e2e + p99_wait;
   out[p99_ttft_s] = ttft + p99_wait;
   out[gpu_hour_price_usd] = hour_price;
-  out[cost_per_million_tokens_usd] = n_tp * hour_price / kSecondsPerHour / tps * 1e6;
+  out[cost_per_million_tokens_usd] = n_gpus * hour_price / kSecondsPerHour / tps * 1e6;
   out[eta_decode_used] = eta_dec;
+  out[gpus] = n_gpus;
+  out[decode_all_to_all_s] = step.expert_all_to_all_s;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};

@@ -1,5 +1,5 @@
-// Solver "serving": one LLM serving configuration (hardware x model x precision x TP x batch x
-// prompt/output lengths) as one tensor-parallel replica inside a node.
+// Solver "serving": one LLM serving configuration (hardware x model x precision x TP x EP x batch x
+// prompt/output lengths) as one replica inside a node.
 //
 // Physics in engine/serving.hpp (prefill and decode from the operator graph, KV cache, TP all-reduces
 // on the one-way link) and engine/queueing.hpp (M/M/c, Erlang C). Definitions:
@@ -31,7 +31,13 @@
 //    (0.25 at batch 32 and above) (engine/efficiency.hpp).
 //  - multi-head latent attention (DeepSeek-V2/V3): the KV cache is the latent plus the RoPE key, one
 //    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
-//    (engine/serving.hpp). Expert parallelism is not modelled here (experts are split by tp like the rest).
+//    (engine/serving.hpp).
+//  - expert parallelism (ep, mixture of experts only): the replica is tp x ep GPUs of one node (at
+//    most 8); attention data-parallel over ep groups of tp GPUs, routed experts sharded over all of
+//    them, two all-to-alls per MoE layer and forward pass (engine/serving.hpp). memory_bytes counts the
+//    busiest group's ceil(B / ep) sequences; max_batch = ep x the per-group fit; tokens_per_s_per_gpu and
+//    cost count tp x ep GPUs. Infeasible: ep > 1 on a dense model, ep not dividing the routed experts,
+//    tp x ep > 8.
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 
@@ -57,6 +63,7 @@ class ServingSolver final : public TabledSolver {
     gpu_hour_price,
     lifetime,
     link_latency,
+    ep,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -87,6 +94,8 @@ class ServingSolver final : public TabledSolver {
     gpu_hour_price_usd,
     cost_per_million_tokens_usd,
     eta_decode_used,
+    gpus,
+    decode_all_to_all_s,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -96,7 +105,10 @@ class ServingSolver final : public TabledSolver {
     tp_must_divide_heads,
     exceeds_memory,
     queue_unstable,
-    no_price
+    no_price,
+    ep_needs_moe,
+    ep_must_divide_experts,
+    replica_exceeds_node
   };
 
   ServingSolver();
