@@ -16,6 +16,7 @@
 #include "engine/serving.hpp"
 #include "engine/solvers/training.hpp"
 #include "engine/training_memory.hpp"
+#include "tests/engine/published_models.hpp"
 
 namespace dsx {
 namespace {
@@ -25,9 +26,7 @@ using M = TrainingSolver::Metric;
 using Values = std::map<std::string, double, std::less<>>;
 
 // studies/catalog/models.yaml mixtral_8x7b; the same shape with one dense MLP for the dense case.
-const Values kMistral = {{"layers", 32},  {"d_model", 4096}, {"heads", 32},     {"kv_heads", 8},
-                         {"d_ff", 14336}, {"vocab", 32000},  {"seq_len", 2048}, {"gated_mlp", 1},
-                         {"norm", 1},     {"embeddings", 1}, {"rope", 1}};
+const Values& kMistral = published::kMistral7b;
 
 PreparedModel prepared(Values v, bool moe) {
   if (moe) {

@@ -14,6 +14,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/serving.hpp"
 #include "engine/solvers/serving.hpp"
+#include "tests/engine/published_models.hpp"
 
 namespace dsx {
 namespace {
@@ -22,18 +23,8 @@ using P = ServingSolver::Param;
 using M = ServingSolver::Metric;
 using Values = std::map<std::string, double, std::less<>>;
 
-const Values kMixtral = {{"layers", 32},  {"d_model", 4096}, {"heads", 32},     {"kv_heads", 8},
-                         {"d_ff", 14336}, {"vocab", 32000},  {"seq_len", 2048}, {"gated_mlp", 1},
-                         {"norm", 1},     {"embeddings", 1}, {"rope", 1},       {"experts", 8},
-                         {"experts_per_token", 2}};
-
-const Values kDeepSeekV3 = {
-    {"layers", 61},           {"d_model", 7168},      {"heads", 128},          {"kv_heads", 128},
-    {"d_ff", 18432},          {"vocab", 129280},      {"seq_len", 4096},       {"gated_mlp", 1},
-    {"norm", 1},              {"embeddings", 1},      {"rope", 1},             {"experts", 256},
-    {"experts_per_token", 8}, {"expert_d_ff", 2048},  {"shared_experts", 1},   {"dense_layers", 3},
-    {"kv_lora_rank", 512},    {"q_lora_rank", 1536},  {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64},
-    {"v_head_dim", 128}};
+const Values kMixtral = published::mixtral_8x7b();
+const Values& kDeepSeekV3 = published::kDeepSeekV3;
 
 PreparedModel prepared(const Values& given) {
   return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));

@@ -1,0 +1,36 @@
+// Architecture values of published models, as studies/catalog/models.yaml gives them to the
+// transformer builder (engine/model_builders.hpp), for engine tests that build them directly.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace dsx::published {
+
+using Values = std::map<std::string, double, std::less<>>;
+
+// Mistral 7B's shape (Jiang et al. 2023); with experts 8 / experts_per_token 2 it is Mixtral 8x7B
+// (Jiang et al. 2024, Table 1).
+inline const Values kMistral7b = {{"layers", 32},  {"d_model", 4096}, {"heads", 32},     {"kv_heads", 8},
+                                  {"d_ff", 14336}, {"vocab", 32000},  {"seq_len", 2048}, {"gated_mlp", 1},
+                                  {"norm", 1},     {"embeddings", 1}, {"rope", 1}};
+
+inline Values mixtral_8x7b() {
+  Values v = kMistral7b;
+  v["experts"] = 8;
+  v["experts_per_token"] = 2;
+  return v;
+}
+
+// DeepSeek-V3 (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, and its config.json):
+// MLA attention, 3 dense layers, then 58 MoE layers of 256 routed experts (8 active) and 1 shared.
+inline const Values kDeepSeekV3 = {
+    {"layers", 61},           {"d_model", 7168},     {"heads", 128},            {"kv_heads", 128},
+    {"d_ff", 18432},          {"vocab", 129280},     {"seq_len", 4096},         {"gated_mlp", 1},
+    {"norm", 1},              {"embeddings", 1},     {"rope", 1},               {"experts", 256},
+    {"experts_per_token", 8}, {"expert_d_ff", 2048}, {"shared_experts", 1},     {"dense_layers", 3},
+    {"kv_lora_rank", 512},    {"q_lora_rank", 1536}, {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64},
+    {"v_head_dim", 128}};
+
+}  // namespace dsx::published
