@@ -19,22 +19,6 @@ namespace dsx {
 
 namespace {
 
-// The terminals of output/figures.cpp: SVG at 96 px/in with 12 px text, PDF with 9 pt text, PNG at
-// 192 px/in, so an analysis figure sits beside the study's figures at the same sizes.
-struct TerminalPreset {
-  std::string_view extension;
-  std::string_view terminal;
-  double units_per_cm;
-  std::string_view font;
-  std::string_view fontscale;
-  double linewidth;
-  double pointscale;
-};
-constexpr std::array<TerminalPreset, 3> kPresets = {{
-    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", "", 1.0, 0.0},
-    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", "0.75", 1.2, 0.6},
-    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", "", 2.0, 2.0},
-}};
 constexpr double kWidthCm = 17.0;
 constexpr double kPlotHeightCm = 10.0;
 constexpr double kBarBaseCm = 3.0;  // horizontal bars: margins, title, axis and key
@@ -71,24 +55,6 @@ std::string scaled(int column, double factor) {
   return fmt::format("${}*{}", column, format_exact(factor));
 }
 
-std::string terminal_block(std::string_view name, double width_cm, double height_cm, std::string_view plot) {
-  std::string out = fmt::format("\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n",
-                                width_cm);
-  bool first = true;
-  for (const TerminalPreset& p : kPresets) {
-    const std::string size = p.units_per_cm > 0 ? fmt::format("{},{}", std::lround(width_cm * p.units_per_cm),
-                                                               std::lround(height_cm * p.units_per_cm))
-                                                 : fmt::format("{:g}cm,{:g}cm", width_cm, height_cm);
-    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\"{} linewidth {}{} background rgb \"#ffffff\"\n",
-                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font,
-                       p.fontscale.empty() ? "" : fmt::format(" fontscale {}", p.fontscale), fmt::format("{:g}", p.linewidth),
-                       p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
-    out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
-    out += first ? std::string(plot) : "replot\n";
-    first = false;
-  }
-  return out + "unset output\n";
-}
 
 constexpr std::size_t kTitleChars = 80;  // a longer title wraps at a space
 constexpr double kTitleLineCm = 0.5;
@@ -282,7 +248,7 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   const std::string plot = src.points == 0 ? "set label 100 \"no alternative has a value to draw\" at graph 0.5, graph 0.5 center\n"
                                              "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n"
                                            : "plot " + join(clauses, ", \\\n     ") + "\n";
-  gp += terminal_block(name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
 
   std::vector<std::string> found;
   for (const Crossing& c : o.crossings) {
@@ -368,7 +334,7 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
            ", \\\n     " + bar(3, kBarLinetypeBase + 1, fmt::format("input +{:g}%", 100 * local.relative_change), false) +
            "\n";
   }
-  gp += terminal_block(src.name, kWidthCm, height + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, height + title_extra_cm(src.title), plot);
   src.caption = "Each bar spans the metric with one input moved down and up, the others at the base point; the "
                 "dashed line is the base value, e is the elasticity.";
   src.description = bars.empty() ? "No input changes the metric."
@@ -438,7 +404,7 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
     }
     plot += "\n";
   }
-  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "First-order index: the share of the metric's variance an input explains alone; total: with every "
                 "interaction. Whiskers: bootstrap intervals, which overstate the error of quasi-random samples.";
   src.description = fmt::format("Indices from {} of {} sample rows; largest change between N/2 and N: {:.3f}.",
@@ -500,7 +466,7 @@ FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis
                         "     \"\" using ({}):({}+$5*dy):6 with labels left offset character "
                         "0.8, 0 noenhanced notitle\n",
                         kMarkInk, file, scaled(1, f), scaled(2, f), scaled(1, f), scaled(2, f));
-  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "Inputs far to the right matter most (mu*); those above the dashed line act non-linearly or through "
                 "other inputs (sigma).";
   std::vector<std::string> ranked;
@@ -591,7 +557,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   const std::string plot = src.points == 0 ? "set label 100 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
                                              "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n"
                                            : "plot " + join(clauses, ", \\\n     ") + "\n";
-  gp += terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "Small points are the feasible design points of each group; the line joins the group's Pareto front, "
                 "circles mark the knees.";
   std::vector<std::string> sizes;

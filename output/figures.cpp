@@ -91,25 +91,6 @@ constexpr double kLabelLineCm = 0.45;
 constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 constexpr std::size_t kMaxDrawnPoints = 20000;  // scatter and line, all series together
 
-struct TerminalPreset {
-  std::string_view extension;
-  std::string_view terminal;
-  double units_per_cm;   // svg/png pixels per cm; 0 = size in cm (pdf)
-  std::string_view font;
-  std::string_view fontscale;  // "" = the terminal's default
-  double linewidth;
-  double pointscale;     // 0 = the terminal has no pointscale option (svg: 1)
-};
-// SVG at 96 px/in with 12 px text (9 pt at 96 px/in), PDF with 9 pt text, PNG at 192 px/in with
-// 18 pt (24 px, 9 pt at 192 px/in): the same figure at three resolutions. Cairo sizes text at
-// 96 dpi, so "9" in the pdfcairo terminal is 12 pt times its fontscale (default 0.5, 6 pt): 0.75
-// makes it 9 pt. Line widths and point sizes differ per terminal because cairo's pdf and png
-// drivers scale them differently from text.
-constexpr std::array<TerminalPreset, 3> kPresets = {{
-    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", "", 1.0, 0.0},
-    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", "0.75", 1.2, 0.6},
-    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", "", 2.0, 2.0},
-}};
 
 // ---- text helpers ----
 
@@ -368,26 +349,6 @@ std::string narrow_tics(char axis, double max_abs) {
   return fmt::format("set {}tics {:g}\n", axis, step);
 }
 
-std::string terminal_block_text(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
-  std::string out = fmt::format(
-      "\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n", width_cm);
-  bool first = true;
-  for (const TerminalPreset& p : kPresets) {
-    std::string size = p.units_per_cm > 0
-                           ? fmt::format("{},{}", std::lround(width_cm * p.units_per_cm),
-                                         std::lround(height_cm * p.units_per_cm))
-                           : fmt::format("{:g}cm,{:g}cm", width_cm, height_cm);
-    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\"{} linewidth {}{} background rgb \"#ffffff\"\n",
-                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font,
-                       p.fontscale.empty() ? "" : fmt::format(" fontscale {}", p.fontscale), fmt::format("{:g}", p.linewidth),
-                       p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
-    out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
-    out += first ? std::string(plot_command) : "replot\n";
-    first = false;
-  }
-  out += "unset output\n";
-  return out;
-}
 
 std::string script_header(const FigureDecl& decl, std::string_view title) {
   std::string out = fmt::format("# dsx figure '{}': {}\n", one_line(decl.name), one_line(title));
@@ -827,7 +788,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   } else {
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += gnuplot_terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
 
   // Description, for the caption.
   std::string& text = src.description;
@@ -1068,7 +1029,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
+  gp += gnuplot_terminal_block(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
 
   std::string& text = src.description;
   text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
@@ -1450,7 +1411,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   } else {
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";
   }
-  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += gnuplot_terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
 
   std::string& text = src.description;
   text = fmt::format("Roofline: {} design point{} of {} against {}", points, points == 1 ? "" : "s", ya.title, xa.title);
@@ -1696,7 +1657,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     plot = "set label 1 \"no design point to draw\" at graph 0.5, graph 0.5 center\n"
            "unset colorbox\nplot -1 notitle\n";
   }
-  gp += terminal_block_text(decl.name, figure_width_cm(decl), height_cm, plot);
+  gp += gnuplot_terminal_block(decl.name, figure_width_cm(decl), height_cm, plot);
 
   std::string& text = src.description;
   text = fmt::format("Heatmap of {} over {} (columns) and {} (rows): {} cell{} with a value", za.title, x.name, y.name,
@@ -1725,7 +1686,7 @@ double page_width_cm(FigureWidth width) {
 }
 
 std::string house_terminals(std::string_view name, double width_cm, double height_cm, std::string_view plot_command) {
-  return terminal_block_text(name, width_cm, height_cm, plot_command);
+  return gnuplot_terminal_block(name, width_cm, height_cm, plot_command);
 }
 
 std::string house_style() {

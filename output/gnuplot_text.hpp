@@ -1,5 +1,5 @@
-// Text quoted into gnuplot scripts: one quoting rule for every figure writer
-// (output/figures.cpp, output/analysis_figures.cpp).
+// Gnuplot script text shared by every figure writer (output/figures.cpp,
+// output/analysis_figures.cpp): one quoting rule, one set of output terminals.
 //
 // gnuplot runs text between backquotes through the shell wherever it appears outside a comment,
 // double-quoted strings included (gnuplot 5.4 manual, "Substitution and Command line macros"). A
@@ -8,6 +8,10 @@
 // (output/figures.hpp) refuses any script that still holds a backquote outside a comment.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -42,6 +46,49 @@ inline std::string dat_string(std::string_view s) {
     out += c;
   }
   out += '"';
+  return out;
+}
+
+struct GnuplotTerminal {
+  std::string_view extension;
+  std::string_view terminal;
+  double units_per_cm;   // svg/png pixels per cm; 0 = size in cm (pdf)
+  std::string_view font;
+  std::string_view fontscale;  // "" = the terminal's default
+  double linewidth;
+  double pointscale;     // 0 = the terminal has no pointscale option (svg: 1)
+};
+// SVG at 96 px/in with 12 px text (9 pt at 96 px/in), PDF with 9 pt text, PNG at 192 px/in with
+// 18 pt (24 px, 9 pt at 192 px/in): the same figure at three resolutions. Cairo sizes text at
+// 96 dpi, so "9" in the pdfcairo terminal is 12 pt times its fontscale (default 0.5, 6 pt): 0.75
+// makes it 9 pt. Line widths and point sizes differ per terminal because cairo's pdf and png
+// drivers scale them differently from text.
+inline constexpr std::array<GnuplotTerminal, 3> kGnuplotTerminals = {{
+    {"svg", "svg", 96 / 2.54, "DejaVu Sans,12", "", 1.0, 0.0},
+    {"pdf", "pdfcairo", 0.0, "DejaVu Sans,9", "0.75", 1.2, 0.6},
+    {"png", "pngcairo", 192 / 2.54, "DejaVu Sans,18", "", 2.0, 2.0},
+}};
+
+// The script's tail: for each terminal, `set terminal ... size`, `set output NAME.EXT`, then the plot
+// command the first time and `replot` after.
+inline std::string gnuplot_terminal_block(std::string_view name, double width_cm, double height_cm,
+                                          std::string_view plot_command) {
+  std::string out = fmt::format(
+      "\n# ---- output: one preset per terminal, {:g} cm wide (svg and png in pixels) ----\n", width_cm);
+  bool first = true;
+  for (const GnuplotTerminal& p : kGnuplotTerminals) {
+    const std::string size = p.units_per_cm > 0 ? fmt::format("{},{}", std::lround(width_cm * p.units_per_cm),
+                                                               std::lround(height_cm * p.units_per_cm))
+                                                 : fmt::format("{:g}cm,{:g}cm", width_cm, height_cm);
+    out += fmt::format("set terminal {} size {} {}enhanced font \"{}\"{} linewidth {}{} background rgb \"#ffffff\"\n",
+                       p.terminal, size, p.extension == "svg" ? "fixed " : "", p.font,
+                       p.fontscale.empty() ? "" : fmt::format(" fontscale {}", p.fontscale), fmt::format("{:g}", p.linewidth),
+                       p.pointscale > 0 ? fmt::format(" pointscale {:g}", p.pointscale) : "");
+    out += fmt::format("set output {}\n", gp_string(std::string(name) + "." + std::string(p.extension)));
+    out += first ? std::string(plot_command) : "replot\n";
+    first = false;
+  }
+  out += "unset output\n";
   return out;
 }
 
