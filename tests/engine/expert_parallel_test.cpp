@@ -16,7 +16,7 @@
 #include "engine/serving.hpp"
 #include "engine/solvers/training.hpp"
 #include "engine/training_memory.hpp"
-#include "tests/engine/published_models.hpp"
+#include "tests/engine/published_specs.hpp"
 
 namespace dsx {
 namespace {
@@ -36,24 +36,10 @@ PreparedModel prepared(Values v, bool moe) {
   return prepare_model(build_architecture("transformer", {v.begin(), v.end()}));
 }
 
-HardwareSpec h100() {  // studies/catalog/hardware.yaml h100_sxm
-  HardwareSpec hw;
-  hw.id = "h100_sxm";
-  hw.peak_flops_per_s[index_of(Precision::bf16)] = 989e12;
-  hw.peak_flops_per_s[index_of(Precision::fp16)] = 989e12;
-  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
-  hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
-  hw.host_link_bandwidth_bytes_per_s = 64e9;
-  hw.tdp_w = 700;
-  hw.idle_power_fraction = 0.3;
-  hw.price_usd = 25000;
-  return hw;
-}
-
 class ExpertParallelTest : public ::testing::Test {
  protected:
   const TrainingSolver solver;
-  const HardwareSpec hw = h100();
+  const HardwareSpec hw = published::h100_sxm();
   const PreparedModel mixtral = prepared(kMistral, true);
   const PreparedModel mistral = prepared(kMistral, false);
   std::vector<double> out = std::vector<double>(TrainingSolver::kMetricCount);

@@ -13,7 +13,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/serving.hpp"
 #include "engine/solvers/serving.hpp"
-#include "tests/engine/published_models.hpp"
+#include "tests/engine/published_specs.hpp"
 
 namespace dsx {
 namespace {

@@ -13,6 +13,7 @@
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/serving.hpp"
+#include "tests/engine/published_specs.hpp"
 
 namespace dsx {
 namespace {
@@ -28,23 +29,10 @@ PreparedModel llama(double layers, double d_model, double heads, double d_ff) {
   return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
 }
 
-// studies/catalog/hardware.yaml h100_sxm: 80 GiB, 3.35 TB/s, NVLink 4 450 GB/s one-way, $25,000.
-HardwareSpec h100() {
-  HardwareSpec hw;
-  hw.id = "h100_sxm";
-  hw.peak_flops_per_s[index_of(Precision::fp16)] = 989e12;
-  hw.peak_flops_per_s[index_of(Precision::fp8)] = 1979e12;
-  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
-  hw.memory_bandwidth_bytes_per_s = 3.35e12;
-  hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
-  hw.price_usd = 25000;
-  return hw;
-}
-
 class ServingSolverTest : public ::testing::Test {
  protected:
   const ServingSolver solver;
-  const HardwareSpec hw = h100();
+  const HardwareSpec hw = published::h100_sxm();
   const PreparedModel llama8b = llama(32, 4096, 32, 14336);
   const PreparedModel llama70b = llama(80, 8192, 64, 28672);
 

@@ -14,6 +14,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/parallelism.hpp"
 #include "engine/training_memory.hpp"
+#include "tests/engine/published_specs.hpp"
 
 namespace dsx {
 namespace {
@@ -23,32 +24,13 @@ using M = TrainingSolver::Metric;
 
 // studies/catalog/models.yaml llama3_70b.
 PreparedModel llama70b() {
-  const std::map<std::string, double> given = {
-      {"layers", 80},    {"d_model", 8192},  {"heads", 64},    {"kv_heads", 8}, {"d_ff", 28672},
-      {"vocab", 128256}, {"seq_len", 2048},  {"gated_mlp", 1}, {"norm", 1},     {"embeddings", 1},
-      {"rope", 1}};
-  return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
-}
-
-// studies/catalog/hardware.yaml h100_sxm.
-HardwareSpec h100() {
-  HardwareSpec hw;
-  hw.id = "h100_sxm";
-  hw.peak_flops_per_s[index_of(Precision::bf16)] = 989e12;
-  hw.peak_flops_per_s[index_of(Precision::fp16)] = 989e12;
-  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
-  hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
-  hw.host_link_bandwidth_bytes_per_s = 64e9;
-  hw.tdp_w = 700;
-  hw.idle_power_fraction = 0.3;
-  hw.price_usd = 25000;
-  return hw;
+  return prepare_model(build_architecture("transformer", {published::kLlama3_70b.begin(), published::kLlama3_70b.end()}));
 }
 
 class TrainingSolverTest : public ::testing::Test {
  protected:
   const TrainingSolver solver;
-  const HardwareSpec hw = h100();
+  const HardwareSpec hw = published::h100_sxm();
   const PreparedModel model = llama70b();
   std::vector<double> out = std::vector<double>(TrainingSolver::kMetricCount);
 

@@ -1,10 +1,14 @@
-// Architecture values of published models, as studies/catalog/models.yaml gives them to the
-// transformer builder (engine/model_builders.hpp), for engine tests that build them directly.
+// Published models and accelerators for engine tests that build them directly: architecture
+// values as studies/catalog/models.yaml gives them to the transformer builder
+// (engine/model_builders.hpp), hardware as studies/catalog/hardware.yaml gives it.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <string>
+
+#include "engine/hardware.hpp"
+#include "engine/precision.hpp"
 
 namespace dsx::published {
 
@@ -32,5 +36,28 @@ inline const Values kDeepSeekV3 = {
     {"experts_per_token", 8}, {"expert_d_ff", 2048}, {"shared_experts", 1},     {"dense_layers", 3},
     {"kv_lora_rank", 512},    {"q_lora_rank", 1536}, {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64},
     {"v_head_dim", 128}};
+
+// Llama 3 70B (Meta, config.json): 80 layers, d_model 8,192, 64 heads, 8 KV heads, d_ff 28,672.
+inline const Values kLlama3_70b = {{"layers", 80},    {"d_model", 8192}, {"heads", 64},    {"kv_heads", 8},
+                                   {"d_ff", 28672},   {"vocab", 128256}, {"seq_len", 2048}, {"gated_mlp", 1},
+                                   {"norm", 1},       {"embeddings", 1}, {"rope", 1}};
+
+// studies/catalog/hardware.yaml h100_sxm: dense peaks, 80 GiB at 3.35 TB/s, NVLink 4 450 GB/s and
+// PCIe Gen5 64 GB/s one-way, 700 W, idle 30 % of TDP, $25,000.
+inline HardwareSpec h100_sxm() {
+  HardwareSpec hw;
+  hw.id = "h100_sxm";
+  hw.peak_flops_per_s[index_of(Precision::bf16)] = 989e12;
+  hw.peak_flops_per_s[index_of(Precision::fp16)] = 989e12;
+  hw.peak_flops_per_s[index_of(Precision::fp8)] = 1979e12;
+  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
+  hw.memory_bandwidth_bytes_per_s = 3.35e12;
+  hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
+  hw.host_link_bandwidth_bytes_per_s = 64e9;
+  hw.tdp_w = 700;
+  hw.idle_power_fraction = 0.3;
+  hw.price_usd = 25000;
+  return hw;
+}
 
 }  // namespace dsx::published
