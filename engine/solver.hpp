@@ -58,6 +58,9 @@ struct PointInputs {
 
 enum class PointStatus : std::uint8_t { ok, infeasible, error };
 
+// The infeasibility reason of every solver whose hardware lacks the point's precision.
+inline constexpr std::string_view kPrecisionUnsupported = "precision not supported by the hardware";
+
 struct PointResult {
   PointStatus status = PointStatus::ok;
   std::uint8_t reason = 0;  // index into Solver::reasons() when infeasible

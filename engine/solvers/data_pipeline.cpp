@@ -97,7 +97,7 @@ constexpr std::array<MetricSpec, DataPipelineSolver::kMetricCount> kMetrics = {{
 }};
 
 constexpr std::array<std::string_view, 4> kReasons = {
-    "precision not supported by the hardware", "training step does not fit in device memory",
+    kPrecisionUnsupported, "training step does not fit in device memory",
     "step_model stated_rate needs stated_samples_per_s > 0",
     "GPU decode needs gpu_decode_bandwidth > 0"};
 

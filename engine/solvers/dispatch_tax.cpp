@@ -63,7 +63,7 @@ constexpr std::array<MetricSpec, DispatchTaxSolver::kMetricCount> kMetrics = {{
     {"speedup_vs_eager", Dimension::dimensionless, "eager_latency_s / latency_s (throughput gain)"},
 }};
 
-constexpr std::array<std::string_view, 1> kReasons = {"precision not supported by the hardware"};
+constexpr std::array<std::string_view, 1> kReasons = {kPrecisionUnsupported};
 
 }  // namespace
 

@@ -57,7 +57,7 @@ constexpr std::array<MetricSpec, EfficiencySolver::kMetricCount> kMetrics = {{
 }};
 
 constexpr std::array<std::string_view, 2> kReasons = {
-    "precision not supported by the hardware",
+    kPrecisionUnsupported,
     "implied eta > 1: throughput x FLOPs per item exceeds devices x peak FLOP/s, so the throughput, the "
     "FLOPs per item or the peak is wrong"};
 

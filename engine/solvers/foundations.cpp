@@ -83,7 +83,7 @@ constexpr std::array<MetricSpec, FoundationsSolver::kMetricCount> kMetrics = {{
     {"transfer_serialization_share", Dimension::dimensionless, "serialization time / transfer time"},
 }};
 
-constexpr std::array<std::string_view, 1> kReasons = {"precision not supported by the hardware"};
+constexpr std::array<std::string_view, 1> kReasons = {kPrecisionUnsupported};
 
 }  // namespace
 

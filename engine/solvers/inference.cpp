@@ -82,7 +82,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
      "passes after which the compile pays for itself: compile_time_s / (eager_latency_s - latency_s)"},
 }};
 
-constexpr std::array<std::string_view, 2> kReasons = {"precision not supported by the hardware",
+constexpr std::array<std::string_view, 2> kReasons = {kPrecisionUnsupported,
                                                       "does not fit in device memory"};
 
 }  // namespace

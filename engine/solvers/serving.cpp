@@ -101,7 +101,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
 }};
 
 constexpr std::array<std::string_view, 10> kReasons = {
-    "precision not supported by the hardware",
+    kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
