@@ -513,6 +513,36 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
   return join(parts, ", ");
 }
 
+}  // namespace
+
+void count_rows(const ResultTable& rows, RunInfo& info) {
+  info.points = rows.rows();
+  info.feasible = info.infeasible = info.errors = 0;
+  info.infeasible_by_reason.clear();
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    const PointStatus s = rows.status[r];
+    (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
+    if (s == PointStatus::infeasible) ++info.infeasible_by_reason[rows.status_detail[r]];
+  }
+}
+
+std::string keep_description(const ResolvedStudy& study) {
+  const StudyAnalyses& a = analyses_of(study);
+  if (a.keep.all) return "every row";
+  std::vector<std::string> parts;
+  if (a.keep.front) parts.emplace_back(a.pareto.group.empty() ? "the Pareto front" : "the Pareto fronts");
+  const std::size_t top = std::max(a.keep.top_k, a.top_k);
+  if (top > 0) parts.push_back("the " + format_grouped(static_cast<double>(top)) + " best per objective");
+  if (a.keep.sample > 0) parts.push_back("a sample of " + format_grouped(static_cast<double>(a.keep.sample)));
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  return out;
+}
+
+namespace {
+
 json run_context(const ReportInputs& in) {
   const RunInfo& info = in.info;
   const ResultTable& results = in.results;
@@ -525,18 +555,15 @@ json run_context(const ReportInputs& in) {
   run["feasible_share"] = points > 0 ? format_percent(static_cast<double>(info.feasible) / points) : "n/a";
 
   // Infeasible rows by reason (in the solver's order of reasons), errors by message.
-  std::map<std::string, std::uint64_t> by_reason = info.infeasible_by_reason, by_error;
+  const std::map<std::string, std::uint64_t>& by_reason = info.infeasible_by_reason;
+  std::map<std::string, std::uint64_t> by_error;
   for (std::size_t r = 0; r < results.rows(); ++r) {
-    if (info.infeasible_by_reason.empty() && results.status[r] == PointStatus::infeasible) {
-      ++by_reason[results.status_detail[r]];
-    }
     if (results.status[r] == PointStatus::error) ++by_error[results.status_detail[r]];
   }
   json excluded = json::array();
   for (const auto& [name, n] : info.excluded) {
     excluded.push_back({{"constraint", name}, {"count", format_grouped(static_cast<double>(n))}});
   }
-  run["has_excluded"] = !excluded.empty();
   run["excluded"] = excluded;
   run["partial"] = info.points_swept < info.grid_points;
   run["grid_points"] = format_grouped(static_cast<double>(info.grid_points));

@@ -28,13 +28,20 @@ namespace dsx {
 struct RunInfo {
   std::string dsx_version, git_revision, study_hash, catalog_hash;
   std::uint64_t points = 0, feasible = 0, infeasible = 0, errors = 0;  // evaluated points
-  // Counts by reason over every evaluated point; when empty, the reasons are counted from the rows.
-  std::map<std::string, std::uint64_t> infeasible_by_reason;
+  std::map<std::string, std::uint64_t> infeasible_by_reason;  // over every evaluated point
   std::vector<std::pair<std::string, std::uint64_t>> excluded;  // per grid constraint: points skipped
   std::uint64_t kept_rows = 0;
   std::uint64_t grid_points = 0, points_swept = 0;  // a run stopped part-way has points_swept < grid_points
   std::string keep;  // what the study keeps when not every row ("" = every row)
 };
+
+// Fills points, feasible, infeasible, errors and infeasible_by_reason from `rows`, for a run that
+// stored every evaluated row.
+void count_rows(const ResultTable& rows, RunInfo& info);
+
+// What a study keeps when not every row, e.g. "the Pareto fronts, the 10 best per objective and a
+// sample of 1,000" (StudyAnalyses::keep); "every row" by default.
+std::string keep_description(const ResolvedStudy& study);
 
 struct AnalysedRun;
 struct AnalysisFigure;

@@ -24,15 +24,6 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31U);
 }
 
-std::string grouped(std::size_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 // An (oriented value, point) pair: smaller is better, ties to the lower point.
 using Ranked = std::pair<double, std::uint64_t>;
 
@@ -62,7 +53,6 @@ std::string SweepCounts::to_json() const {
   j["feasible"] = feasible;
   j["infeasible"] = infeasible;
   j["errors"] = errors;
-  j["kept"] = kept;
   j["excluded"] = excluded;
   j["infeasible_by_solver_reason"] = infeasible_by_solver_reason;
   j["formulas_applied"] = formulas_applied;
@@ -87,7 +77,6 @@ SweepCounts SweepCounts::from_json(const std::string& text, const ResolvedStudy&
     c.feasible = j.at("feasible").get<std::uint64_t>();
     c.infeasible = j.at("infeasible").get<std::uint64_t>();
     c.errors = j.at("errors").get<std::uint64_t>();
-    c.kept = j.at("kept").get<std::uint64_t>();
     c.excluded = j.at("excluded").get<std::vector<std::uint64_t>>();
     c.infeasible_by_solver_reason = j.at("infeasible_by_solver_reason").get<std::vector<std::uint64_t>>();
     c.formulas_applied = j.at("formulas_applied").get<bool>();
@@ -115,21 +104,6 @@ SweepCounts SweepCounts::from_json(const std::string& text, const ResolvedStudy&
                                              c.assertions.size() == a.assertions.size()));
   if (!fits) throw std::runtime_error("the stored sweep counts were made for another study");
   return c;
-}
-
-std::string keep_description(const ResolvedStudy& study) {
-  const KeepOptions& k = analyses_of(study).keep;
-  if (k.all) return "every row";
-  std::vector<std::string> parts;
-  if (k.front) parts.emplace_back(analyses_of(study).pareto.group.empty() ? "the Pareto front" : "the Pareto fronts");
-  const std::size_t top = std::max(k.top_k, analyses_of(study).top_k);
-  if (top > 0) parts.push_back("the " + grouped(top) + " best per objective");
-  if (k.sample > 0) parts.push_back("a sample of " + grouped(k.sample));
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
-  }
-  return out;
 }
 
 struct RowKeeper::State {
@@ -458,8 +432,6 @@ void RowKeeper::take(const SweepBlock& block, Change& out) {
     s.removed.clear();
     std::sort(out.removed.begin(), out.removed.end());
   }
-  counts_.kept += out.added.rows();
-  counts_.kept -= out.removed.size();
   counts_.points_done = block.first + block.count;
 }
 

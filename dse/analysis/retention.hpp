@@ -56,7 +56,6 @@ struct SweepCounts {
   std::uint64_t points_done = 0;  // grid points [0, points_done) are processed
   std::uint64_t evaluated = 0;    // of those, evaluated by the solver
   std::uint64_t feasible = 0, infeasible = 0, errors = 0;
-  std::uint64_t kept = 0;                                 // rows in the store
   std::vector<std::uint64_t> excluded;                    // per grid constraint: points never evaluated
   std::vector<std::uint64_t> infeasible_by_solver_reason;  // per Solver::reasons()
   // With formulas applied (every study that does not keep all rows): feasible and infeasible
@@ -75,10 +74,6 @@ struct SweepCounts {
   // Throws std::runtime_error for text that is not a SweepCounts of this study's shape.
   static SweepCounts from_json(const std::string& text, const ResolvedStudy& study);
 };
-
-// A short description of the study's keep: choice, e.g. "the Pareto fronts, the 10 best per
-// objective and a sample of 1,000"; "every row" by default.
-std::string keep_description(const ResolvedStudy& study);
 
 class RowKeeper {
  public:

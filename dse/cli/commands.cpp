@@ -14,8 +14,8 @@
 #include "dse/study.hpp"
 #include "engine/registry.hpp"
 #include "dse/analysis/blocks.hpp"
-#include "dse/analysis/retention.hpp"
 #include "output/format.hpp"
+#include "output/report.hpp"
 
 namespace dsx::cli {
 

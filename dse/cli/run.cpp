@@ -84,10 +84,7 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
     info.infeasible_by_reason = counts->infeasible_by_reason(study);
     info.keep = keep_description(study);
   } else {
-    info.points = results.rows();
-    for (PointStatus s : results.status) {
-      (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
-    }
+    count_rows(results, info);
   }
   if (counts) {
     const StudyAnalyses& a = analyses_of(study);
@@ -129,12 +126,8 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
                       {"errors", info.errors},
                       {"pareto", front.size()}};
   manifest["rows"]["kept"] = info.kept_rows;
-  std::map<std::string, std::uint64_t> by_reason = info.infeasible_by_reason;
-  for (std::size_t r = 0; r < all.rows() && info.infeasible_by_reason.empty(); ++r) {
-    if (all.status[r] == PointStatus::infeasible) ++by_reason[all.status_detail[r]];
-  }
   manifest["rows"]["infeasible_by_reason"] = nlohmann::ordered_json::object();
-  for (const auto& [reason, n] : by_reason) manifest["rows"]["infeasible_by_reason"][reason] = n;
+  for (const auto& [reason, n] : info.infeasible_by_reason) manifest["rows"]["infeasible_by_reason"][reason] = n;
   manifest["rows"]["excluded_by_grid_constraint"] = nlohmann::ordered_json::object();
   for (const auto& [name, n] : info.excluded) manifest["rows"]["excluded_by_grid_constraint"][name] = n;
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);

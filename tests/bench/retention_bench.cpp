@@ -66,7 +66,8 @@ void BM_SweepIntoStore(benchmark::State& state) {
     store.ensure_schema(dsx::make_result_table(study));
     dsx::SweepOptions options;
     options.threads = threads;
-    kept = dsx::sweep_into_store(study, grid, store, options).kept;
+    dsx::sweep_into_store(study, grid, store, options);
+    kept = store.row_count();
     points += grid.size();
   }
   dsx::remove_result_store(path.string());

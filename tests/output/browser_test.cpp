@@ -145,8 +145,7 @@ TEST(SlowBrowser, ReportRendersEveryFigureAndTableAndLoadsNothingElse) {
                      figure_fixture::memory_bars_decl(), scatter, single_map};
   RunInfo info;
   info.dsx_version = "test";
-  info.points = f.results.rows();
-  for (PointStatus s : f.results.status) (s == PointStatus::ok ? info.feasible : info.infeasible) += 1;
+  count_rows(f.results, info);
 
   TempDir dir("report");
   const ReportInputs in{f.study, f.results, f.pareto, info, dir.path(), kSourceDir + "/templates"};

@@ -184,10 +184,7 @@ Small small_study() {
   s.info.git_revision = "abcdef012345";
   s.info.study_hash = st.content_hash;
   s.info.catalog_hash = "fedcba9876543210";
-  s.info.points = t.rows();
-  for (PointStatus st_ : t.status) {
-    (st_ == PointStatus::ok ? s.info.feasible : st_ == PointStatus::infeasible ? s.info.infeasible : s.info.errors) += 1;
-  }
+  count_rows(t, s.info);
   return s;
 }
 
