@@ -1,6 +1,11 @@
-// Reading a whole file in tests (golden files, reports, logs of child processes).
+// Files in tests: reading a whole file (golden files, reports, logs of child processes) and a
+// temporary folder per test.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,5 +20,30 @@ inline std::string read_text(const std::filesystem::path& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+// A fresh folder below the system's temporary folder, named after `tag`, the process and the
+// running test; removed with everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = test != nullptr ? test->name() : "";
+    std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests: "Name/0"
+    path_ = (std::filesystem::temp_directory_path() / ("dsx_" + tag + "_" + std::to_string(::getpid()) + "_" + name))
+                .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace dsx

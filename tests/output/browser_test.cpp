@@ -25,6 +25,7 @@
 #include "output/figures.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -32,23 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSourceDir = DSX_SOURCE_DIR;
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = (fs::temp_directory_path() / ("dsx_browser_" + tag + "_" + std::to_string(::getpid()))).string();
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // The browser: the first of these on PATH, or "" when none is installed.
 std::string find_chromium() {

@@ -19,6 +19,7 @@
 #include "output/files.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -26,23 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // A temporary folder removed at the end of the test.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = (fs::temp_directory_path() / ("dsx_figures_" + tag + "_" + std::to_string(::getpid()))).string();
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // A grid of 2 execution modes x 3 batch sizes on the inference solver, with a hand-written result
 // table: the metric values are inputs here (the figures only move them), chosen so that every row is
 // distinct. Row 5 (compiled, batch 64) is infeasible.

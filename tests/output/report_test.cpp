@@ -16,6 +16,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -25,23 +26,6 @@ namespace fs = std::filesystem;
 const std::string kSourceDir = DSX_SOURCE_DIR;
 const std::string kTemplates = kSourceDir + "/templates";
 const std::string kGolden = kSourceDir + "/tests/output/golden/small_report.md";
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    path_ = (fs::temp_directory_path() / ("dsx_report_" + tag + "_" + std::to_string(::getpid()))).string();
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Launch overhead of the fixture: the low end of the 5-20 us eager range (seeds/000 lab_07 Act 1).
 constexpr double kLaunchOverhead = 5e-6;
