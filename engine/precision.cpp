@@ -3,8 +3,8 @@
 namespace dsx {
 
 namespace {
-constexpr std::array<std::string_view, kPrecisionCount> kNames = {"fp32", "tf32", "fp16", "bf16",
-                                                                  "fp8",  "int8", "int4"};
+constexpr std::array<std::string_view, kPrecisionCount> kNames = {"fp64", "fp32", "tf32", "fp16", "bf16",
+                                                                  "fp8",  "fp6",  "fp4",  "int8", "int4"};
 }
 
 std::string_view precision_name(Precision p) { return kNames[index_of(p)]; }

@@ -21,7 +21,7 @@ namespace dsx {
 enum class ParamKind : std::uint8_t {
   hardware,   // a catalog hardware id
   model,      // a catalog model id
-  precision,  // fp32 ... int4 (value = index into kAllPrecisions)
+  precision,  // fp64 ... int4 (value = index into kAllPrecisions)
   choice,     // one of `choices` (value = index)
   number,     // a quantity of `dimension`
 };

@@ -121,7 +121,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
   - id: bad
     name: Bad
     source: "test"
-    peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}
+    peak_flops: {fp16: 10 TFLOPs, fq64: 1 TFLOP/s}
     memory: 8
     memory_bandwidth: 100 GB/s
     host_link: 0 GB/s
@@ -143,11 +143,11 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
                 units + "\n"
-                "      peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}\n"
+                "      peak_flops: {fp16: 10 TFLOPs, fq64: 1 TFLOP/s}\n"
                 "                            ^~~~~~\n"
-                "hw.yaml:5:35: error: unknown precision 'fp64'; valid precisions: fp32, tf32, fp16, bf16, fp8, int8, "
+                "hw.yaml:5:35: error: unknown precision 'fq64'; did you mean 'fp64'? valid precisions: fp64, fp32, tf32, fp16, bf16, fp8, fp6, fp4, int8, "
                 "int4\n"
-                "      peak_flops: {fp16: 10 TFLOPs, fp64: 1 TFLOP/s}\n"
+                "      peak_flops: {fp16: 10 TFLOPs, fq64: 1 TFLOP/s}\n"
                 "                                    ^~~~\n"
                 "hw.yaml:6:13: error: missing unit: hardware[0].memory is a size in bytes, e.g. '80 GiB'\n"
                 "      memory: 8\n"
