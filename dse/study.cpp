@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "dse/calibration/profile.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/study_loader.hpp"
 #include "engine/registry.hpp"
@@ -18,10 +19,10 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 22> kStudyKeys = {
+constexpr std::array<std::string_view, 23> kStudyKeys = {
     "study",   "title",   "question",    "solver",      "axes",       "fixed", "objectives", "catalog",  "compare",
     "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
-    "sensitivity", "template", "grid_constraints", "keep"};
+    "sensitivity", "template", "grid_constraints", "keep", "calibration"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 5> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes"};
 constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
@@ -174,6 +175,7 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
     if (axes != nullptr) read_axes(*axes);
     read_fixed(root->find("fixed"));
     apply_bundles(root->find("fixed"));
+    read_calibration(root->find("calibration"), catalog_dir);
     fill_defaults(*solver_node);
     if (axes != nullptr) check_point_count(*axes);
     for (std::string& name : read_study_analyses(r_, *root, s_, [this](const YamlNode& n, const std::string& path) {
@@ -193,6 +195,30 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
   if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
   keep_used_catalog_entries();
   if (!check_study_analyses(r_, *root, s_)) return std::nullopt;
+  return std::move(s_);
+}
+
+std::optional<ResolvedStudy> StudyLoader::load_point(const Solver& solver, const YamlNode& inputs, const YamlNode& at,
+                                                     const Catalog& catalog, std::string name,
+                                                     const CalibrationProfile* starts) {
+  Diagnostics& diags = r_.diags();
+  const std::size_t errors_before = diags.errors().size();
+  s_.file = r_.file();
+  s_.name = std::move(name);
+  s_.solver = &solver;
+  catalog_ = catalog;
+  for (const ParamSpec& p : solver.params()) param_names_.emplace_back(p.name);
+  for (const MetricSpec& m : solver.metrics()) metric_names_.emplace_back(m.name);
+  fixed_path_ = "inputs";
+  if (!r_.expect_mapping(inputs, fixed_path_)) return std::nullopt;
+  read_fixed(&inputs);
+  apply_bundles(&inputs);
+  if (starts != nullptr) s_.calibration = std::make_shared<const CalibrationProfile>(*starts);
+  fill_defaults(at);
+  s_.calibration.reset();
+  s_.calibrated = {};
+  if (diags.errors().size() != errors_before) return std::nullopt;
+  keep_used_catalog_entries();
   return std::move(s_);
 }
 
@@ -553,6 +579,13 @@ std::optional<ResolvedStudy> load_study_text(const std::string& file, const std:
                                              const std::string& catalog_dir, Diagnostics& diags) {
   StudyLoader loader(file, diags);
   return loader.load(text, catalog_dir);
+}
+
+std::optional<ResolvedStudy> load_point_study(const std::string& file, const Solver& solver, const YamlNode& inputs,
+                                              const YamlNode& at, const Catalog& catalog, std::string name,
+                                              Diagnostics& diags, const CalibrationProfile* starts) {
+  StudyLoader loader(file, diags);
+  return loader.load_point(solver, inputs, at, catalog, std::move(name), starts);
 }
 
 std::optional<ResolvedStudy> load_study(const std::string& file, const std::string& catalog_dir,

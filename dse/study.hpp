@@ -107,6 +107,7 @@ struct Section {
 };
 
 struct StudyAnalyses;
+struct CalibrationProfile;
 
 struct ResolvedStudy {
   std::string file;
@@ -138,6 +139,13 @@ struct ResolvedStudy {
   // derived:, filters:, constraints:, assertions:, top_k:, pareto:, breakeven:, sensitivity:
   // (dse/analysis/blocks.hpp; analyses_of() reads it, empty when null).
   std::shared_ptr<const StudyAnalyses> analyses;
+  // `calibration:` (studies/README.md, "Calibration"): the profile whose fitted values are the
+  // defaults of the parameters it fits and whose accuracy per regime gives the metrics it covers an
+  // 80 % interval (dse/calibration/profile.hpp). Null with `calibration: none`, or when the study
+  // names none and the catalog has no default profile.
+  std::shared_ptr<const CalibrationProfile> calibration;
+  std::string calibration_name;                // as named: "default", a file, or "" for none
+  std::array<bool, kMaxParams> calibrated{};   // parameters whose value is the profile's
 
   std::uint64_t point_count() const;  // product of axis sizes (checked for overflow at load)
 };
@@ -149,6 +157,17 @@ std::optional<ResolvedStudy> load_study(const std::string& file, const std::stri
 // Same, from text already in memory (tests, fuzzing).
 std::optional<ResolvedStudy> load_study_text(const std::string& file, const std::string& text,
                                              const std::string& catalog_dir, Diagnostics& diags);
+
+// A one-point study: `solver` at the values `inputs` gives (a mapping of parameter: value read like
+// a study's fixed:, from a file already parsed under the name `file` with `diags`, so problems are
+// reported at their position), every other parameter at its default, over `catalog`. Used for the
+// rows of measurement files (dse/calibration/measurements.hpp); `at` is where a missing value is
+// reported. `starts` (optional) gives values to parameters the inputs leave out, before the
+// solver's defaults (a fit's starting values).
+struct YamlNode;
+std::optional<ResolvedStudy> load_point_study(const std::string& file, const Solver& solver, const YamlNode& inputs,
+                                              const YamlNode& at, const Catalog& catalog, std::string name,
+                                              Diagnostics& diags, const CalibrationProfile* starts = nullptr);
 
 // The study with every default explicit and every used catalog entry written out in full.
 std::string resolved_study_yaml(const ResolvedStudy& study);

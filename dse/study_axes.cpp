@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "dse/calibration/profile.hpp"
 #include "dse/study_analyses.hpp"
 #include "engine/registry.hpp"
 
@@ -309,7 +310,7 @@ bool StudyLoader::read_range(const ParamSpec& ps, const YamlNode& range, const s
 void StudyLoader::read_fixed(const YamlNode* fixed) {
   if (fixed == nullptr) return;
   if (fixed->is_null()) return;  // `fixed:` with nothing under it
-  if (!r_.expect_mapping(*fixed, "fixed")) return;
+  if (!r_.expect_mapping(*fixed, fixed_path_)) return;
   for (const YamlEntry& e : fixed->entries) {
     const int p = param_index(e.key.text);
     if (p < 0) {
@@ -321,7 +322,7 @@ void StudyLoader::read_fixed(const YamlNode* fixed) {
       continue;
     }
     const auto pi = static_cast<std::size_t>(p);
-    const std::string path = "fixed." + e.key.text;
+    const std::string path = fixed_path_ + "." + e.key.text;
     fixed_keys_.insert(e.key.text);
     if (s_.is_axis[pi]) {
       const YamlNode* axis_key = nullptr;
@@ -468,7 +469,7 @@ void StudyLoader::read_fixed_bundle(const BundleKind& kind, const YamlEntry& e) 
 }
 
 void StudyLoader::read_fixed_bundle_value(const BundleKind& kind, const YamlEntry& e) {
-  const std::string path = "fixed." + e.key.text;
+  const std::string path = fixed_path_ + "." + e.key.text;
   fixed_keys_.insert(e.key.text);
   for (std::size_t u = 0; u < s_.bundles.size(); ++u) {
     if (s_.bundles[u].kind == e.key.text) {
@@ -572,7 +573,14 @@ void StudyLoader::fill_defaults(const YamlNode& solver_node) {
   const auto params = s_.solver->params();
   for (std::size_t p = 0; p < params.size(); ++p) {
     if (s_.is_axis[p] || fixed_[p] || failed_param(p)) continue;
-    if (params[p].has_default) {
+    const FittedParameter* fitted =
+        s_.calibration ? s_.calibration->parameter(s_.solver->name(), params[p].name) : nullptr;
+    if (fitted != nullptr) {
+      s_.fixed_values[p] = fitted->value;
+      s_.fixed_labels[p] = exact_quantity_label(fitted->value, params[p].dimension);
+      s_.calibrated[p] = true;
+      fixed_[p] = true;
+    } else if (params[p].has_default) {
       s_.fixed_values[p] = params[p].default_value;
       s_.fixed_labels[p] = default_label(params[p]);
       fixed_[p] = true;

@@ -48,6 +48,10 @@ class StudyLoader {
   StudyLoader(const std::string& file, Diagnostics& diags) : r_(file, diags) {}
 
   std::optional<ResolvedStudy> load(const std::string& text, const std::string& catalog_dir);
+  // A one-point study of `solver`: the parameters written in `inputs` (a mapping read like fixed:),
+  // every other at its default, over `catalog`; `at` is where a missing value is reported.
+  std::optional<ResolvedStudy> load_point(const Solver& solver, const YamlNode& inputs, const YamlNode& at,
+                                          const Catalog& catalog, std::string name, const CalibrationProfile* starts);
 
  private:
   const ParamSpec& spec(std::size_t p) const { return s_.solver->params()[p]; }
@@ -117,6 +121,11 @@ class StudyLoader {
   bool is_swept_name(std::string_view name) const;
   bool set_by_bundle_axis(std::size_t p) const;
 
+  // `calibration:` none | default | a profile name in the catalog's calibration/ folder | a profile
+  // file relative to the study | an inline profile (the resolved form). Absent: the catalog's
+  // default profile when there is one.
+  void read_calibration(const YamlNode* node, const std::string& catalog_dir);
+
   void fill_defaults(const YamlNode& solver_node);
 
   // A parameter written under axes: or fixed: whose value had an error (already reported).
@@ -174,6 +183,7 @@ class StudyLoader {
   std::set<std::string> bundle_quiet_;  // parameters a bundle with errors may set: not reported missing
   std::vector<std::vector<BundleSetting>> bundle_rows_;  // a fixed bundle's settings (empty for an axis)
   bool objectives_written_ = false;
+  std::string fixed_path_ = "fixed";  // how messages name the mapping of fixed values
 };
 
 }  // namespace dsx::study_loading

@@ -1,10 +1,13 @@
-#include "dse/study_analyses.hpp"
-#include "dse/study_loader.hpp"
+#include "dse/study.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <array>
 #include <cmath>
+#include <filesystem>
+
+#include "dse/calibration/profile.hpp"
+#include "dse/study_analyses.hpp"
+#include "dse/study_loader.hpp"
 
 namespace dsx {
 
@@ -111,7 +114,10 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
     out += "  " + a.param + ": " + flow_list(labels) + "\n";
   }
   // A parameter a bundle sets is written as the bundle (region: quebec), not as its own value.
-  const auto written_fixed = [&](std::size_t p) { return !study.is_axis[p] && study.bundle_setting(p) == nullptr; };
+  // A parameter the calibration profile sets is left to it (the profile is written below).
+  const auto written_fixed = [&](std::size_t p) {
+    return !study.is_axis[p] && study.bundle_setting(p) == nullptr && !study.calibrated[p];
+  };
   bool any_fixed = false;
   for (std::size_t p = 0; p < params.size(); ++p) any_fixed = any_fixed || written_fixed(p);
   for (const BundleUse& u : study.bundles) any_fixed = any_fixed || u.axis < 0;
@@ -123,6 +129,11 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
     for (const BundleUse& u : study.bundles) {
       if (u.axis < 0) out += "  " + u.kind + ": " + yaml_scalar(u.id) + "\n";
     }
+  }
+  if (study.calibration) {
+    out += "calibration:\n" + profile_yaml(*study.calibration, "  ");
+  } else {
+    out += "calibration: none\n";
   }
   if (!study.objectives.empty()) {
     out += "objectives:\n";
