@@ -398,6 +398,23 @@ StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
   return t;
 }
 
+StoreTable intervals_table(const AnalysedRun& run) {
+  StoreTable t;
+  t.name = "intervals";
+  t.columns = {{"point_index", Type::integer}};
+  std::vector<std::size_t> cols;
+  for (const std::string& name : run.interval_columns) {
+    t.columns.push_back({name, Type::real});
+    cols.push_back(static_cast<std::size_t>(run.table.metric_column(name)));
+  }
+  for (std::size_t r = 0; r < run.table.rows(); ++r) {
+    std::vector<double> numbers = {static_cast<double>(run.table.point_index[r])};
+    for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
+    t.add_row({}, std::move(numbers));
+  }
+  return t;
+}
+
 StoreTable breakeven_table(const ResolvedStudy& study, const AnalysedRun& run) {
   StoreTable t;
   t.name = "breakeven";
@@ -565,6 +582,7 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
     }
   };
   put(!a.derived.empty() || !a.constraints.empty() || !a.filters.empty(), "derived", [&] { return derived_table(study, run); });
+  put(!run.interval_columns.empty(), "intervals", [&] { return intervals_table(run); });
   put(!a.breakevens.empty(), "breakeven", [&] { return breakeven_table(study, run); });
   put(!a.sensitivities.empty(), "sensitivity", [&] { return sensitivity_table(run); });
   put(!a.assertions.empty(), "assertions", [&] { return assertions_table(study, run); });

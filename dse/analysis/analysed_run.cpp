@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <exception>
 
+#include "dse/calibration/intervals.hpp"
+
 namespace dsx {
 
 bool AnalysedRun::assertions_hold() const {
@@ -19,6 +21,7 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const Sw
   AnalysedRun run;
   run.table = std::move(stored);
   run.formulas = apply_formulas(study, run.table);
+  run.interval_columns = append_intervals(study, run.table);
   if (run.formulas.kept.size() != run.table.rows()) run.filtered = select_rows(run.table, run.formulas.kept);
   run.fronts = study_fronts(study, run.shown());
   const StudyAnalyses& a = analyses_of(study);

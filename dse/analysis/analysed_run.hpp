@@ -36,6 +36,9 @@ struct SensitivityRun {
 struct AnalysedRun {
   ResultTable table;        // every row: derived columns appended, constraint statuses applied
   FormulaOutcome formulas;  // rows kept, rows each constraint and filter took
+  // The <metric>_p10 / <metric>_p90 columns of the table: 80 % intervals from the study's
+  // calibration profile (dse/calibration/intervals.hpp); empty without one.
+  std::vector<std::string> interval_columns;
   // The rows the filters keep: what the report, figures and fronts see (the table itself when
   // every row is kept, so a large run is not held twice).
   const ResultTable& shown() const { return filtered ? *filtered : table; }

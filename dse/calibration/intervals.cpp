@@ -1,0 +1,268 @@
+#include "dse/calibration/intervals.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "dse/analysis/blocks.hpp"
+#include "dse/analysis/derived.hpp"
+#include "dse/analysis/expression.hpp"
+#include "dse/calibration/profile.hpp"
+#include "dse/grid.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kGoldenFraction = 0.6180339887498949;
+// The standard normal's 90th percentile: [p10, p90] spans 2 x 1.2816 standard deviations.
+constexpr double kZ90 = 1.2815515655446004;
+
+// Inverse of the standard normal distribution function: P. J. Acklam's rational approximation
+// (relative error below 1.15e-9), "An algorithm for computing the inverse normal cumulative
+// distribution function" (2003), as tabulated in Wichura-style form by many numerical libraries.
+double normal_quantile(double p) {
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01,  -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
+  constexpr double low = 0.02425;
+  if (p < low) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - low) {
+    const double q = std::sqrt(-2 * std::log(1 - p));
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  const double q = p - 0.5;
+  const double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// The profile's rules for one solver, compiled against the point's number parameters and metrics.
+class RuleSet {
+ public:
+  explicit RuleSet(const ResolvedStudy& study) : study_(study) {
+    const Solver& solver = *study.solver;
+    const auto params = solver.params();
+    const auto metrics = solver.metrics();
+    slots_.assign(params.size() + metrics.size(), kNaN);
+    std::vector<std::pair<std::string, double*>> variables;
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      if (params[p].kind == ParamKind::number) variables.emplace_back(std::string(params[p].name), &slots_[p]);
+    }
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      variables.emplace_back(std::string(metrics[m].name), &slots_[params.size() + m]);
+    }
+    per_metric_.resize(metrics.size());
+    const CalibrationProfile& profile = *study.calibration;
+    for (const IntervalRule& rule : profile.intervals) {
+      if (rule.solver != solver.name()) continue;
+      const RegimeAccuracy* regime = profile.regime(rule.regime);
+      if (regime == nullptr) continue;
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        if (metrics[m].name != rule.metric) continue;
+        Compiled c{&rule, regime, static_cast<std::size_t>(regime - profile.regimes.data()), std::nullopt};
+        if (!rule.when.empty()) c.when.emplace(rule.when, variables);
+        per_metric_[m].push_back(std::move(c));
+      }
+    }
+  }
+
+  bool covers(std::size_t metric) const { return !per_metric_[metric].empty(); }
+  bool any() const {
+    return std::any_of(per_metric_.begin(), per_metric_.end(), [](const auto& v) { return !v.empty(); });
+  }
+
+  void load(const PointInputs& in, std::span<const double> metrics) {
+    const std::size_t P = study_.solver->params().size();
+    for (std::size_t p = 0; p < P; ++p) slots_[p] = in.values[p];
+    for (std::size_t m = 0; m < metrics.size(); ++m) slots_[P + m] = metrics[m];
+  }
+
+  struct Choice {
+    const RegimeAccuracy* regime = nullptr;
+    std::size_t regime_index = 0;
+    Orientation orientation = Orientation::rate;
+  };
+  // The rule that applies to `metric` at the loaded point.
+  std::optional<Choice> choose(std::size_t metric) const {
+    for (const Compiled& c : per_metric_[metric]) {
+      if (!c.when || truthy(c.when->evaluate())) return Choice{c.regime, c.regime_index, c.rule->orientation};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Compiled {
+    const IntervalRule* rule = nullptr;
+    const RegimeAccuracy* regime = nullptr;
+    std::size_t regime_index = 0;
+    std::optional<CompiledExpression> when;
+  };
+  const ResolvedStudy& study_;
+  std::vector<double> slots_;
+  std::vector<std::vector<Compiled>> per_metric_;
+};
+
+double speed_error_draw(const RegimeAccuracy& r, double quantile) {
+  const double median = (r.log_error_p10 + r.log_error_p90) / 2;
+  const double sigma = (r.log_error_p90 - r.log_error_p10) / (2 * kZ90);
+  return sigma > 0 ? median + sigma * normal_quantile(quantile) : median;
+}
+
+double perturbed(double value, Orientation o, double speed_error) {
+  return o == Orientation::rate ? value * std::exp(-speed_error) : value * std::exp(speed_error);
+}
+
+}  // namespace
+
+std::string interval_low_name(std::string_view metric) { return std::string(metric) + "_p10"; }
+std::string interval_high_name(std::string_view metric) { return std::string(metric) + "_p90"; }
+
+std::optional<MetricInterval> solver_metric_interval(const ResolvedStudy& study, const PointInputs& in,
+                                                     std::span<const double> metrics, std::size_t metric) {
+  if (!study.calibration) return std::nullopt;
+  RuleSet rules(study);
+  if (!rules.covers(metric) || !std::isfinite(metrics[metric])) return std::nullopt;
+  rules.load(in, metrics);
+  const auto choice = rules.choose(metric);
+  if (!choice) return std::nullopt;
+  const IntervalFactors k = interval_factors(*choice->regime, choice->orientation);
+  return MetricInterval{metrics[metric] * k.low, metrics[metric] * k.high, choice->regime->name};
+}
+
+std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTable& table) {
+  if (!study.calibration) return {};
+  RuleSet rules(study);
+  if (!rules.any()) return {};
+  const Solver& solver = *study.solver;
+  const std::size_t M = solver.metrics().size();
+  std::vector<std::size_t> solver_cols(M);
+  for (std::size_t m = 0; m < M; ++m) {
+    const int c = table.metric_column(solver.metrics()[m].name);
+    if (c < 0) throw std::invalid_argument("results lack the solver metric '" + std::string(solver.metrics()[m].name) + "'");
+    solver_cols[m] = static_cast<std::size_t>(c);
+  }
+  const StudyAnalyses& analyses = analyses_of(study);
+  const std::size_t D = analyses.derived.size();
+  std::vector<std::size_t> derived_cols(D);
+  for (std::size_t d = 0; d < D; ++d) {
+    const int c = table.metric_column(analyses.derived[d].name);
+    if (c < 0) throw std::invalid_argument("results lack the derived metric '" + analyses.derived[d].name + "'");
+    derived_cols[d] = static_cast<std::size_t>(c);
+  }
+  const std::size_t rows = table.rows();
+  const std::size_t R = study.calibration->regimes.size();
+
+  // Interval values per row: solver metrics covered by a rule, then every derived metric.
+  std::vector<std::size_t> covered;
+  for (std::size_t m = 0; m < M; ++m) {
+    if (rules.covers(m)) covered.push_back(m);
+  }
+  const std::size_t W = covered.size() + D;
+  std::vector<double> low(rows * W, kNaN), high(rows * W, kNaN);
+  std::vector<bool> derived_varies(D, false);
+
+  std::optional<PointFormulas> formulas;
+  if (D > 0) formulas.emplace(study);
+  const Grid grid(study);
+  PointInputs in;
+  std::vector<double> metrics(M), draw_metrics(M);
+  std::vector<std::optional<RuleSet::Choice>> choice(M);
+  std::vector<double> draws(kIntervalDraws * R);
+  for (std::size_t k = 0; k < kIntervalDraws; ++k) {
+    for (std::size_t g = 0; g < R; ++g) {
+      double u = (static_cast<double>(k) + 0.5) / static_cast<double>(kIntervalDraws) + static_cast<double>(g) * kGoldenFraction;
+      u -= std::floor(u);
+      draws[k * R + g] = speed_error_draw(study.calibration->regimes[g], u);
+    }
+  }
+  std::vector<double> samples(kIntervalDraws);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (table.status[r] != PointStatus::ok) continue;
+    grid.inputs(table.point_index[r], in);
+    for (std::size_t m = 0; m < M; ++m) metrics[m] = table.metric(r, solver_cols[m]);
+    rules.load(in, metrics);
+    bool any = false;
+    for (std::size_t i = 0; i < covered.size(); ++i) {
+      const std::size_t m = covered[i];
+      choice[m] = std::isfinite(metrics[m]) ? rules.choose(m) : std::nullopt;
+      if (!choice[m]) continue;
+      any = true;
+      const IntervalFactors f = interval_factors(*choice[m]->regime, choice[m]->orientation);
+      low[r * W + i] = metrics[m] * f.low;
+      high[r * W + i] = metrics[m] * f.high;
+    }
+    if (!any || D == 0) continue;
+    for (std::size_t d = 0; d < D; ++d) {
+      const double value = table.metric(r, derived_cols[d]);
+      if (!std::isfinite(value)) continue;
+      for (std::size_t k = 0; k < kIntervalDraws; ++k) {
+        for (std::size_t m = 0; m < M; ++m) {
+          draw_metrics[m] = choice[m] ? perturbed(metrics[m], choice[m]->orientation,
+                                                  draws[k * R + choice[m]->regime_index])
+                                      : metrics[m];
+        }
+        formulas->load(in, draw_metrics, true);
+        samples[k] = formulas->derived(d);
+      }
+      std::sort(samples.begin(), samples.end());
+      const double lo = samples[kIntervalDraws / 10];
+      const double hi = samples[kIntervalDraws - 1 - kIntervalDraws / 10];
+      if (!std::isfinite(lo) || !std::isfinite(hi)) continue;
+      if (hi - lo <= 1e-12 * std::max(std::fabs(lo), std::fabs(hi))) continue;  // does not depend on them
+      low[r * W + covered.size() + d] = lo;
+      high[r * W + covered.size() + d] = hi;
+      derived_varies[d] = true;
+    }
+  }
+  // Columns: covered solver metrics, then the derived metrics that vary somewhere.
+  std::vector<std::size_t> keep;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    keep.push_back(i);
+    names.emplace_back(solver.metrics()[covered[i]].name);
+  }
+  for (std::size_t d = 0; d < D; ++d) {
+    if (!derived_varies[d]) continue;
+    keep.push_back(covered.size() + d);
+    names.push_back(analyses.derived[d].name);
+  }
+  for (const std::string& n : names) {
+    for (const std::string& col : {interval_low_name(n), interval_high_name(n)}) {
+      if (table.metric_column(col) >= 0) throw std::invalid_argument("the interval column '" + col + "' is already a column of the results");
+    }
+  }
+  const std::size_t width = table.metric_names.size();
+  std::vector<double> out;
+  out.reserve(rows * (width + 2 * keep.size()));
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto begin = table.metrics.begin() + static_cast<std::ptrdiff_t>(r * width);
+    out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(width));
+    for (std::size_t i : keep) {
+      out.push_back(low[r * W + i]);
+      out.push_back(high[r * W + i]);
+    }
+  }
+  std::vector<std::string> added;
+  for (const std::string& n : names) {
+    added.push_back(interval_low_name(n));
+    added.push_back(interval_high_name(n));
+  }
+  table.metric_names.insert(table.metric_names.end(), added.begin(), added.end());
+  table.metrics = std::move(out);
+  return added;
+}
+
+}  // namespace dsx

@@ -1,0 +1,47 @@
+// 80 % intervals on a study's results, from its calibration profile (dse/calibration/profile.hpp).
+//
+// A solver metric a profile rule covers gets [value x low, value x high], the factors of the rule's
+// regime for the metric's orientation. A derived metric (a study's `derived:` formula) that reads
+// such metrics gets its interval by propagation: the formula is evaluated at kIntervalDraws draws
+// of the regimes' errors and the interval is the 10th and 90th percentile of the results. One
+// error is drawn per regime and design point (metrics of one regime move together: a slower
+// decode step makes throughput lower and cost higher at once); different regimes are drawn
+// independently. A regime's log error is taken as normal with the median and spread its
+// [p10, p90] imply; the draws are stratified (the k-th of n draws sits at quantile (k + 1/2) / n of
+// each regime, regimes shifted by multiples of the golden ratio), so the result is deterministic.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dse/results.hpp"
+#include "dse/study.hpp"
+
+namespace dsx {
+
+inline constexpr std::size_t kIntervalDraws = 64;
+
+// The names of the interval columns of `metric`.
+std::string interval_low_name(std::string_view metric);   // <metric>_p10
+std::string interval_high_name(std::string_view metric);  // <metric>_p90
+
+// Appends <metric>_p10 and <metric>_p90 columns to `table` for every solver metric the study's
+// profile covers and every derived metric that depends on one, in the table's metric order (NaN
+// on rows that are not feasible and where no rule applies). Nothing when the study has no
+// profile. The table's metric columns must be those of the sweep plus the derived metrics
+// (dse/analysis/derived.hpp apply_formulas); throws std::invalid_argument when a column name it
+// would add exists already. Returns the names of the columns it added.
+std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTable& table);
+
+// The interval of one solver metric at one point (`metrics` in solver order, the point's inputs);
+// nullopt when no rule of the profile covers it there.
+struct MetricInterval {
+  double low = 0;
+  double high = 0;
+  std::string regime;
+};
+std::optional<MetricInterval> solver_metric_interval(const ResolvedStudy& study, const PointInputs& in,
+                                                     std::span<const double> metrics, std::size_t metric);
+
+}  // namespace dsx
