@@ -1205,4 +1205,22 @@ void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>
   write_file_atomic(inputs.run_dir + "/report.html", html);
 }
 
+std::string markdown_page_html(const std::string& template_dir, std::string_view title, std::string_view markdown,
+                               const std::vector<RenderedFigure>& figures, std::string_view name, std::string_view hash,
+                               std::string_view dsx_version, std::string_view git_revision) {
+  std::string body;
+  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body,
+              MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) != 0) {
+    throw std::runtime_error("md4c could not render the page");
+  }
+  json ctx;
+  ctx["title"] = std::string(title);
+  ctx["body"] = inline_figures(neutralise_destinations(body), figures);
+  ctx["study"] = {{"name", std::string(name)}};
+  ctx["run"] = {{"dsx_version", dsx_version.empty() ? "unknown" : std::string(dsx_version)},
+                {"git_revision", git_revision.empty() ? "unknown" : std::string(git_revision)},
+                {"study_hash", std::string(hash)}};
+  return render_templates(template_dir, "report.html.mustache", ctx, Escape::html);
+}
+
 }  // namespace dsx

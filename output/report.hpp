@@ -85,4 +85,11 @@ std::string render_report_markdown(const ReportInputs& inputs, const std::vector
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
                                std::string_view markdown);
 
+// A self-contained HTML page from Markdown that is not a study's report (the accuracy report of
+// `dsx accuracy`): md4c, `figures/NAME.svg` images inlined, wrapped in template_dir's
+// report.html.mustache with `title`, and `name` and `hash` in its footer.
+std::string markdown_page_html(const std::string& template_dir, std::string_view title, std::string_view markdown,
+                               const std::vector<RenderedFigure>& figures, std::string_view name, std::string_view hash,
+                               std::string_view dsx_version, std::string_view git_revision);
+
 }  // namespace dsx

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "dse/calibration/intervals.hpp"
 #include "dse/catalog.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/grid.hpp"
@@ -21,12 +22,14 @@ namespace dsx::cli {
 
 namespace {
 
-constexpr std::array<Command, 5> kCommands = {{
+constexpr std::array<Command, 7> kCommands = {{
     {"run", "sweep a study, analyse it and render its report", run_command},
     {"validate", "load and check studies without evaluating anything", validate_command},
     {"eval", "evaluate one design point and print every metric", eval_command},
     {"catalog", "list the hardware, models and solvers dsx knows, with sources", catalog_command},
     {"report", "re-render figures and reports of a stored run", report_command},
+    {"calibrate", "fit efficiency parameters to published measurements and write a profile", calibrate_command},
+    {"accuracy", "predict every published measurement and report the accuracy per regime", accuracy_command},
 }};
 
 std::string yaml_quote(const std::string& s) {
@@ -87,10 +90,14 @@ int eval_command(const std::vector<std::string>& args) {
   std::string solver_name;
   std::vector<std::string> assignments;
   std::string catalog_dir;
+  std::string calibration;
   bool json = false;
   options.add_options()("solver", po::value(&solver_name)->required(), "solver name (dsx catalog solvers)")(
       "assignment", po::value(&assignments), "parameter=value, e.g. hardware=h100_sxm launch_overhead='10 us'")(
       "json", po::bool_switch(&json), "print JSON")(
+      "calibration", po::value(&calibration),
+      "calibration profile: default (when the catalog has one), none, a name in the catalog's calibration/ folder, "
+      "or a file")(
       "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
   po::positional_options_description positional;
   positional.add("solver", 1).add("assignment", -1);
@@ -100,8 +107,9 @@ int eval_command(const std::vector<std::string>& args) {
   }
   // A one-point study: each assignment becomes a one-value axis, so every check of the study
   // loader (units, ids, ranges, suggestions) applies to the command line too.
-  std::string text = fmt::format("study: eval\ntitle: dsx eval\nquestion: one design point\nsolver: {}\naxes:\n",
-                                 yaml_quote(solver_name));
+  std::string text = fmt::format("study: eval\ntitle: dsx eval\nquestion: one design point\nsolver: {}\n{}axes:\n",
+                                 yaml_quote(solver_name),
+                                 calibration.empty() ? "" : "calibration: " + yaml_quote(calibration) + "\n");
   for (const std::string& a : assignments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -143,8 +151,16 @@ int eval_command(const std::vector<std::string>& args) {
     }
     out["status"] = status;
     if (!reason.empty()) out["reason"] = reason;
+    out["calibration"] = study->calibration ? nlohmann::json(study->calibration_name) : nlohmann::json(nullptr);
+    for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
+      if (study->calibrated[p]) out["calibrated_inputs"].push_back(std::string(study->solver->params()[p].name));
+    }
     for (std::size_t m = 0; m < metrics.size(); ++m) {
       out["metrics"][std::string(metrics[m].name)] = std::isfinite(values[m]) ? nlohmann::json(values[m]) : nullptr;
+      if (result.status != PointStatus::ok) continue;
+      if (const auto iv = solver_metric_interval(*study, inputs, values, m)) {
+        out["intervals"][std::string(metrics[m].name)] = {{"p10", iv->low}, {"p90", iv->high}, {"regime", iv->regime}};
+      }
     }
     fmt::print("{}\n", out.dump(2));
     return kSuccess;
@@ -158,9 +174,24 @@ int eval_command(const std::vector<std::string>& args) {
     }
     fmt::print("  {} {}: {}\n", axis.param, axis.values[0].label, sets);
   }
+  if (study->calibration) {
+    std::vector<std::string> fitted;
+    for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
+      if (study->calibrated[p]) {
+        fitted.push_back(fmt::format("{} = {}", study->solver->params()[p].name, study->fixed_labels[p]));
+      }
+    }
+    fmt::print("  calibration profile '{}'{}{}; [p10, p90]: the 80 % interval of its accuracy\n",
+               study->calibration_name, fitted.empty() ? "" : ": ", fmt::join(fitted, ", "));
+  }
   for (std::size_t m = 0; m < metrics.size(); ++m) {
-    fmt::print("  {:<36} {:>14}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
-               metrics[m].description);
+    const auto iv = result.status == PointStatus::ok ? solver_metric_interval(*study, inputs, values, m) : std::nullopt;
+    const std::string interval =
+        iv ? fmt::format("[{}, {}]", show(iv->low, metrics[m].name, metrics[m].dimension),
+                         show(iv->high, metrics[m].name, metrics[m].dimension))
+           : "";
+    fmt::print("  {:<36} {:>14} {:>26}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
+               interval, metrics[m].description);
   }
   return kSuccess;
 }

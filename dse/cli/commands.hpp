@@ -24,6 +24,8 @@ int validate_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int catalog_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
+int accuracy_command(const std::vector<std::string>& args);
 
 // Where shipped data lives: the catalog and the templates (overridable per command).
 std::string default_catalog_dir();

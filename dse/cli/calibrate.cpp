@@ -1,0 +1,126 @@
+// `dsx calibrate` and `dsx accuracy`: fit a calibration profile to measurements, and report how
+// accurate dsx is on them (dse/calibration/fit.hpp, output/accuracy_report.hpp).
+#include <fmt/core.h>
+
+#include <exception>
+
+#include "dse/calibration/fit.hpp"
+#include "dse/calibration/measurements.hpp"
+#include "dse/calibration/profile.hpp"
+#include "dse/cli/commands.hpp"
+#include "dse/cli/options.hpp"
+#include "output/accuracy_report.hpp"
+#include "output/files.hpp"
+
+namespace dsx::cli {
+
+namespace {
+
+std::string shell_words(const std::string& command, const std::vector<std::string>& args) {
+  std::string out = command;
+  for (const std::string& a : args) out += " " + a;
+  return out;
+}
+
+}  // namespace
+
+int calibrate_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx calibrate options");
+  std::vector<std::string> inputs;
+  std::string out;
+  std::string name;
+  std::string catalog_dir;
+  options.add_options()("measurements", po::value(&inputs)->required(),
+                        "measurement files or folders (studies/catalog/measurements/README.md)")(
+      "out", po::value(&out)->required(), "the profile file to write")(
+      "name", po::value(&name), "the profile's name (default: the --out file's stem)")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
+  po::positional_options_description positional;
+  positional.add("measurements", -1);
+  po::variables_map vm;
+  if (auto code = parse_options("calibrate", "dsx calibrate MEASUREMENTS... --out PROFILE.yaml [--name NAME]", args,
+                                options, positional, vm)) {
+    return *code;
+  }
+  Diagnostics diags;
+  const auto set = load_measurements(inputs, catalog_dir, diags);
+  if (!set) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  CalibrationOptions opt;
+  if (name.empty()) {
+    const std::size_t slash = out.find_last_of('/');
+    name = out.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (name.size() > 5 && name.ends_with(".yaml")) name.resize(name.size() - 5);
+  }
+  opt.profile_name = name;
+  std::string from;
+  for (const std::string& i : inputs) from += (from.empty() ? "" : " ") + i;
+  opt.fitted_from = from;
+  const Calibration c = calibrate(*set, opt);
+  try {
+    write_file_atomic(out, "# dsx calibration profile: `dsx calibrate " + from + " --out " + out +
+                               "` wrote it; a study names it with calibration: (studies/README.md).\n" +
+                               profile_yaml(c.profile));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dsx calibrate: error: {}\n", e.what());
+    return kRuntimeFailure;
+  }
+  fmt::print("{} measurements, {} predicted; profile '{}' written to {}\n\n", set->rows.size(), c.profile.predicted,
+             c.profile.name, out);
+  fmt::print("Fitted parameters:\n{}\n", parameter_table_text(*set, c));
+  fmt::print("Accuracy per regime (cv: each source left out of the fit that predicts it):\n{}\n", regime_table_text(c));
+  fmt::print("Residuals:\n{}", residual_table_text(*set, c));
+  for (const std::string& n : c.notes) fmt::print("note: {}\n", n);
+  return kSuccess;
+}
+
+int accuracy_command(const std::vector<std::string>& args) {
+  po::options_description options("dsx accuracy options");
+  std::vector<std::string> inputs;
+  std::string out = "runs/accuracy";
+  std::string catalog_dir;
+  std::string template_dir;
+  options.add_options()("measurements", po::value(&inputs),
+                        "measurement files or folders (default: the catalog's measurements/ folder)")(
+      "out", po::value(&out)->default_value(out), "folder for the report")(
+      "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder")(
+      "template", po::value(&template_dir)->default_value(default_template_dir()), "report template folder");
+  po::positional_options_description positional;
+  positional.add("measurements", -1);
+  po::variables_map vm;
+  if (auto code = parse_options("accuracy", "dsx accuracy [MEASUREMENTS...] [--out DIR]", args, options, positional, vm)) {
+    return *code;
+  }
+  if (inputs.empty()) inputs.push_back(catalog_dir + "/measurements");
+  Diagnostics diags;
+  const auto set = load_measurements(inputs, catalog_dir, diags);
+  if (!set) {
+    fmt::print(stderr, "{}", diags.format());
+    return kBadInput;
+  }
+  CalibrationOptions opt;
+  std::string from;
+  for (const std::string& i : inputs) from += (from.empty() ? "" : " ") + i;
+  opt.fitted_from = from;
+  const Calibration c = calibrate(*set, opt);
+  AccuracyReportInputs in;
+  in.set = &*set;
+  in.calibration = &c;
+  in.command = shell_words("dsx accuracy", args);
+  in.template_dir = template_dir;
+  in.dsx_version = DSX_VERSION;
+  in.git_revision = DSX_GIT_REVISION;
+  try {
+    write_accuracy_report(in, out);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dsx accuracy: error: {}\n", e.what());
+    return kRuntimeFailure;
+  }
+  fmt::print("{} measurements, {} predicted.\n{}", set->rows.size(), c.profile.predicted, regime_table_text(c));
+  fmt::print("report: {}/report.html\n        {}/report.md\n", out, out);
+  return kSuccess;
+}
+
+}  // namespace dsx::cli
