@@ -1,0 +1,308 @@
+// Measurement files, the calibration fit, profiles and the intervals they give a study.
+//
+// The fit tests use the efficiency solver over the frozen fixture catalog, whose prediction has a
+// closed form: predicted items/s = devices x peak x eta / FLOPs per item. lab07_gpt2_layer is 20
+// kernels x 500 us at 312 TFLOP/s x 0.5 = 1.56 TFLOP per pass; lab07_kws 1,000 x 5 us x 156 TFLOP/s
+// = 780 GFLOP. At eta = 0.3: A100 (312 TFLOP/s) 60 and 120 items/s, H100 (989 TFLOP/s) 190.1923...
+// and 380.3846... items/s.
+#include "dse/calibration/fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "dse/analysis/analysed_run.hpp"
+#include "dse/calibration/intervals.hpp"
+#include "dse/calibration/measurements.hpp"
+#include "dse/calibration/profile.hpp"
+#include "dse/grid.hpp"
+#include "dse/sweep.hpp"
+#include "dse/yaml_reader.hpp"
+#include "tests/test_files.hpp"
+
+namespace dsx {
+namespace {
+
+const std::string kFixtureCatalog = std::string(DSX_SOURCE_DIR) + "/tests/malformed/catalog";
+
+const std::string kRegimes = R"(regimes:
+  - name: batched
+    description: "fixture regime"
+    fit: [{parameter: efficiency.eta, prior: 0.5}]
+    intervals:
+      - {solver: efficiency, metrics: {predicted_throughput_items_per_s: rate}}
+)";
+
+// One measurement row of the efficiency solver.
+std::string row(const std::string& id, const std::string& hardware, const std::string& model, const std::string& measured,
+                const std::string& source) {
+  return "  - id: " + id + "\n    regime: batched\n    solver: efficiency\n    inputs: {hardware: " + hardware +
+         ", model: " + model + ", precision: fp16, regime: decode_batched, devices: 1, throughput: 1 /s, batch: 1}\n"
+         "    metric: predicted_throughput_items_per_s\n    measured: " + measured + "\n    source: {citation: \"" +
+         source + "\", url: \"https://example.org/" + source + "\", read: \"table 1\"}\n";
+}
+
+struct Loaded {
+  std::optional<MeasurementSet> set;
+  std::string diagnostics;
+};
+
+Loaded load(const TempDir& dir, const std::string& text) {
+  const std::string file = dir.path() + "/m.yaml";
+  std::ofstream(file) << text;
+  Diagnostics d;
+  Loaded out;
+  out.set = load_measurements({file}, kFixtureCatalog, d);
+  out.diagnostics = d.format();
+  return out;
+}
+
+// The four rows at eta = 0.3, each measurement off by a known factor (1.05, 0.95, 1.02, 0.98).
+std::string four_rows() {
+  return kRegimes + "measurements:\n" + row("a100-gpt2", "a100_80gb_sxm", "lab07_gpt2_layer", "63 /s", "p1") +
+         row("a100-kws", "a100_80gb_sxm", "lab07_kws", "114 /s", "p2") +
+         row("h100-gpt2", "h100_sxm", "lab07_gpt2_layer", "193.99615384615385 /s", "p3") +
+         row("h100-kws", "h100_sxm", "lab07_kws", "372.77692307692308 /s", "p4");
+}
+
+TEST(Measurements, ReadsRowsRegimesAndRowsDsxCannotPredict) {
+  TempDir dir("measurements");
+  const Loaded l = load(dir, four_rows() + "  - id: tpu\n    regime: batched\n    cannot_predict: \"no TPU in the catalog\"\n"
+                                          "    workload: \"a TPU v5e pod\"\n    measured: 5 /s\n"
+                                          "    source: {citation: \"p5\", read: \"figure 2\"}\n");
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  ASSERT_EQ(l.set->rows.size(), 5u);
+  EXPECT_TRUE(l.set->rows[0].predictable());
+  EXPECT_DOUBLE_EQ(l.set->rows[0].measured, 63);
+  EXPECT_EQ(l.set->rows[0].written, (std::vector<std::string>{"hardware", "model", "precision", "regime", "devices",
+                                                               "throughput", "batch"}));
+  EXPECT_FALSE(l.set->rows[4].predictable());
+  EXPECT_EQ(l.set->rows[4].cannot_predict, "no TPU in the catalog");
+  ASSERT_EQ(l.set->regimes.size(), 1u);
+  ASSERT_TRUE(l.set->regimes[0].fit[0].prior);
+  EXPECT_DOUBLE_EQ(*l.set->regimes[0].fit[0].prior, 0.5);
+}
+
+TEST(Measurements, ReportsEveryProblemAtItsPosition) {
+  TempDir dir("measurements");
+  const std::string text = kRegimes + R"(measurements:
+  - id: a
+    regime: batchd
+    solver: efficiency
+    inputs: {hardware: h100, model: lab07_kws, precision: fp16, regime: decode_batched, devices: 1, throughput: 1 /s, batch: 1}
+    metric: predicted_throughput
+    measured: 5
+    source: {citation: "x", read: "y"}
+  - id: a
+    regime: batched
+    solver: efficiency
+    inputs: {hardware: h100_sxm, model: lab07_kws, precision: fp16, regime: decode_batched, devices: 1, throughput: 1 /s, batch: 1}
+    metric: predicted_throughput_items_per_s
+    measured: -5 /s
+    source: {citation: "x", read: "y"}
+)";
+  const Loaded l = load(dir, text);
+  EXPECT_FALSE(l.set);
+  const std::string f = dir.path() + "/m.yaml";
+  EXPECT_NE(l.diagnostics.find(f + ":9:13: error: unknown regime 'batchd' in measurements[0]; did you mean 'batched'?"),
+            std::string::npos)
+      << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find(f + ":12:13: error: unknown efficiency metric 'predicted_throughput' in measurements[0]; "
+                                   "did you mean 'predicted_throughput_items_per_s'?"),
+            std::string::npos)
+      << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find(f + ":15:9: error: measurements[1]: id 'a' is used twice"), std::string::npos)
+      << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find(f + ":20:15: error: measurements[1].measured = -5 /s is out of range"), std::string::npos)
+      << l.diagnostics;
+}
+
+TEST(Measurements, AMissingUnitAndAnUnknownHardwareAreErrors) {
+  TempDir dir("measurements");
+  const Loaded l = load(dir, kRegimes + "measurements:\n" + row("a", "h100", "lab07_kws", "5", "p"));
+  EXPECT_FALSE(l.set);
+  EXPECT_NE(l.diagnostics.find("unknown hardware id 'h100'; did you mean 'h100_sxm'?"), std::string::npos) << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find("missing unit"), std::string::npos) << l.diagnostics;
+}
+
+TEST(Calibrate, RecoversTheEfficiencyTheMeasurementsImply) {
+  TempDir dir("calibrate");
+  const Loaded l = load(dir, four_rows());
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  ASSERT_EQ(c.profile.parameters.size(), 1u);
+  const FittedParameter& eta = c.profile.parameters[0];
+  EXPECT_TRUE(eta.identified);
+  EXPECT_EQ(eta.rows, 4u);
+  // Least squares in log space: log(eta / 0.3) = mean log(factor) = ln(1.05 x 0.95 x 1.02 x 0.98) / 4
+  // = -0.000726, so eta = 0.29978 (the weak pull towards 0.5 moves it by 3e-5), kept to 4 digits.
+  EXPECT_DOUBLE_EQ(eta.value, 0.2998);
+  EXPECT_GT(eta.spread, 0);
+  ASSERT_EQ(c.rows.size(), 4u);
+  // In-sample the error of each row is the inverse of its factor: 63 measured, 60 predicted.
+  EXPECT_NEAR(c.rows[0].predicted / 63, 60.0 * eta.value / 0.3 / 63, 1e-12);
+  ASSERT_EQ(c.profile.regimes.size(), 1u);
+  const RegimeAccuracy& a = c.profile.regimes[0];
+  EXPECT_EQ(a.rows, 4u);
+  EXPECT_EQ(a.sources, 4u);
+  EXPECT_TRUE(a.pooled);  // fewer than 5 held-out errors of its own: none other to pool, the same ones
+  EXPECT_LE(a.log_error_p10, a.log_error_p90);
+  // Mean absolute error in-sample: |(eta / 0.3) / factor - 1| averaged over the four factors with
+  // eta / 0.3 = 0.999274: (0.04831 + 0.05187 + 0.02032 + 0.01967) / 4 = 0.03504.
+  EXPECT_NEAR(a.mape, 0.03504, 2e-4);
+}
+
+TEST(Calibrate, OneOutlierMovesTheFitLittle) {
+  TempDir dir("calibrate");
+  // A fifth row, from a fifth source, measured 3x the prediction at eta = 0.3 (A100, gpt2: 180 /s).
+  const Loaded l = load(dir, four_rows() + row("outlier", "a100_80gb_sxm", "lab07_gpt2_layer", "180 /s", "p5"));
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  // Plain least squares would move log(eta) by ln(3) / 5 = 0.22 (eta 0.37); the Huber loss bounds
+  // the outlier's pull to its cut-off.
+  EXPECT_NEAR(c.profile.parameters[0].value, 0.3, 0.3 * 0.03);
+}
+
+TEST(Calibrate, AParameterTooFewRowsConstrainKeepsItsDefault) {
+  TempDir dir("calibrate");
+  const Loaded l = load(dir, kRegimes + "measurements:\n" + row("a", "a100_80gb_sxm", "lab07_kws", "120 /s", "p1") +
+                                 row("b", "h100_sxm", "lab07_kws", "380 /s", "p1"));
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  EXPECT_FALSE(c.profile.parameters[0].identified);
+  EXPECT_DOUBLE_EQ(c.profile.parameters[0].value, 0.5);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes[0].find("efficiency.eta is not identified (2 measurements constrain it"), std::string::npos)
+      << c.notes[0];
+}
+
+TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
+  TempDir dir("calibrate");
+  const Loaded l = load(dir, four_rows());
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  // Held out, a row is predicted by eta fitted on the other three: log(eta / 0.3) = the mean
+  // log factor of the others. For a100-gpt2 (1.05): mean of ln 0.95, ln 1.02, ln 0.98 = -0.014995.
+  const double eta_without_first = 0.3 * std::exp((std::log(0.95) + std::log(1.02) + std::log(0.98)) / 3);
+  // eta_without_first = 0.29487 (0.2949 to 4 digits, the pull towards 0.5 adds 4e-5).
+  EXPECT_NEAR(c.rows[0].predicted_cv, 60 * eta_without_first / 0.3, 60 * 4e-4);
+  const double held_out_error = std::log(c.rows[0].predicted_cv / 63);
+  EXPECT_NEAR(c.rows[0].log_error_cv, held_out_error, 1e-12);
+}
+
+TEST(Profile, WritesAndReadsBackTheSameValues) {
+  CalibrationProfile p;
+  p.name = "mine";
+  p.fitted_from = "data/";
+  p.measurements = 7;
+  p.predicted = 6;
+  p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4});
+  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8});
+  p.intervals.push_back({"efficiency", "predicted_throughput_items_per_s", "batched", Orientation::rate, "batch <= 8"});
+  const std::string text = profile_yaml(p);
+  Diagnostics d;
+  YamlReader r("p.yaml", d);
+  const auto root = r.parse(text);
+  ASSERT_TRUE(root);
+  const auto back = read_profile(r, *root, "");
+  ASSERT_TRUE(back) << d.format();
+  EXPECT_EQ(profile_yaml(*back), text);
+  EXPECT_EQ(back->intervals[0].when, "batch <= 8");
+}
+
+TEST(Profile, IntervalFactorsFollowTheOrientation) {
+  RegimeAccuracy a;
+  a.log_error_p10 = -0.1;  // measured speed up to e^0.1 above the prediction
+  a.log_error_p90 = 0.2;   // down to e^-0.2 below it
+  const IntervalFactors rate = interval_factors(a, Orientation::rate);
+  EXPECT_DOUBLE_EQ(rate.low, std::exp(-0.2));
+  EXPECT_DOUBLE_EQ(rate.high, std::exp(0.1));
+  const IntervalFactors time = interval_factors(a, Orientation::time);
+  EXPECT_DOUBLE_EQ(time.low, std::exp(-0.1));
+  EXPECT_DOUBLE_EQ(time.high, std::exp(0.2));
+}
+
+const std::string kProfileInline = R"(calibration:
+  profile: fixture
+  parameters:
+    - {solver: efficiency, name: eta, value: 0.3, spread: 0.01, prior: 0.5, identified: true, rows: 4}
+  regimes:
+    - {name: batched, rows: 6, sources: 4, log_error_p10: -0.1, log_error_p90: 0.2}
+  intervals:
+    - {solver: efficiency, metric: predicted_throughput_items_per_s, regime: batched, orientation: rate}
+)";
+
+std::string study_text(const std::string& calibration) {
+  return "study: t\ntitle: T\nquestion: Q?\nsolver: efficiency\n" + calibration +
+         "axes:\n  hardware: [a100_80gb_sxm, h100_sxm]\nfixed:\n  model: lab07_gpt2_layer\n  precision: fp16\n"
+         "  regime: decode_batched\n  devices: 1\n  throughput: 1 /s\n  batch: 1\n"
+         "derived:\n  - {name: seconds_per_item, expr: \"1 / predicted_throughput_items_per_s\", unit: s}\n";
+}
+
+TEST(StudyCalibration, TheProfileSetsDefaultsAndEveryCoveredMetricGetsAnInterval) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", study_text(kProfileInline), kFixtureCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  const std::size_t eta = 4;  // efficiency's parameters: hardware, model, precision, regime, eta
+  ASSERT_EQ(study->solver->params()[eta].name, "eta");
+  EXPECT_TRUE(study->calibrated[eta]);
+  EXPECT_DOUBLE_EQ(study->fixed_values[eta], 0.3);
+  EXPECT_EQ(study->calibration_name, "fixture");
+
+  const Grid grid(*study);
+  SweepBlock block;
+  evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
+  ResultTable table = make_result_table(*study);
+  append_block(*study, grid, block, table);
+  const AnalysedRun run = analyse_run(*study, table);
+  const ResultTable& t = run.table;
+  const int value = t.metric_column("predicted_throughput_items_per_s");
+  const int low = t.metric_column("predicted_throughput_items_per_s_p10");
+  const int high = t.metric_column("predicted_throughput_items_per_s_p90");
+  ASSERT_GE(low, 0);
+  ASSERT_GE(high, 0);
+  // A100: 312 TFLOP/s x 0.3 / 1.56 TFLOP = 60 items/s; a speed's interval is [60 e^-0.2, 60 e^0.1].
+  EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(value)), 60, 1e-9);
+  EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(low)), 60 * std::exp(-0.2), 1e-9);
+  EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(high)), 60 * std::exp(0.1), 1e-9);
+  // The derived time per item inherits it inverted: [e^-0.1 / 60, e^0.2 / 60], within the
+  // sampling's resolution (64 stratified draws).
+  const int d_low = t.metric_column("seconds_per_item_p10");
+  const int d_high = t.metric_column("seconds_per_item_p90");
+  ASSERT_GE(d_low, 0);
+  EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(d_low)), std::exp(-0.1) / 60, 0.02 / 60);
+  EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(d_high)), std::exp(0.2) / 60, 0.02 / 60);
+  EXPECT_EQ(run.interval_columns.size(), 4u);
+}
+
+TEST(StudyCalibration, NoneTurnsItOffAndTheResolvedStudyCarriesTheProfile) {
+  Diagnostics d;
+  const auto off = load_study_text("t.yaml", study_text("calibration: none\n") + "", kFixtureCatalog, d);
+  ASSERT_TRUE(off) << d.format();
+  EXPECT_FALSE(off->calibration);
+  const auto on = load_study_text("t.yaml", study_text(kProfileInline), kFixtureCatalog, d);
+  ASSERT_TRUE(on) << d.format();
+  const std::string resolved = resolved_study_yaml(*on);
+  EXPECT_NE(resolved.find("calibration:\n  profile: fixture\n"), std::string::npos);
+  EXPECT_EQ(resolved.find("  eta: "), std::string::npos);  // left to the profile
+  const auto back = load_study_text("t.resolved.yaml", resolved, "", d);
+  ASSERT_TRUE(back) << d.format();
+  EXPECT_TRUE(back->calibrated[4]);
+  EXPECT_EQ(back->fixed_values, on->fixed_values);
+  // The same file but for its first line, which names the file it came from.
+  EXPECT_EQ(resolved_study_yaml(*back).substr(resolved_study_yaml(*back).find('\n')), resolved.substr(resolved.find('\n')));
+}
+
+TEST(StudyCalibration, AnUnknownProfileNameIsAnErrorWithTheValidNames) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", study_text("calibration: defualt\n"), kFixtureCatalog, d);
+  EXPECT_FALSE(study);
+  EXPECT_NE(d.format().find("t.yaml:5:14: error: unknown calibration profile 'defualt'; valid calibration profiles: none"),
+            std::string::npos)
+      << d.format();
+}
+
+}  // namespace
+}  // namespace dsx
