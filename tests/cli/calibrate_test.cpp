@@ -1,0 +1,119 @@
+// dsx calibrate and dsx accuracy as a user runs them: bad measurement files exit 2 and write
+// nothing; a good one gives a profile a study can name, and an accuracy report.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/test_files.hpp"
+
+namespace dsx {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+};
+
+Result dsx(const std::string& args) {
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/tests/malformed/catalog";
+
+// Synthetic rows of the efficiency solver over the fixture catalog (see tests/dse/calibration_test.cpp).
+std::string measurements() {
+  std::string text =
+      "regimes:\n  - name: batched\n    fit: [{parameter: efficiency.eta, prior: 0.5}]\n    intervals:\n"
+      "      - {solver: efficiency, metrics: {predicted_throughput_items_per_s: rate}}\nmeasurements:\n";
+  const char* rows[][4] = {{"r1", "a100_80gb_sxm", "lab07_gpt2_layer", "63 /s"},
+                           {"r2", "a100_80gb_sxm", "lab07_kws", "114 /s"},
+                           {"r3", "h100_sxm", "lab07_gpt2_layer", "194 /s"},
+                           {"r4", "h100_sxm", "lab07_kws", "372.8 /s"},
+                           {"r5", "h100_sxm", "lab07_kws", "380 /s"}};
+  int source = 0;
+  for (const auto& r : rows) {
+    text += std::string("  - id: ") + r[0] + "\n    regime: batched\n    solver: efficiency\n    inputs: {hardware: " + r[1] +
+            ", model: " + r[2] +
+            ", precision: fp16, regime: decode_batched, devices: 1, throughput: 1 /s, batch: 1}\n"
+            "    metric: predicted_throughput_items_per_s\n    measured: " +
+            r[3] + "\n    source: {citation: \"source " + std::to_string(++source) + "\", read: \"table 1\"}\n";
+  }
+  text += "  - id: r6\n    regime: batched\n    cannot_predict: \"no TPU in the catalog\"\n    workload: \"a TPU\"\n"
+          "    measured: 5 /s\n    source: {citation: \"source 6\", read: \"figure 1\"}\n";
+  return text;
+}
+
+TEST(CalibrateCli, ABadFileExitsTwoAndWritesNothing) {
+  TempDir dir("calibrate_cli");
+  const std::string file = dir.path() + "/m.yaml";
+  std::ofstream(file) << "measurements:\n  - id: x\n    regime: nowhere\n";
+  const std::string profile = dir.path() + "/p.yaml";
+  const Result r = dsx("calibrate '" + file + "' --out '" + profile + "' --catalog '" + kCatalog + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find(file + ":3:13: error: unknown regime 'nowhere'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(file + ":2:5: error: measurements[0]: missing required key 'source'"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(profile));
+}
+
+TEST(CalibrateCli, WritesAProfileAStudyCanName) {
+  TempDir dir("calibrate_cli");
+  std::ofstream(dir.path() + "/m.yaml") << measurements();
+  const Result r = dsx("calibrate '" + dir.path() + "' --out '" + dir.path() + "/mine.yaml' --catalog '" + kCatalog + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 measurements, 5 predicted; profile 'mine' written"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("efficiency.eta: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("constrained by: r1, r2, r3, r4, r5"), std::string::npos) << r.out;
+  const std::string profile = read_text(dir.path() + "/mine.yaml");
+  EXPECT_NE(profile.find("profile: mine\n"), std::string::npos);
+  // A study in the same folder names the profile by its file, and dsx eval by --calibration.
+  std::ofstream(dir.path() + "/s.yaml")
+      << "study: s\ntitle: T\nquestion: Q?\nsolver: efficiency\ncalibration: mine.yaml\n"
+         "axes:\n  hardware: [a100_80gb_sxm]\nfixed:\n  model: lab07_kws\n  precision: fp16\n"
+         "  regime: decode_batched\n  devices: 1\n  throughput: 1 /s\n  batch: 1\n";
+  const Result v = dsx("validate '" + dir.path() + "/s.yaml' --catalog '" + kCatalog + "'");
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+  const Result e = dsx("eval efficiency hardware=a100_80gb_sxm model=lab07_kws precision=fp16 regime=decode_batched "
+                       "devices=1 throughput='1 /s' batch=1 --json --calibration '" + dir.path() + "/mine.yaml' --catalog '" +
+                       kCatalog + "'");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  EXPECT_NE(e.out.find("\"calibrated_inputs\": [\n    \"eta\"\n  ]"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("\"predicted_throughput_items_per_s\": {\n      \"p10\""), std::string::npos) << e.out;
+}
+
+TEST(AccuracyCli, WritesTheReportTheCsvAndTheParityFigure) {
+  TempDir dir("accuracy_cli");
+  std::ofstream(dir.path() + "/m.yaml") << measurements();
+  const std::string out = dir.path() + "/report";
+  const Result r = dsx("accuracy '" + dir.path() + "/m.yaml' --out '" + out + "' --catalog '" + kCatalog + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const char* f : {"report.md", "report.html", "accuracy.csv", "regimes.csv", "figures/parity.svg",
+                        "figures/parity.pdf", "figures/parity.gp"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  }
+  const std::string csv = read_text(out + "/accuracy.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);  // header + 6 rows, the one dsx cannot predict included
+  EXPECT_NE(csv.find("r6,batched,cannot_predict,"), std::string::npos) << csv;
+  const std::string md = read_text(out + "/report.md");
+  EXPECT_NE(md.find("dsx predicted 5 of the 6 published measurements"), std::string::npos) << md;
+  EXPECT_NE(md.find("| r6 | batched | a TPU | 5 /s | no TPU in the catalog |"), std::string::npos) << md;
+  const std::string html = read_text(out + "/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);  // the parity figure inlined
+}
+
+}  // namespace
+}  // namespace dsx
