@@ -241,7 +241,8 @@ std::string breakeven_csv(const ResolvedStudy& study, const BreakevenAnalysis& a
     for (const Selector& s : a.groups.front().labels) header.push_back(s.param);
   }
   for (const char* h : {"kind", "first", "second", "better_below", "better_above", "along", "along_value", "bracket_lo",
-                        "bracket_hi", "tolerance", "metric_first", "metric_second", "evaluations", "statement"}) {
+                        "bracket_hi", "tolerance", "metric_first", "metric_second", "evaluations", "statement",
+                        "interval_low", "interval_high", "interval_share_in_range"}) {
     header.emplace_back(h);
   }
   Csv csv(header);
@@ -254,7 +255,7 @@ std::string breakeven_csv(const ResolvedStudy& study, const BreakevenAnalysis& a
       labels();
       const std::size_t best = g.outcome.segments.size() == 1 ? g.outcome.segments.front().best : kNoAlternative;
       csv.text("none").empty(2).text(best == kNoAlternative ? "" : alt_name(a, best)).text(best == kNoAlternative ? "" : alt_name(a, best));
-      csv.text(along).empty(7).text(no_crossing_sentence(study, a, g));
+      csv.text(along).empty(7).text(no_crossing_sentence(study, a, g)).empty(3);
       csv.end();
       continue;
     }
@@ -265,6 +266,7 @@ std::string breakeven_csv(const ResolvedStudy& study, const BreakevenAnalysis& a
       csv.number(c.along_value).number(c.bracket_lo).number(c.bracket_hi).number(c.tolerance);
       csv.number(c.metric_first).number(c.metric_second).number(c.evaluations);
       csv.text(crossing_sentence(study, a, g, c));
+      csv.number(c.interval_low).number(c.interval_high).number(c.interval_share_in_range);
       csv.end();
     }
   }

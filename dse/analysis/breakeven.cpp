@@ -10,6 +10,7 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/analysis/derived.hpp"
+#include "dse/calibration/intervals.hpp"
 #include "dse/grid.hpp"
 
 namespace dsx {
@@ -352,6 +353,40 @@ std::vector<RequestProblem> check_breakeven(const ResolvedStudy& study, const Br
   return problems;
 }
 
+namespace {
+
+// The 80 % interval of each crossing's position under the study's calibration profile.
+void add_crossing_intervals(const ResolvedStudy& study, std::size_t metric, const std::vector<PointInputs>& points,
+                            std::size_t K, BreakevenOutcome& o) {
+  if (!study.calibration) return;
+  bool positive = true;
+  for (double v : o.along_values) positive = positive && v > 0;
+  const bool log_along = positive && o.along_values.back() >= 10 * o.along_values.front();
+  std::vector<double> metrics(study.solver->metrics().size());
+  const auto error_at = [&](std::size_t alternative, std::size_t k) -> std::optional<MetricError> {
+    const PointInputs& in = points[alternative * K + k];
+    if (study.solver->evaluate(in, metrics).status != PointStatus::ok) return std::nullopt;
+    return metric_error(study, in, metrics, metric);
+  };
+  const std::size_t A = o.curves.size() / K;
+  for (Crossing& c : o.crossings) {
+    if (c.kind == CrossingKind::tie || c.kind == CrossingKind::unrefined) continue;
+    const std::size_t lo = std::min(c.scan_lo, K - 2);
+    const auto ea = error_at(c.first, lo);
+    const auto eb = error_at(c.second, lo);
+    if (!ea || !eb || c.first >= A || c.second >= A) continue;
+    const std::span<const double> curves(o.curves);
+    const auto interval = crossing_interval(o.along_values, curves.subspan(c.first * K, K), curves.subspan(c.second * K, K),
+                                            lo, *ea, *eb, log_along);
+    if (!interval) continue;
+    c.interval_low = interval->low;
+    c.interval_high = interval->high;
+    c.interval_share_in_range = interval->share_in_range;
+  }
+}
+
+}  // namespace
+
 BreakevenAnalysis run_breakeven(const ResolvedStudy& study, const BreakevenRequest& request) {
   throw_if_problems("break-even '" + request.name + "'", check_breakeven(study, request));
   const Solver& solver = *study.solver;
@@ -459,6 +494,7 @@ BreakevenAnalysis run_breakeven(const ResolvedStudy& study, const BreakevenReque
       }
     };
     group.outcome = find_breakevens(p);
+    if (numeric && !by_metrics && values.empty()) add_crossing_intervals(study, out.metric, points, K, group.outcome);
     out.groups.push_back(std::move(group));
 
     // Next combination of the free axes (last fastest).
@@ -479,6 +515,21 @@ namespace {
 std::string number_text(double v, Dimension d, int digits = 6) {
   const std::string_view unit = si_unit(d);
   return unit.empty() ? fmt::format("{:.{}g}", v, digits) : fmt::format("{:.{}g} {}", v, digits, unit);
+}
+
+}  // namespace
+
+namespace {
+
+// "; with dsx's 80 % model error the crossing lies between 21 and 64" (or past an end of the range).
+std::string crossing_interval_text(const Crossing& c, const ParamSpec& along) {
+  if (!std::isfinite(c.interval_share_in_range)) return "";
+  const auto end = [&](double v, const char* below, const char* above) {
+    return std::isinf(v) ? std::string(v < 0 ? below : above) : number_text(v, along.dimension, 3);
+  };
+  return " [80 % interval of the crossing under the calibration's model errors: " +
+         end(c.interval_low, "below the scanned range", "above the scanned range") + " to " +
+         end(c.interval_high, "below the scanned range", "beyond the scanned range") + "]";
 }
 
 }  // namespace
@@ -525,6 +576,7 @@ std::string breakeven_statement(const ResolvedStudy& study, const BreakevenAnaly
                 (c.bracket_hi > c.bracket_lo
                      ? "root bracketed within " + number_text(c.bracket_hi - c.bracket_lo, along.dimension, 2) + ")"
                      : std::string("exact)"));
+        text += crossing_interval_text(c, along);
         break;
       case CrossingKind::jump:
         text += "above " + std::string(along.name) + " = " + number_text(c.along_value, along.dimension) +

@@ -89,6 +89,12 @@ struct Crossing {
   int evaluations = 0;       // solver evaluations per alternative spent refining
   std::size_t better_below = kNoAlternative;  // better just before the crossing along the axis
   std::size_t better_above = kNoAlternative;  // better just after
+  // With a calibration profile covering the metric, on a number axis: the 80 % interval of where the
+  // crossing lies once each alternative's model error is drawn (dse/calibration/intervals.hpp
+  // crossing_interval); -inf / +inf when it may leave the scanned range; NaN without one.
+  double interval_low = std::numeric_limits<double>::quiet_NaN();
+  double interval_high = std::numeric_limits<double>::quiet_NaN();
+  double interval_share_in_range = std::numeric_limits<double>::quiet_NaN();  // draws crossing inside the range
 };
 
 // A run of the axis where one alternative is best (among all). A boundary inside a refined

@@ -115,17 +115,84 @@ class RuleSet {
   std::vector<std::vector<Compiled>> per_metric_;
 };
 
-double speed_error_draw(const RegimeAccuracy& r, double quantile) {
-  const double median = (r.log_error_p10 + r.log_error_p90) / 2;
-  const double sigma = (r.log_error_p90 - r.log_error_p10) / (2 * kZ90);
-  return sigma > 0 ? median + sigma * normal_quantile(quantile) : median;
-}
-
 double perturbed(double value, Orientation o, double speed_error) {
   return o == Orientation::rate ? value * std::exp(-speed_error) : value * std::exp(speed_error);
 }
 
 }  // namespace
+
+double regime_error_at(const RegimeAccuracy& r, double quantile) {
+  const double median = (r.log_error_p10 + r.log_error_p90) / 2;
+  const double sigma = (r.log_error_p90 - r.log_error_p10) / (2 * kZ90);
+  return sigma > 0 ? median + sigma * normal_quantile(quantile) : median;
+}
+
+std::optional<MetricError> metric_error(const ResolvedStudy& study, const PointInputs& in, std::span<const double> metrics,
+                                        std::size_t metric) {
+  if (!study.calibration) return std::nullopt;
+  RuleSet rules(study);
+  if (!rules.covers(metric)) return std::nullopt;
+  rules.load(in, metrics);
+  const auto choice = rules.choose(metric);
+  if (!choice) return std::nullopt;
+  return MetricError{choice->regime, choice->orientation};
+}
+
+std::optional<CrossingInterval> crossing_interval(std::span<const double> along, std::span<const double> a,
+                                                  std::span<const double> b, std::size_t scan_lo, const MetricError& error_a,
+                                                  const MetricError& error_b, bool log_along) {
+  const std::size_t K = along.size();
+  if (K < 2 || scan_lo + 1 >= K || a.size() != K || b.size() != K) return std::nullopt;
+  // The log ratio of the two curves at each scan point (NaN where either has no value).
+  std::vector<double> g(K);
+  for (std::size_t k = 0; k < K; ++k) {
+    g[k] = a[k] > 0 && b[k] > 0 ? std::log(a[k] / b[k]) : kNaN;
+  }
+  if (!std::isfinite(g[scan_lo]) || !std::isfinite(g[scan_lo + 1])) return std::nullopt;
+  const double below_sign = g[scan_lo] > 0 ? 1.0 : -1.0;
+  const auto x_of = [&](std::size_t k) { return log_along ? std::log(along[k]) : along[k]; };
+  const double sign_a = error_a.orientation == Orientation::rate ? 1.0 : -1.0;
+  const double sign_b = error_b.orientation == Orientation::rate ? 1.0 : -1.0;
+  std::vector<double> positions;
+  std::size_t in_range = 0;
+  for (std::size_t d = 0; d < kIntervalDraws; ++d) {
+    const double u_a = (static_cast<double>(d) + 0.5) / static_cast<double>(kIntervalDraws);
+    double u_b = (static_cast<double>(d) + 0.5) * kGoldenFraction;
+    u_b -= std::floor(u_b);
+    // true metric = predicted x exp(-sign x error): the shift of log(a / b).
+    const double shift = -sign_a * regime_error_at(*error_a.regime, u_a) + sign_b * regime_error_at(*error_b.regime, u_b);
+    const auto h = [&](std::size_t k) { return g[k] + shift; };
+    // The sign change nearest the original crossing, searching outwards from it.
+    std::optional<double> found;
+    for (std::size_t step = 0; step < K && !found; ++step) {
+      for (const std::ptrdiff_t lo : {static_cast<std::ptrdiff_t>(scan_lo) - static_cast<std::ptrdiff_t>(step),
+                                      static_cast<std::ptrdiff_t>(scan_lo + step)}) {
+        if (lo < 0 || lo + 1 >= static_cast<std::ptrdiff_t>(K) || found) continue;
+        const auto i = static_cast<std::size_t>(lo);
+        const double h0 = h(i), h1 = h(i + 1);
+        if (!std::isfinite(h0) || !std::isfinite(h1) || (h0 > 0) == (h1 > 0)) continue;
+        const double t = h0 / (h0 - h1);
+        const double x = x_of(i) + t * (x_of(i + 1) - x_of(i));
+        found = log_along ? std::exp(x) : x;
+      }
+    }
+    if (found) {
+      positions.push_back(*found);
+      ++in_range;
+    } else {
+      // No crossing: the curves keep one order. If it is the order below the crossing, the crossing
+      // moved beyond the top of the range.
+      const double inf = std::numeric_limits<double>::infinity();
+      positions.push_back((h(scan_lo) > 0 ? 1.0 : -1.0) == below_sign ? inf : -inf);
+    }
+  }
+  std::sort(positions.begin(), positions.end());
+  CrossingInterval out;
+  out.low = positions[kIntervalDraws / 10];
+  out.high = positions[kIntervalDraws - 1 - kIntervalDraws / 10];
+  out.share_in_range = static_cast<double>(in_range) / static_cast<double>(kIntervalDraws);
+  return out;
+}
 
 std::string interval_low_name(std::string_view metric) { return std::string(metric) + "_p10"; }
 std::string interval_high_name(std::string_view metric) { return std::string(metric) + "_p90"; }
@@ -185,7 +252,7 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
     for (std::size_t g = 0; g < R; ++g) {
       double u = (static_cast<double>(k) + 0.5) / static_cast<double>(kIntervalDraws) + static_cast<double>(g) * kGoldenFraction;
       u -= std::floor(u);
-      draws[k * R + g] = speed_error_draw(study.calibration->regimes[g], u);
+      draws[k * R + g] = regime_error_at(study.calibration->regimes[g], u);
     }
   }
   std::vector<double> samples(kIntervalDraws);

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "dse/calibration/profile.hpp"
 #include "dse/results.hpp"
 #include "dse/study.hpp"
 
@@ -43,5 +45,34 @@ struct MetricInterval {
 };
 std::optional<MetricInterval> solver_metric_interval(const ResolvedStudy& study, const PointInputs& in,
                                                      std::span<const double> metrics, std::size_t metric);
+
+// The error model of one solver metric at one point: its regime's held-out errors and how the metric
+// moves with speed; nullopt when no rule of the study's profile covers it there.
+struct MetricError {
+  const RegimeAccuracy* regime = nullptr;
+  Orientation orientation = Orientation::rate;
+};
+std::optional<MetricError> metric_error(const ResolvedStudy& study, const PointInputs& in, std::span<const double> metrics,
+                                        std::size_t metric);
+
+// A regime's log error (speed orientation) at `quantile` of the normal distribution its [p10, p90]
+// implies.
+double regime_error_at(const RegimeAccuracy& regime, double quantile);
+
+// Where two curves cross when each carries its own model error: curves `a` and `b` over the
+// increasing scan values `along` (logarithmic interpolation when `log_along`), crossing between scan
+// points scan_lo and scan_lo + 1. Each of kIntervalDraws stratified pairs of independent errors
+// (a's and b's, from their error models) moves the curves; the crossing nearest the original is
+// found by linear interpolation between scan points (so within the scan's resolution), and the
+// interval is the 10th and 90th percentile of its positions. A draw with no crossing in the scanned
+// range counts as -inf or +inf on the side the crossing left by.
+struct CrossingInterval {
+  double low = 0;
+  double high = 0;
+  double share_in_range = 0;  // draws that still cross inside the scanned range
+};
+std::optional<CrossingInterval> crossing_interval(std::span<const double> along, std::span<const double> a,
+                                                  std::span<const double> b, std::size_t scan_lo, const MetricError& error_a,
+                                                  const MetricError& error_b, bool log_along);
 
 }  // namespace dsx

@@ -306,3 +306,39 @@ TEST(StudyCalibration, AnUnknownProfileNameIsAnErrorWithTheValidNames) {
 
 }  // namespace
 }  // namespace dsx
+
+namespace dsx {
+namespace {
+
+TEST(CrossingInterval, MovesWithTheErrorsOfTheTwoCurves) {
+  // a(x) = x carries no error; b(x) = 10 carries a speed error whose [p10, p90] is [-0.1, 0.1]. The
+  // true b is 10 e^-e, so the crossing x = 10 e^-e has the 80 % interval [10 e^-0.1, 10 e^0.1] =
+  // [9.05, 11.05]; log(a / b) is linear in log x, so interpolating between scan points is exact.
+  std::vector<double> along, a, b;
+  for (int i = 0; i <= 20; ++i) {
+    along.push_back(std::pow(10.0, i / 10.0));
+    a.push_back(along.back());
+    b.push_back(10);
+  }
+  RegimeAccuracy exact, spread;
+  spread.log_error_p10 = -0.1;
+  spread.log_error_p90 = 0.1;
+  const auto c = crossing_interval(along, a, b, 9, MetricError{&exact, Orientation::rate},
+                                   MetricError{&spread, Orientation::rate}, true);
+  ASSERT_TRUE(c);
+  EXPECT_NEAR(c->low, 10 * std::exp(-0.1), 0.3);
+  EXPECT_NEAR(c->high, 10 * std::exp(0.1), 0.3);
+  EXPECT_DOUBLE_EQ(c->share_in_range, 1.0);
+  // An error as large as the whole range pushes the crossing out of it for some draws.
+  spread.log_error_p10 = -5;
+  spread.log_error_p90 = 5;
+  const auto wide = crossing_interval(along, a, b, 9, MetricError{&exact, Orientation::rate},
+                                      MetricError{&spread, Orientation::rate}, true);
+  ASSERT_TRUE(wide);
+  EXPECT_TRUE(std::isinf(wide->low) && wide->low < 0);
+  EXPECT_TRUE(std::isinf(wide->high) && wide->high > 0);
+  EXPECT_LT(wide->share_in_range, 1.0);
+}
+
+}  // namespace
+}  // namespace dsx

@@ -139,7 +139,7 @@ TEST_F(AnalysisOutputs, EveryAnalysisWritesItsFilesDeterministically) {
   const std::string breakeven = read_text(one / "breakeven_cost.csv");
   EXPECT_EQ(breakeven.substr(0, breakeven.find('\n')),
             "model,kind,first,second,better_below,better_above,along,along_value,bracket_lo,bracket_hi,tolerance,"
-            "metric_first,metric_second,evaluations,statement");
+            "metric_first,metric_second,evaluations,statement,interval_low,interval_high,interval_share_in_range");
   const std::string report = read_text(one / "report.md");
   for (const char* heading : {"## Assertions", "## Break-even points", "## Sensitivity", "### Fronts per group",
                               "## The 2 best design points per objective", "## Derived metrics"}) {
