@@ -342,3 +342,28 @@ TEST(CrossingInterval, MovesWithTheErrorsOfTheTwoCurves) {
 
 }  // namespace
 }  // namespace dsx
+
+namespace dsx {
+namespace {
+
+const std::string kShippedCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
+
+// The validation set loads without a problem against the shipped catalog, and the shipped default
+// profile is exactly what calibrating on it gives today (so neither can drift from the other).
+TEST(ShippedMeasurements, LoadAndTheDefaultProfileIsTheirFit) {
+  Diagnostics d;
+  const auto set = load_measurements({kShippedCatalog + "/measurements"}, kShippedCatalog, d);
+  ASSERT_TRUE(set) << d.format();
+  const std::string shipped = read_text(kShippedCatalog + "/calibration/default.yaml");
+  if (shipped.empty()) GTEST_SKIP() << "no default profile shipped";
+  CalibrationOptions options;
+  options.fitted_from = "studies/catalog/measurements";
+  const Calibration c = calibrate(*set, options);
+  const std::string body = shipped.substr(shipped.find("\nprofile:") + 1);
+  EXPECT_EQ(profile_yaml(c.profile), body)
+      << "studies/catalog/calibration/default.yaml is stale: run `build/dsx calibrate studies/catalog/measurements "
+         "--out studies/catalog/calibration/default.yaml`";
+}
+
+}  // namespace
+}  // namespace dsx
