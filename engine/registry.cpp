@@ -40,6 +40,12 @@ const auto kSolvers = std::to_array<const Solver*>({
 
 std::span<const Solver* const> all_solvers() { return kSolvers; }
 
+std::vector<std::string> solver_names() {
+  std::vector<std::string> names;
+  for (const Solver* s : kSolvers) names.emplace_back(s->name());
+  return names;
+}
+
 const Solver* find_solver(std::string_view name) {
   for (const Solver* s : kSolvers) {
     if (s->name() == name) return s;

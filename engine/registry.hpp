@@ -2,7 +2,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/solver.hpp"
 
@@ -10,5 +12,6 @@ namespace dsx {
 
 std::span<const Solver* const> all_solvers();
 const Solver* find_solver(std::string_view name);  // nullptr when unknown
+std::vector<std::string> solver_names();           // in registry order, for messages
 
 }  // namespace dsx

@@ -204,6 +204,19 @@ class Fitter {
       }
       return c;
     };
+    // Forward differences in each coordinate; an infeasible neighbour contributes nothing.
+    const auto jacobian = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& rx, Eigen::MatrixXd& jx) {
+      for (std::size_t a = 0; a < k; ++a) {
+        Eigen::VectorXd moved = x;
+        moved(static_cast<Eigen::Index>(a)) += kDerivativeStep;
+        Eigen::VectorXd r2;
+        residuals(moved, r2);
+        for (Eigen::Index i = 0; i < rx.size(); ++i) {
+          const double d = (r2(i) - rx(i)) / kDerivativeStep;
+          jx(i, static_cast<Eigen::Index>(a)) = std::isfinite(d) ? d : 0.0;
+        }
+      }
+    };
     Eigen::VectorXd r;
     residuals(u, r);
     Eigen::VectorXd w = weights(r);
@@ -211,16 +224,7 @@ class Fitter {
     double mu = 1e-3;
     Eigen::MatrixXd J(static_cast<Eigen::Index>(n + k), static_cast<Eigen::Index>(k));
     for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
-      for (std::size_t a = 0; a < k; ++a) {
-        Eigen::VectorXd moved = u;
-        moved(static_cast<Eigen::Index>(a)) += kDerivativeStep;
-        Eigen::VectorXd r2;
-        residuals(moved, r2);
-        for (Eigen::Index i = 0; i < r.size(); ++i) {
-          const double d = (r2(i) - r(i)) / kDerivativeStep;
-          J(i, static_cast<Eigen::Index>(a)) = std::isfinite(d) ? d : 0.0;
-        }
-      }
+      jacobian(u, r, J);
       Eigen::VectorXd rw = r;
       for (Eigen::Index i = 0; i < rw.size(); ++i) rw(i) = std::isfinite(rw(i)) ? rw(i) * w(i) : 0.0;
       const Eigen::MatrixXd JtWJ = J.transpose() * w.asDiagonal() * J;
@@ -253,16 +257,7 @@ class Fitter {
     out.theta = theta_of(u);
     for (std::size_t j : active) out.theta[j] = rounded(out.theta[j], coords_[j]);
     // Spread: s^2 (J^T W J)^-1 at the solution, the prior's own curvature included.
-    for (std::size_t a = 0; a < k; ++a) {
-      Eigen::VectorXd moved = u;
-      moved(static_cast<Eigen::Index>(a)) += kDerivativeStep;
-      Eigen::VectorXd r2;
-      residuals(moved, r2);
-      for (Eigen::Index i = 0; i < r.size(); ++i) {
-        const double d = (r2(i) - r(i)) / kDerivativeStep;
-        J(i, static_cast<Eigen::Index>(a)) = std::isfinite(d) ? d : 0.0;
-      }
-    }
+    jacobian(u, r, J);
     double sum = 0;
     std::size_t used = 0;
     for (std::size_t i = 0; i < n; ++i) {

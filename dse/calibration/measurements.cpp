@@ -76,9 +76,7 @@ const Solver* solver_named(const YamlReader& r, const YamlNode& node, const std:
   if (!name) return nullptr;
   const Solver* solver = find_solver(*name);
   if (solver == nullptr) {
-    std::vector<std::string> names;
-    for (const Solver* s : all_solvers()) names.emplace_back(s->name());
-    r.unknown(node, "solver", names);
+    r.unknown(node, "solver", solver_names());
   }
   return solver;
 }
@@ -159,9 +157,7 @@ class MeasurementReader {
       FitParameterRef ref{text->substr(0, dot), text->substr(dot + 1), std::nullopt};
       const Solver* solver = find_solver(ref.solver);
       if (solver == nullptr) {
-        std::vector<std::string> names;
-        for (const Solver* s : all_solvers()) names.emplace_back(s->name());
-        r.unknown(*name_node, "solver", names, where);
+        r.unknown(*name_node, "solver", solver_names(), where);
         continue;
       }
       const ParamSpec* spec = nullptr;

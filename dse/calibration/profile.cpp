@@ -95,9 +95,7 @@ class ProfileReader {
     f.name = r_.string(*name_node, where + ".name").value_or("");
     const Solver* solver = find_solver(f.solver);
     if (solver == nullptr) {
-      std::vector<std::string> names;
-      for (const Solver* s : all_solvers()) names.emplace_back(s->name());
-      r_.unknown(*solver_node, "solver", names, where);
+      r_.unknown(*solver_node, "solver", solver_names(), where);
       return;
     }
     std::vector<std::string> numbers;
@@ -170,9 +168,7 @@ class ProfileReader {
     if (const YamlNode* n = e.find("when")) rule.when = r_.string(*n, where + ".when").value_or("");
     const Solver* solver = find_solver(rule.solver);
     if (solver == nullptr) {
-      std::vector<std::string> names;
-      for (const Solver* s : all_solvers()) names.emplace_back(s->name());
-      r_.unknown(*solver_node, "solver", names, where);
+      r_.unknown(*solver_node, "solver", solver_names(), where);
       return;
     }
     std::vector<std::string> metrics;

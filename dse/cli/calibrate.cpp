@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <optional>
 
 #include "dse/calibration/fit.hpp"
 #include "dse/calibration/measurements.hpp"
@@ -16,10 +17,22 @@ namespace dsx::cli {
 
 namespace {
 
-std::string shell_words(const std::string& command, const std::vector<std::string>& args) {
-  std::string out = command;
-  for (const std::string& a : args) out += " " + a;
+// The measurement set the paths hold, or nullopt after printing every problem.
+std::optional<MeasurementSet> load_or_report(const std::vector<std::string>& paths, const std::string& catalog_dir) {
+  Diagnostics diags;
+  auto set = load_measurements(paths, catalog_dir, diags);
+  if (!set) fmt::print(stderr, "{}", diags.format());
+  return set;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
+}
+
+std::string shell_words(const std::string& command, const std::vector<std::string>& args) {
+  return args.empty() ? command : command + " " + joined(args);
 }
 
 }  // namespace
@@ -42,12 +55,8 @@ int calibrate_command(const std::vector<std::string>& args) {
                                 options, positional, vm)) {
     return *code;
   }
-  Diagnostics diags;
-  const auto set = load_measurements(inputs, catalog_dir, diags);
-  if (!set) {
-    fmt::print(stderr, "{}", diags.format());
-    return kBadInput;
-  }
+  const auto set = load_or_report(inputs, catalog_dir);
+  if (!set) return kBadInput;
   CalibrationOptions opt;
   if (name.empty()) {
     const std::size_t slash = out.find_last_of('/');
@@ -55,8 +64,7 @@ int calibrate_command(const std::vector<std::string>& args) {
     if (name.size() > 5 && name.ends_with(".yaml")) name.resize(name.size() - 5);
   }
   opt.profile_name = name;
-  std::string from;
-  for (const std::string& i : inputs) from += (from.empty() ? "" : " ") + i;
+  const std::string from = joined(inputs);
   opt.fitted_from = from;
   const Calibration c = calibrate(*set, opt);
   try {
@@ -94,16 +102,10 @@ int accuracy_command(const std::vector<std::string>& args) {
     return *code;
   }
   if (inputs.empty()) inputs.push_back(catalog_dir + "/measurements");
-  Diagnostics diags;
-  const auto set = load_measurements(inputs, catalog_dir, diags);
-  if (!set) {
-    fmt::print(stderr, "{}", diags.format());
-    return kBadInput;
-  }
+  const auto set = load_or_report(inputs, catalog_dir);
+  if (!set) return kBadInput;
   CalibrationOptions opt;
-  std::string from;
-  for (const std::string& i : inputs) from += (from.empty() ? "" : " ") + i;
-  opt.fitted_from = from;
+  opt.fitted_from = joined(inputs);
   const Calibration c = calibrate(*set, opt);
   AccuracyReportInputs in;
   in.set = &*set;
