@@ -22,11 +22,13 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
     }
   } else if (store.row_count() > 0) {
     throw std::runtime_error(store.path() + " holds rows but no sweep counts; run with --fresh");
+  } else {
+    keeper.start_at(options.first);
   }
   const GridGate gate(study);
   SweepBlock block;
   RowKeeper::Change change;
-  const std::uint64_t total = grid.size();
+  const std::uint64_t total = std::min(grid.size(), options.end);
   const std::uint64_t block_points = std::max<std::uint64_t>(options.block_points, 1);
   for (std::uint64_t blocks = 0; keeper.counts().points_done < total && (options.stop == nullptr || *options.stop == 0) &&
                                  (options.max_blocks == 0 || blocks < options.max_blocks);

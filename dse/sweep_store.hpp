@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "dse/analysis/retention.hpp"
@@ -27,14 +28,19 @@ struct SweepOptions {
   const volatile std::sig_atomic_t* stop = nullptr;  // the sweep stops after the block in hand when nonzero
   SweepProgress* progress = nullptr;
   std::uint64_t max_blocks = 0;  // stop after committing this many blocks (0 = no limit): a sweep in slices
+  // The part of the grid this sweep covers, [first, end): the whole grid, or a shard's share
+  // (dse/shard.hpp). Its counts cover only this range.
+  std::uint64_t first = 0;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
 };
 
 // The counts committed with the store's rows; nullopt for a store without any. Throws
 // std::runtime_error when they do not fit the study.
 std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const ResolvedStudy& study);
 
-// Sweeps from where the store stopped to the end of the grid, or until *options.stop. The store
-// must have the study's schema (ensure_schema). Returns the counts after the last commit.
+// Sweeps from where the store stopped (options.first for a new one) to the end of the grid or of
+// the range, or until *options.stop. The store must have the study's schema (ensure_schema).
+// Returns the counts after the last commit.
 SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
                              const SweepOptions& options);
 

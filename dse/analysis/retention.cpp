@@ -33,6 +33,41 @@ std::uint64_t SweepCounts::excluded_total() const {
   return std::accumulate(excluded.begin(), excluded.end(), std::uint64_t{0});
 }
 
+void SweepCounts::append(const SweepCounts& later, std::uint64_t later_first) {
+  if (later_first != points_done) {
+    throw std::invalid_argument(fmt::format("counts up to point {} cannot take counts from point {}", points_done, later_first));
+  }
+  const auto add = [](std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
+    if (to.size() != from.size()) throw std::invalid_argument("the sweep counts to add have another shape");
+    for (std::size_t i = 0; i < to.size(); ++i) to[i] += from[i];
+  };
+  if (formulas_applied != later.formulas_applied || assertions.size() != later.assertions.size()) {
+    throw std::invalid_argument("the sweep counts to add have another shape");
+  }
+  points_done = later.points_done;
+  evaluated += later.evaluated;
+  feasible += later.feasible;
+  infeasible += later.infeasible;
+  errors += later.errors;
+  add(excluded, later.excluded);
+  add(infeasible_by_solver_reason, later.infeasible_by_solver_reason);
+  add(constraint_violations, later.constraint_violations);
+  add(filtered_out, later.filtered_out);
+  for (std::size_t i = 0; i < assertions.size(); ++i) {
+    AssertionCount& a = assertions[i];
+    const AssertionCount& b = later.assertions[i];
+    a.checked += b.checked;
+    a.holding += b.holding;
+    if (!a.has_example && b.has_example) {
+      a.has_example = true;
+      a.example_point = b.example_point;
+    }
+  }
+  for (const std::uint64_t p : later.error_points) {
+    if (error_points.size() < kMaxKeptErrorRows) error_points.push_back(p);
+  }
+}
+
 std::map<std::string, std::uint64_t> SweepCounts::infeasible_by_reason(const ResolvedStudy& study) const {
   std::map<std::string, std::uint64_t> out;
   const auto reasons = study.solver->reasons();
@@ -434,6 +469,13 @@ void RowKeeper::take(const SweepBlock& block, Change& out) {
   }
   counts_.points_done = block.first + block.count;
 }
+
+void RowKeeper::start_at(std::uint64_t first) {
+  if (counts_.points_done != 0 || counts_.evaluated != 0) throw std::logic_error("row keeper: start_at after a block");
+  counts_.points_done = first;
+}
+
+const std::vector<std::uint64_t>& RowKeeper::unkept_after_restore() const { return state_->removed; }
 
 void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
   State& s = *state_;

@@ -67,6 +67,11 @@ struct SweepCounts {
   std::vector<std::uint64_t> error_points;  // the first kMaxKeptErrorRows points that failed, kept
 
   std::uint64_t excluded_total() const;
+  // Adds the counts of the points after these ([points_done, later.points_done)), as a run split
+  // into consecutive ranges (shards) would have counted them in one: sums, the earlier assertion
+  // example, the first kMaxKeptErrorRows error points. Throws std::invalid_argument when `later`
+  // does not continue where these stop or has another shape.
+  void append(const SweepCounts& later, std::uint64_t later_first);
   // Reason text -> points, over solver reasons and (with formulas applied) constraints.
   std::map<std::string, std::uint64_t> infeasible_by_reason(const ResolvedStudy& study) const;
 
@@ -86,6 +91,11 @@ class RowKeeper {
   // Continues an interrupted sweep: `stored` are the rows the store holds (solver columns),
   // `counts` what it recorded with them.
   void restore(const ResultTable& stored, SweepCounts counts);
+  // A sweep of a part of the grid (a shard) starts at `first`: points before it are not its own.
+  // Only before the first block.
+  void start_at(std::uint64_t first);
+  // The stored points restore() found no set holding (removed with the next block, or by a merge).
+  const std::vector<std::uint64_t>& unkept_after_restore() const;
 
   // What one block changed: rows to store, and stored points that are no longer kept.
   struct Change {

@@ -24,6 +24,7 @@ int validate_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int catalog_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int merge_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int accuracy_command(const std::vector<std::string>& args);
 

@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "dse/cli/analyse.hpp"
 #include "dse/cli/commands.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/cli/progress.hpp"
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
+#include "dse/shard.hpp"
 #include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
@@ -95,10 +97,10 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
   return info;
 }
 
-// Everything after the sweep: derived metrics, constraints and filters, Pareto fronts, the
-// study's declared analyses, CSV, figures, report. The sweep's rows come from the store; break-even
-// and sensitivity analyses re-evaluate the solver at the points they need. Returns the exit code:
-// 3 when an assertion failed, 1 when an analysis could not run (after everything is written).
+}  // namespace
+
+// The sweep's rows come from the store; break-even and sensitivity analyses re-evaluate the solver
+// at the points they need.
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
                        const std::string& template_dir, nlohmann::ordered_json& manifest) {
   const auto start = Clock::now();
@@ -137,6 +139,8 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   return analysed.analyses_ran() ? kSuccess : kRuntimeFailure;
 }
 
+namespace {
+
 std::uint64_t stored_points_done(const ResultStore& store, const ResolvedStudy& study) {
   const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
   return counts ? counts->points_done : 0;
@@ -160,21 +164,21 @@ void print_summary(const nlohmann::ordered_json& manifest, double sweep_seconds,
   }
 }
 
-// --template wins, then the study's own `template:` folder, then the shipped templates.
+}  // namespace
+
 std::string template_dir_for(const std::string& option, const ResolvedStudy& study) {
   if (!option.empty()) return option;
   const std::string own = study.template_dir();
   return own.empty() ? default_template_dir() : own;
 }
 
-}  // namespace
-
 int run_command(const std::vector<std::string>& args) {
   po::options_description options("dsx run options");
-  std::string file, out_dir, catalog_dir, template_dir;
+  std::string file, out_dir, catalog_dir, template_dir, shard_text;
   unsigned threads = 0;
   bool fresh = false, quiet = false;
   options.add_options()("study", po::value(&file)->required(), "study file")(
+      "shard", po::value(&shard_text), "sweep only shard I of N (I/N) into this run folder; join them with dsx merge")(
       "out", po::value(&out_dir), "run folder (default runs/<study>)")(
       "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
       "fresh", po::bool_switch(&fresh), "discard results already in the run folder")(
@@ -184,9 +188,18 @@ int run_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("study", 1);
   po::variables_map vm;
-  if (auto code = parse_options("run", "dsx run STUDY.yaml [--out DIR] [--threads N] [--fresh] [--quiet]", args,
-                                options, positional, vm)) {
+  if (auto code = parse_options("run", "dsx run STUDY.yaml [--out DIR] [--threads N] [--fresh] [--quiet] [--shard I/N]",
+                                args, options, positional, vm)) {
     return *code;
+  }
+  std::optional<ShardSpec> shard;
+  if (!shard_text.empty()) {
+    std::string problem;
+    shard = parse_shard(shard_text, problem);
+    if (!shard) {
+      fmt::print(stderr, "dsx run: error: --shard {}: {}\n", shard_text, problem);
+      return kBadInput;
+    }
   }
   const auto start = Clock::now();
   Diagnostics diags;
@@ -210,6 +223,7 @@ int run_command(const std::vector<std::string>& args) {
       {"study_hash", study.content_hash},
       {"catalog_hash", catalog_hash(study.catalog)},
       {"dsx_version", DSX_VERSION},
+      {kShardKey, shard ? shard->text() : ""},
   };
   if (store.has_results()) {
     for (const auto& [key, value] : identity) {
@@ -229,11 +243,21 @@ int run_command(const std::vector<std::string>& args) {
 
   store.ensure_schema(make_result_table(study));
   const Grid grid(study);
-  const std::uint64_t total = grid.size();
-  const std::uint64_t resumed = store.has_results() ? stored_points_done(store, study) : 0;
+  const PointRange range = shard ? shard_range(*shard, grid.size()) : PointRange{0, grid.size()};
+  if (shard) {
+    const std::vector<std::pair<std::string, std::string>> bounds = {{kShardFirstKey, std::to_string(range.first)},
+                                                                      {kShardEndKey, std::to_string(range.end)}};
+    store.set_meta(bounds);
+  }
+  const std::uint64_t total = range.end - range.first;
+  const std::uint64_t stored_done = store.has_results() ? stored_points_done(store, study) : 0;
+  const std::uint64_t resumed = stored_done > range.first ? stored_done - range.first : 0;
   if (!quiet) {
     const bool keeps_all = analyses_of(study).keep.all;
-    fmt::print(stderr, "dsx run: {} design points{}{}\n", format_grouped(static_cast<double>(total)),
+    fmt::print(stderr, "dsx run: {} design points{}{}{}\n", format_grouped(static_cast<double>(total)),
+               shard ? fmt::format(" (shard {}: points {} to {} of {})", shard->text(), range.first, range.end - 1,
+                                   grid.size())
+                     : "",
                keeps_all ? "" : "; keeping " + keep_description(study),
                resumed > 0 ? fmt::format(", resuming after {} done", format_grouped(static_cast<double>(resumed)))
                            : "");
@@ -249,18 +273,29 @@ int run_command(const std::vector<std::string>& args) {
     options.threads = threads;
     options.stop = &g_stop_signal;
     options.progress = &progress;
-    next = sweep_into_store(study, grid, store, options).points_done;
+    options.first = range.first;
+    options.end = range.end;
+    next = sweep_into_store(study, grid, store, options).points_done - range.first;
     if (reporter) reporter->stop();
   }
   const double sweep_seconds = seconds_since(sweep_start);
   if (next < total) {
     fmt::print(stderr,
                "dsx run: stopped by signal {} after {} of {} points; the results of every evaluated point are committed to {}\n"
-               "  to continue where it stopped: dsx run {}{}\n",
+               "  to continue where it stopped: dsx run {}{}{}\n",
                static_cast<int>(g_stop_signal), format_grouped(static_cast<double>(next)),
                format_grouped(static_cast<double>(total)), store_path, file,
-               out_dir.empty() ? "" : " --out " + out_dir);
+               out_dir.empty() ? "" : " --out " + out_dir, shard ? " --shard " + shard->text() : "");
     return kRuntimeFailure;
+  }
+  if (shard) {
+    if (!quiet) {
+      fmt::print(stderr, "dsx run: shard {} done: {} points in {}\n", shard->text(),
+                 format_grouped(static_cast<double>(total)), format_si(sweep_seconds, "s"));
+    }
+    fmt::print("shard {}: {}\n  when every shard is done: dsx merge OUT {}\n", shard->text(), run_dir,
+               "SHARD_DIR...");
+    return kSuccess;
   }
 
   nlohmann::ordered_json manifest;

@@ -1,0 +1,22 @@
+// The step after a sweep, shared by `dsx run`, `dsx merge` and `dsx report`: analyse the rows a
+// run folder's store holds and write its CSVs, figures and report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "dse/store.hpp"
+#include "dse/study.hpp"
+
+namespace dsx::cli {
+
+// Derived metrics, constraints and filters, Pareto fronts, the study's declared analyses, CSV,
+// figures, report; fills the manifest's row counts and timing. Returns the exit code: 3 when an
+// assertion failed, 1 when an analysis could not run (after everything is written).
+int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
+                       const std::string& template_dir, nlohmann::ordered_json& manifest);
+
+// --template wins, then the study's own `template:` folder, then the shipped templates.
+std::string template_dir_for(const std::string& option, const ResolvedStudy& study);
+
+}  // namespace dsx::cli
