@@ -11,9 +11,7 @@ std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const R
   return SweepCounts::from_json(*text, study);
 }
 
-SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
-                             const SweepOptions& options) {
-  RowKeeper keeper(study, grid);
+void resume_keeper(RowKeeper& keeper, const ResultStore& store, const ResolvedStudy& study, const SweepOptions& options) {
   if (std::optional<SweepCounts> counts = stored_sweep_counts(store, study)) {
     if (keeper.keeps_all()) {
       keeper.restore(ResultTable{}, std::move(*counts));
@@ -25,6 +23,18 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
   } else {
     keeper.start_at(options.first);
   }
+}
+
+void take_and_commit(RowKeeper& keeper, const SweepBlock& block, ResultStore& store, RowKeeper::Change& change) {
+  keeper.take(block, change);
+  const std::pair<std::string, std::string> meta[] = {{kSweepCountsKey, keeper.counts().to_json()}};
+  store.commit_block(change.added, change.removed, meta);
+}
+
+SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
+                             const SweepOptions& options) {
+  RowKeeper keeper(study, grid);
+  resume_keeper(keeper, store, study, options);
   const GridGate gate(study);
   SweepBlock block;
   RowKeeper::Change change;
@@ -36,9 +46,7 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
     const std::uint64_t first = keeper.counts().points_done;
     const std::uint64_t count = std::min(block_points, total - first);
     evaluate_block(grid, *study.solver, first, count, options.threads, block, options.progress, &gate);
-    keeper.take(block, change);
-    const std::pair<std::string, std::string> meta[] = {{kSweepCountsKey, keeper.counts().to_json()}};
-    store.commit_block(change.added, change.removed, meta);
+    take_and_commit(keeper, block, store, change);
   }
   return keeper.counts();
 }

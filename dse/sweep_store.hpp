@@ -38,6 +38,12 @@ struct SweepOptions {
 // std::runtime_error when they do not fit the study.
 std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const ResolvedStudy& study);
 
+// The sweep's two steps around evaluation, shared with the distributed sweep (dse/cli/distributed.hpp):
+// `keeper` continues from what the store holds (or starts at options.first), and one evaluated
+// block is taken and committed with the counts.
+void resume_keeper(RowKeeper& keeper, const ResultStore& store, const ResolvedStudy& study, const SweepOptions& options);
+void take_and_commit(RowKeeper& keeper, const SweepBlock& block, ResultStore& store, RowKeeper::Change& change);
+
 // Sweeps from where the store stopped (options.first for a new one) to the end of the grid or of
 // the range, or until *options.stop. The store must have the study's schema (ensure_schema).
 // Returns the counts after the last commit.

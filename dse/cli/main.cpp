@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "dse/cli/commands.hpp"
+#include "dse/cli/distributed.hpp"
 #include "dse/diagnostics.hpp"
 
 namespace {
@@ -23,6 +24,8 @@ void print_usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs this program; only `dsx run` uses the other ranks (dse/cli/distributed.hpp).
+  const dsx::cli::MpiSession mpi(&argc, &argv);
   // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk,
   // naming the file, instead of SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -32,9 +35,10 @@ int main(int argc, char** argv) {
     return args.empty() ? dsx::cli::kBadInput : dsx::cli::kSuccess;
   }
   if (args[0] == "--version") {
-    fmt::print("dsx {} ({})\n", DSX_VERSION, DSX_GIT_REVISION);
+    fmt::print("dsx {} ({}){}\n", DSX_VERSION, DSX_GIT_REVISION, dsx::cli::built_with_mpi() ? ", with MPI" : "");
     return dsx::cli::kSuccess;
   }
+  if (dsx::cli::world_rank() > 0 && args[0] != "run") return dsx::cli::kSuccess;  // rank 0 does it
   for (const auto& c : dsx::cli::commands()) {
     if (c.name != args[0]) continue;
     try {

@@ -12,6 +12,7 @@
 
 #include "dse/cli/analyse.hpp"
 #include "dse/cli/commands.hpp"
+#include "dse/cli/distributed.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/cli/progress.hpp"
 #include "dse/analysis/analysed_run.hpp"
@@ -176,8 +177,11 @@ int run_command(const std::vector<std::string>& args) {
   po::options_description options("dsx run options");
   std::string file, out_dir, catalog_dir, template_dir, shard_text;
   unsigned threads = 0;
+  std::uint64_t block_points = SweepOptions{}.block_points;
   bool fresh = false, quiet = false;
   options.add_options()("study", po::value(&file)->required(), "study file")(
+      "block-points", po::value(&block_points)->default_value(block_points),
+      "points per committed block: what a kill can lose, and the unit mpirun ranks share")(
       "shard", po::value(&shard_text), "sweep only shard I of N (I/N) into this run folder; join them with dsx merge")(
       "out", po::value(&out_dir), "run folder (default runs/<study>)")(
       "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
@@ -192,6 +196,8 @@ int run_command(const std::vector<std::string>& args) {
                                 args, options, positional, vm)) {
     return *code;
   }
+  if (world_rank() > 0) return serve_sweep(threads);
+  WorkerStart workers;  // under mpirun: stops the other ranks unless the sweep starts
   std::optional<ShardSpec> shard;
   if (!shard_text.empty()) {
     std::string problem;
@@ -239,7 +245,8 @@ int run_command(const std::vector<std::string>& args) {
   store.set_meta(identity);
   store.set_meta("git_revision", DSX_GIT_REVISION);
   store.set_meta("study_file", file);
-  write_file_atomic(run_dir + "/study.resolved.yaml", resolved_study_yaml(study));
+  const std::string resolved = resolved_study_yaml(study);
+  write_file_atomic(run_dir + "/study.resolved.yaml", resolved);
 
   store.ensure_schema(make_result_table(study));
   const Grid grid(study);
@@ -275,7 +282,9 @@ int run_command(const std::vector<std::string>& args) {
     options.progress = &progress;
     options.first = range.first;
     options.end = range.end;
-    next = sweep_into_store(study, grid, store, options).points_done - range.first;
+    options.block_points = block_points;
+    workers.go(resolved);
+    next = coordinate_sweep(study, grid, store, options).points_done - range.first;
     if (reporter) reporter->stop();
   }
   const double sweep_seconds = seconds_since(sweep_start);
