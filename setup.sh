@@ -16,10 +16,12 @@ packages=(
   libyaml-cpp-dev libyaml-dev nlohmann-json3-dev libkainjow-mustache-dev libmd4c-dev libmd4c-html0-dev
   libsqlite3-dev libfmt-dev libmuparser-dev
   gnuplot-nox fonts-dejavu-core
+  libopenmpi-dev openmpi-bin
 )
-# The tests also open report.html in headless Chromium (tests/output/browser_test.cpp); the
-# fuzz targets (tests/fuzz) need clang's libFuzzer.
-if [ "$mode" = test ]; then packages+=(chromium clang libclang-rt-14-dev); fi
+# The tests also open report.html in headless Chromium (tests/output/browser_test.cpp), run the
+# Slurm batch scripts on a single-node cluster they start (tests/cli/slurm_test.cpp); the fuzz
+# targets (tests/fuzz) need clang's libFuzzer.
+if [ "$mode" = test ]; then packages+=(chromium clang libclang-rt-14-dev slurm-wlm munge); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
