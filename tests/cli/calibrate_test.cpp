@@ -9,29 +9,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli/shell.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
-
-Result dsx(const std::string& args) {
-  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/tests/malformed/catalog";
 
@@ -63,7 +47,7 @@ TEST(CalibrateCli, ABadFileExitsTwoAndWritesNothing) {
   const std::string file = dir.path() + "/m.yaml";
   std::ofstream(file) << "measurements:\n  - id: x\n    regime: nowhere\n";
   const std::string profile = dir.path() + "/p.yaml";
-  const Result r = dsx("calibrate '" + file + "' --out '" + profile + "' --catalog '" + kCatalog + "'");
+  const CommandResult r = run_dsx("calibrate '" + file + "' --out '" + profile + "' --catalog '" + kCatalog + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find(file + ":3:13: error: unknown regime 'nowhere'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(file + ":2:5: error: measurements[0]: missing required key 'source'"), std::string::npos) << r.out;
@@ -73,7 +57,7 @@ TEST(CalibrateCli, ABadFileExitsTwoAndWritesNothing) {
 TEST(CalibrateCli, WritesAProfileAStudyCanName) {
   TempDir dir("calibrate_cli");
   std::ofstream(dir.path() + "/m.yaml") << measurements();
-  const Result r = dsx("calibrate '" + dir.path() + "' --out '" + dir.path() + "/mine.yaml' --catalog '" + kCatalog + "'");
+  const CommandResult r = run_dsx("calibrate '" + dir.path() + "' --out '" + dir.path() + "/mine.yaml' --catalog '" + kCatalog + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("6 measurements, 5 predicted; profile 'mine' written"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("efficiency.eta: "), std::string::npos) << r.out;
@@ -85,9 +69,9 @@ TEST(CalibrateCli, WritesAProfileAStudyCanName) {
       << "study: s\ntitle: T\nquestion: Q?\nsolver: efficiency\ncalibration: mine.yaml\n"
          "axes:\n  hardware: [a100_80gb_sxm]\nfixed:\n  model: lab07_kws\n  precision: fp16\n"
          "  regime: decode_batched\n  devices: 1\n  throughput: 1 /s\n  batch: 1\n";
-  const Result v = dsx("validate '" + dir.path() + "/s.yaml' --catalog '" + kCatalog + "'");
+  const CommandResult v = run_dsx("validate '" + dir.path() + "/s.yaml' --catalog '" + kCatalog + "'");
   EXPECT_EQ(v.exit_code, 0) << v.out;
-  const Result e = dsx("eval efficiency hardware=a100_80gb_sxm model=lab07_kws precision=fp16 regime=decode_batched "
+  const CommandResult e = run_dsx("eval efficiency hardware=a100_80gb_sxm model=lab07_kws precision=fp16 regime=decode_batched "
                        "devices=1 throughput='1 /s' batch=1 --json --calibration '" + dir.path() + "/mine.yaml' --catalog '" +
                        kCatalog + "'");
   ASSERT_EQ(e.exit_code, 0) << e.out;
@@ -99,7 +83,7 @@ TEST(AccuracyCli, WritesTheReportTheCsvAndTheParityFigure) {
   TempDir dir("accuracy_cli");
   std::ofstream(dir.path() + "/m.yaml") << measurements();
   const std::string out = dir.path() + "/report";
-  const Result r = dsx("accuracy '" + dir.path() + "/m.yaml' --out '" + out + "' --catalog '" + kCatalog + "'");
+  const CommandResult r = run_dsx("accuracy '" + dir.path() + "/m.yaml' --out '" + out + "' --catalog '" + kCatalog + "'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   for (const char* f : {"report.md", "report.html", "accuracy.csv", "regimes.csv", "figures/parity.svg",
                         "figures/parity.pdf", "figures/parity.gp"}) {

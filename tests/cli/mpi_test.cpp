@@ -15,28 +15,13 @@
 #include <thread>
 
 #include "dse/store.hpp"
+#include "tests/cli/shell.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
-
-Result shell(const std::string& command) {
-  Result r;
-  FILE* pipe = popen(("cd '" + std::string(DSX_SOURCE_DIR) + "' && " + command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string dsx_binary() { return std::string("'") + DSX_BINARY + "'"; }
 
@@ -52,8 +37,8 @@ std::string mpirun(int ranks) {
 class Mpi : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (shell("command -v mpirun").exit_code != 0) GTEST_SKIP() << "mpirun is not installed";
-    if (shell(dsx_binary() + " --version").out.find("with MPI") == std::string::npos) {
+    if (run_shell("command -v mpirun").exit_code != 0) GTEST_SKIP() << "mpirun is not installed";
+    if (run_shell(dsx_binary() + " --version").out.find("with MPI") == std::string::npos) {
       GTEST_SKIP() << "dsx was built without MPI";
     }
   }
@@ -72,12 +57,12 @@ TEST_F(Mpi, OneTwoAndThreeRanksGiveTheSingleProcessRun) {
   study += "\nkeep: {front: true, top_k: 2, sample: 7}\nassertions:\n"
            "  - {name: all_quick, expr: \"latency_s < 0.004\", require: all}\n";
   std::ofstream(base + "/keep.yaml") << study;
-  const Result one = shell(dsx_binary() + " run '" + base + "/keep.yaml' --quiet --out '" + base + "/one'");
+  const CommandResult one = run_shell(dsx_binary() + " run '" + base + "/keep.yaml' --quiet --out '" + base + "/one'");
   ASSERT_EQ(one.exit_code, 3) << one.out;
   for (int ranks = 1; ranks <= 3; ++ranks) {
     const std::string out = base + "/np" + std::to_string(ranks);
     // Blocks of 10 points: the 144 points are shared among the workers in 15 blocks.
-    const Result r = shell(mpirun(ranks) + " run '" + base + "/keep.yaml' --quiet --threads 1 --block-points 10 --out '" +
+    const CommandResult r = run_shell(mpirun(ranks) + " run '" + base + "/keep.yaml' --quiet --threads 1 --block-points 10 --out '" +
                            out + "'");
     EXPECT_EQ(r.exit_code, 3) << r.out;  // the assertion fails, as in one process
     expect_same(base + "/one", out);
@@ -87,7 +72,7 @@ TEST_F(Mpi, OneTwoAndThreeRanksGiveTheSingleProcessRun) {
 
 TEST_F(Mpi, AKilledRankLeavesCommittedBlocksThatARerunCompletes) {
   const std::string base = dir_.path();
-  ASSERT_EQ(shell(dsx_binary() + " run tests/cli/kill_resume.yaml --quiet --out '" + base + "/one'").exit_code, 0);
+  ASSERT_EQ(run_shell(dsx_binary() + " run tests/cli/kill_resume.yaml --quiet --out '" + base + "/one'").exit_code, 0);
   const std::string out = base + "/killed";
   const std::string command = mpirun(3) + " run tests/cli/kill_resume.yaml --quiet --threads 1 --block-points 500 --out '" +
                               out + "' > '" + base + "/log' 2>&1";
@@ -108,10 +93,10 @@ TEST_F(Mpi, AKilledRankLeavesCommittedBlocksThatARerunCompletes) {
     }
   }
   ASSERT_GT(rows, 0u) << read_text(base + "/log");
-  shell("pkill -KILL -n -f 'dsx run tests/cli/kill_resume.yaml --quiet --threads 1 --block-points 500 --out " + out + "'");
+  run_shell("pkill -KILL -n -f 'dsx run tests/cli/kill_resume.yaml --quiet --threads 1 --block-points 500 --out " + out + "'");
   int status = 0;
   waitpid(pid, &status, 0);
-  const Result again = shell(mpirun(3) + " run tests/cli/kill_resume.yaml --quiet --threads 1 --block-points 500 --out '" +
+  const CommandResult again = run_shell(mpirun(3) + " run tests/cli/kill_resume.yaml --quiet --threads 1 --block-points 500 --out '" +
                              out + "'");
   ASSERT_EQ(again.exit_code, 0) << again.out;
   EXPECT_EQ(read_text(base + "/one/results.csv"), read_text(out + "/results.csv"));
@@ -120,7 +105,7 @@ TEST_F(Mpi, AKilledRankLeavesCommittedBlocksThatARerunCompletes) {
 TEST_F(Mpi, ABadStudyStopsEveryRank) {
   const std::string base = dir_.path();
   std::ofstream(base + "/bad.yaml") << "study: bad\ntitle: T\nquestion: Q?\nsolver: inferense\naxes:\n  batch: [1]\n";
-  const Result r = shell(mpirun(3) + " run '" + base + "/bad.yaml' --quiet --out '" + base + "/o'");
+  const CommandResult r = run_shell(mpirun(3) + " run '" + base + "/bad.yaml' --quiet --out '" + base + "/o'");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 124) << "a rank hung";  // timeout's code
   EXPECT_NE(r.out.find("unknown solver 'inferense'; did you mean 'inference'?"), std::string::npos) << r.out;

@@ -14,29 +14,13 @@
 
 #include "dse/store.hpp"
 #include "dse/sweep_store.hpp"
+#include "tests/cli/shell.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
-
-Result dsx(const std::string& args) {
-  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 TEST(Shard, ParsesIndexAndCountAndRefusesTheRest) {
   std::string why;
@@ -72,7 +56,7 @@ class ShardedRun : public ::testing::Test {
  protected:
   void run_shards(const std::string& study, std::uint64_t n, const std::string& prefix) {
     for (std::uint64_t i = 0; i < n; ++i) {
-      const Result r = dsx("run '" + study + "' --quiet --out '" + prefix + std::to_string(i) + "' --shard " +
+      const CommandResult r = run_dsx("run '" + study + "' --quiet --out '" + prefix + std::to_string(i) + "' --shard " +
                            std::to_string(i) + "/" + std::to_string(n));
       ASSERT_EQ(r.exit_code, 0) << r.out;
     }
@@ -91,9 +75,9 @@ class ShardedRun : public ::testing::Test {
 
 TEST_F(ShardedRun, ThreeShardsMergedInAnyOrderAreTheSingleRun) {
   const std::string base = dir_.path();
-  ASSERT_EQ(dsx("run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
+  ASSERT_EQ(run_dsx("run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
   run_shards("studies/quickstart.yaml", 3, base + "/s");
-  const Result m = dsx("merge '" + base + "/merged' '" + base + "/s2' '" + base + "/s0' '" + base + "/s1'");
+  const CommandResult m = run_dsx("merge '" + base + "/merged' '" + base + "/s2' '" + base + "/s0' '" + base + "/s1'");
   ASSERT_EQ(m.exit_code, 0) << m.out;
   expect_same_outputs(base + "/one", base + "/merged");
 }
@@ -105,10 +89,10 @@ TEST_F(ShardedRun, KeptFrontsTopKSamplesAndAssertionsMergeExactly) {
            "  - {name: some_busy, expr: \"gpu_utilization > 0.9\", require: any}\n"
            "  - {name: all_quick, expr: \"latency_s < 0.004\", require: all}\n";
   std::ofstream(base + "/keep.yaml") << study;
-  const Result one = dsx("run '" + base + "/keep.yaml' --quiet --out '" + base + "/one'");
+  const CommandResult one = run_dsx("run '" + base + "/keep.yaml' --quiet --out '" + base + "/one'");
   ASSERT_EQ(one.exit_code, 3) << one.out;  // all_quick fails: the example row must survive the merge
   run_shards(base + "/keep.yaml", 5, base + "/s");
-  const Result m = dsx("merge '" + base + "/merged' '" + base + "/s0' '" + base + "/s1' '" + base + "/s2' '" + base +
+  const CommandResult m = run_dsx("merge '" + base + "/merged' '" + base + "/s0' '" + base + "/s1' '" + base + "/s2' '" + base +
                        "/s3' '" + base + "/s4'");
   EXPECT_EQ(m.exit_code, 3) << m.out;
   expect_same_outputs(base + "/one", base + "/merged");
@@ -124,11 +108,11 @@ TEST_F(ShardedRun, MoreShardsThanPointsLeaveSomeEmpty) {
       "fixed:\n  hardware: a100_80gb_sxm\n  model: lab07_kws\n  precision: fp16\n  batch: 1\n  eta: 0.5\n"
       "objectives:\n  - {metric: latency_s, direction: min}\n  - {metric: energy_j, direction: min}\n";
   std::ofstream(base + "/small.yaml") << study;  // 1 x 1 x 2 x 3 = 6 points
-  ASSERT_EQ(dsx("run '" + base + "/small.yaml' --quiet --out '" + base + "/one'").exit_code, 0);
+  ASSERT_EQ(run_dsx("run '" + base + "/small.yaml' --quiet --out '" + base + "/one'").exit_code, 0);
   run_shards(base + "/small.yaml", 8, base + "/s");
   std::string dirs;
   for (int i = 0; i < 8; ++i) dirs += " '" + base + "/s" + std::to_string(i) + "'";
-  const Result m = dsx("merge '" + base + "/merged'" + dirs);
+  const CommandResult m = run_dsx("merge '" + base + "/merged'" + dirs);
   ASSERT_EQ(m.exit_code, 0) << m.out;
   expect_same_outputs(base + "/one", base + "/merged");
 }
@@ -137,15 +121,15 @@ TEST_F(ShardedRun, AMergeThatCannotBeRightSaysWhyAndWritesNothing) {
   const std::string base = dir_.path();
   run_shards("studies/quickstart.yaml", 3, base + "/s");
   // A missing shard and a shard given twice.
-  Result m = dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/s0' '" + base + "/s2'");
+  CommandResult m = run_dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/s0' '" + base + "/s2'");
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.out.find("shard 0/3 is given twice"), std::string::npos) << m.out;
   EXPECT_NE(m.out.find("missing shard 1 of 3"), std::string::npos) << m.out;
   EXPECT_FALSE(fs::exists(base + "/m"));
   // A shard of another study, and a folder that is not a shard.
-  ASSERT_EQ(dsx("run studies/lab07_fusion.yaml --quiet --out '" + base + "/other' --shard 1/3").exit_code, 0);
-  ASSERT_EQ(dsx("run studies/quickstart.yaml --quiet --out '" + base + "/whole'").exit_code, 0);
-  m = dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/other' '" + base + "/s2' '" + base + "/whole'");
+  ASSERT_EQ(run_dsx("run studies/lab07_fusion.yaml --quiet --out '" + base + "/other' --shard 1/3").exit_code, 0);
+  ASSERT_EQ(run_dsx("run studies/quickstart.yaml --quiet --out '" + base + "/whole'").exit_code, 0);
+  m = run_dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/other' '" + base + "/s2' '" + base + "/whole'");
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.out.find(base + "/other holds another study than " + base + "/s0"), std::string::npos) << m.out;
   EXPECT_NE(m.out.find(base + "/whole is not a shard"), std::string::npos) << m.out;
@@ -159,7 +143,7 @@ TEST_F(ShardedRun, AMergeThatCannotBeRightSaysWhyAndWritesNothing) {
     counts.replace(counts.find(done), done.size(), "\"points_done\":60");
     store.set_meta(kSweepCountsKey, counts);
   }
-  m = dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/s1' '" + base + "/s2'");
+  m = run_dsx("merge '" + base + "/m' '" + base + "/s0' '" + base + "/s1' '" + base + "/s2'");
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.out.find("shard 1/3 in " + base + "/s1 stopped after 12 of 48 points: finish it with dsx run "
                        "studies/quickstart.yaml --shard 1/3 --out " + base + "/s1"),
@@ -169,11 +153,11 @@ TEST_F(ShardedRun, AMergeThatCannotBeRightSaysWhyAndWritesNothing) {
 
 TEST_F(ShardedRun, AShardRunResumesItsOwnRangeAndRefusesAnother) {
   const std::string base = dir_.path();
-  ASSERT_EQ(dsx("run studies/quickstart.yaml --quiet --out '" + base + "/s' --shard 1/3").exit_code, 0);
-  const Result again = dsx("run studies/quickstart.yaml --quiet --out '" + base + "/s' --shard 2/3");
+  ASSERT_EQ(run_dsx("run studies/quickstart.yaml --quiet --out '" + base + "/s' --shard 1/3").exit_code, 0);
+  const CommandResult again = run_dsx("run studies/quickstart.yaml --quiet --out '" + base + "/s' --shard 2/3");
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.out.find("shard is 1/3 there and 2/3 now"), std::string::npos) << again.out;
-  const Result bad = dsx("run studies/quickstart.yaml --quiet --out '" + base + "/t' --shard 3/3");
+  const CommandResult bad = run_dsx("run studies/quickstart.yaml --quiet --out '" + base + "/t' --shard 3/3");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.out.find("--shard 3/3: the shard index must be below the number of shards (0 to 2)"), std::string::npos)
       << bad.out;

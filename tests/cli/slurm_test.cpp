@@ -17,28 +17,13 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli/shell.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-};
-
-Result shell(const std::string& command) {
-  Result r;
-  FILE* pipe = popen(("cd '" + std::string(DSX_SOURCE_DIR) + "' && " + command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.out += buffer;
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 const std::string kDsx = DSX_BINARY;
 
@@ -52,13 +37,13 @@ void expect_same_run(const fs::path& a, const fs::path& b) {
 TEST(SlurmScripts, TheArrayScriptsCommandsWithoutASchedulerGiveTheSingleRun) {
   TempDir dir("slurm_script");
   const std::string base = dir.path();
-  ASSERT_EQ(shell("'" + kDsx + "' run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
+  ASSERT_EQ(run_shell("'" + kDsx + "' run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
   for (int task = 0; task < 3; ++task) {
-    const Result r = shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " SLURM_CPUS_PER_TASK=1 DSX='" + kDsx +
+    const CommandResult r = run_shell("SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " SLURM_CPUS_PER_TASK=1 DSX='" + kDsx +
                            "' sh docs/slurm/array.sbatch studies/quickstart.yaml '" + base + "/run' 3");
     ASSERT_EQ(r.exit_code, 0) << r.out;
   }
-  const Result m = shell("'" + kDsx + "' merge '" + base + "/run' '" + base + "/run.shard-0' '" + base + "/run.shard-1' '" +
+  const CommandResult m = run_shell("'" + kDsx + "' merge '" + base + "/run' '" + base + "/run.shard-0' '" + base + "/run.shard-1' '" +
                          base + "/run.shard-2'");
   ASSERT_EQ(m.exit_code, 0) << m.out;
   expect_same_run(base + "/one", base + "/run");
@@ -68,7 +53,7 @@ TEST(SlurmScripts, TheArrayScriptsCommandsWithoutASchedulerGiveTheSingleRun) {
 class LocalSlurm {
  public:
   explicit LocalSlurm(const std::string& dir) : dir_(dir) {
-    const std::string host = shell("hostname").out.substr(0, shell("hostname").out.find('\n'));
+    const std::string host = run_shell("hostname").out.substr(0, run_shell("hostname").out.find('\n'));
     fs::create_directories(dir_ + "/state");
     fs::create_directories(dir_ + "/spool");
     fs::create_directories(dir_ + "/munge");
@@ -86,7 +71,7 @@ class LocalSlurm {
         << " RealMemory=2000 State=UNKNOWN\nPartitionName=debug Nodes=" << host
         << " Default=YES MaxTime=INFINITE State=UP\n";
     env_ = "SLURM_CONF='" + dir_ + "/slurm.conf' ";
-    started_ = shell("mungekey -c -f -k '" + dir_ + "/munge/munge.key' && munged --force --key-file='" + dir_ +
+    started_ = run_shell("mungekey -c -f -k '" + dir_ + "/munge/munge.key' && munged --force --key-file='" + dir_ +
                      "/munge/munge.key' --socket='" + dir_ + "/munge/munge.socket' --pid-file='" + dir_ +
                      "/munge/munged.pid' --log-file='" + dir_ + "/munged.log' --seed-file='" + dir_ +
                      "/munge/seed' && " + env_ + "slurmctld && " + env_ + "slurmd")
@@ -94,12 +79,12 @@ class LocalSlurm {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (started_ && !up_ && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      up_ = shell(env_ + "sinfo -h -o %t").out.find("idle") != std::string::npos;
+      up_ = run_shell(env_ + "sinfo -h -o %t").out.find("idle") != std::string::npos;
     }
   }
   ~LocalSlurm() {
-    shell(env_ + "scontrol shutdown");
-    shell("kill $(cat '" + dir_ + "/munge/munged.pid') 2>/dev/null");
+    run_shell(env_ + "scontrol shutdown");
+    run_shell("kill $(cat '" + dir_ + "/munge/munged.pid') 2>/dev/null");
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   bool up() const { return up_; }
@@ -116,27 +101,27 @@ class LocalSlurm {
 TEST(SlurmCluster, ArrayAndMpiScriptsRunOnARealScheduler) {
   if (geteuid() != 0) GTEST_SKIP() << "the test starts slurmctld and slurmd, which needs root";
   for (const char* tool : {"munged", "mungekey", "slurmctld", "slurmd", "sbatch", "sinfo"}) {
-    if (shell(std::string("command -v ") + tool).exit_code != 0) GTEST_SKIP() << tool << " is not installed";
+    if (run_shell(std::string("command -v ") + tool).exit_code != 0) GTEST_SKIP() << tool << " is not installed";
   }
-  if (shell("pgrep -x slurmctld").exit_code == 0) GTEST_SKIP() << "a slurmctld is already running here";
+  if (run_shell("pgrep -x slurmctld").exit_code == 0) GTEST_SKIP() << "a slurmctld is already running here";
   TempDir dir("slurm_cluster");
   const std::string base = dir.path();
   LocalSlurm slurm(base + "/cluster");
   if (!slurm.up()) GTEST_SKIP() << "the single-node cluster did not come up in 30 s:\n" << slurm.logs();
-  ASSERT_EQ(shell("'" + kDsx + "' run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
+  ASSERT_EQ(run_shell("'" + kDsx + "' run studies/quickstart.yaml --quiet --out '" + base + "/one'").exit_code, 0);
 
-  const Result array = shell(slurm.env() + "DSX='" + kDsx + "' timeout 120 sbatch --wait --array=0-2 --cpus-per-task=1 " +
+  const CommandResult array = run_shell(slurm.env() + "DSX='" + kDsx + "' timeout 120 sbatch --wait --array=0-2 --cpus-per-task=1 " +
                              "--output='" + base + "/array-%a.log' docs/slurm/array.sbatch studies/quickstart.yaml '" +
                              base + "/array' 3");
   ASSERT_EQ(array.exit_code, 0) << array.out << read_text(base + "/array-0.log");
-  const Result m = shell("'" + kDsx + "' merge '" + base + "/array' '" + base + "/array.shard-0' '" + base +
+  const CommandResult m = run_shell("'" + kDsx + "' merge '" + base + "/array' '" + base + "/array.shard-0' '" + base +
                          "/array.shard-1' '" + base + "/array.shard-2'");
   ASSERT_EQ(m.exit_code, 0) << m.out;
   expect_same_run(base + "/one", base + "/array");
 
-  if (shell("'" + kDsx + "' --version").out.find("with MPI") == std::string::npos) return;
+  if (run_shell("'" + kDsx + "' --version").out.find("with MPI") == std::string::npos) return;
   // Open MPI keeps allocations until exit that LeakSanitizer would report in a sanitizer build.
-  const Result mpi = shell(slurm.env() + "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 DSX='" + kDsx + "' timeout 120 sbatch --wait --ntasks=2 --ntasks-per-node=2 " +
+  const CommandResult mpi = run_shell(slurm.env() + "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 DSX='" + kDsx + "' timeout 120 sbatch --wait --ntasks=2 --ntasks-per-node=2 " +
                            "--cpus-per-task=1 --output='" + base + "/mpi.log' docs/slurm/mpi.sbatch " +
                            "studies/quickstart.yaml '" + base + "/mpi'");
   ASSERT_EQ(mpi.exit_code, 0) << mpi.out << read_text(base + "/mpi.log");
