@@ -2,6 +2,7 @@
 // run folder's store holds and write its CSVs, figures and report.
 #pragma once
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -12,9 +13,13 @@ namespace dsx::cli {
 
 // Derived metrics, constraints and filters, Pareto fronts, the study's declared analyses, CSV,
 // figures, report; fills the manifest's row counts and timing. Returns the exit code: 3 when an
-// assertion failed, 1 when an analysis could not run (after everything is written).
+// assertion failed, 1 when an analysis could not run (after everything is written). When `stop`
+// becomes nonzero (SIGINT, SIGTERM) it throws StopRequested before its next file: every file it
+// wrote is whole (written atomically), and `dsx report` writes the rest.
+struct StopRequested {};
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
-                       const std::string& template_dir, nlohmann::ordered_json& manifest);
+                       const std::string& template_dir, nlohmann::ordered_json& manifest,
+                       const volatile std::sig_atomic_t* stop = nullptr);
 
 // --template wins, then the study's own `template:` folder, then the shipped templates.
 std::string template_dir_for(const std::string& option, const ResolvedStudy& study);

@@ -103,25 +103,33 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
 // The sweep's rows come from the store; break-even and sensitivity analyses re-evaluate the solver
 // at the points they need.
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
-                       const std::string& template_dir, nlohmann::ordered_json& manifest) {
+                       const std::string& template_dir, nlohmann::ordered_json& manifest,
+                       const volatile std::sig_atomic_t* stop) {
+  const auto checkpoint = [stop] {
+    if (stop != nullptr && *stop != 0) throw StopRequested{};
+  };
   const auto start = Clock::now();
   const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
   const AnalysedRun analysed = analyse_run(study, store.read_results(), counts ? &*counts : nullptr);
   const ResultTable& all = analysed.table;       // every row, derived columns, constraints applied
   const ResultTable& results = analysed.shown();   // the rows the study's filters keep
   const std::vector<std::size_t>& front = analysed.fronts.rows;
+  checkpoint();
   store.write_pareto(point_indices_of(results, front));
   write_file_atomic(run_dir + "/results.csv", results_csv(all));
   write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front));
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
+  checkpoint();
   write_analysis_outputs(study, analysed, store, run_dir);
 
   const RunInfo info = run_info(study, store, all, counts);
   ReportInputs inputs{study, results, front, info, run_dir, template_dir};
+  checkpoint();
   const auto figures = render_figures(inputs);
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
   inputs.analysed = &analysed;
   inputs.analysis_figures = &analysis_figures;
+  checkpoint();
   render_report(inputs, figures);
   manifest["rows"] = {{"points", info.points},
                       {"feasible", info.feasible},
@@ -208,6 +216,9 @@ int run_command(const std::vector<std::string>& args) {
     }
   }
   const auto start = Clock::now();
+  // SIGINT and SIGTERM only set a flag for the whole command: the sweep stops after the block in
+  // hand, the report step at its next file; either way the run exits 1 and says how to continue.
+  const StopOnSignal stop_on_signal;
   Diagnostics diags;
   auto loaded = load_study(file, catalog_dir, diags);
   if (!loaded) {
@@ -272,7 +283,6 @@ int run_command(const std::vector<std::string>& args) {
   const auto sweep_start = Clock::now();
   std::uint64_t next = resumed;
   {
-    const StopOnSignal stop_on_signal;
     SweepProgress progress;
     std::optional<ProgressReporter> reporter;
     if (!quiet && resumed < total) reporter.emplace(progress, total, resumed, isatty(STDERR_FILENO) != 0);
@@ -297,6 +307,14 @@ int run_command(const std::vector<std::string>& args) {
                out_dir.empty() ? "" : " --out " + out_dir, shard ? " --shard " + shard->text() : "");
     return kRuntimeFailure;
   }
+  const auto stopped_before_report = [&](const char* when) {
+    fmt::print(stderr,
+               "dsx run: stopped by signal {} {}; the results of every point are committed to {}\n"
+               "  to write the report: dsx report {}\n",
+               static_cast<int>(g_stop_signal), when, store_path, run_dir);
+    return kRuntimeFailure;
+  };
+  if (g_stop_signal != 0 && !shard) return stopped_before_report("after the sweep, before the report");
   if (shard) {
     if (!quiet) {
       fmt::print(stderr, "dsx run: shard {} done: {} points in {}\n", shard->text(),
@@ -316,7 +334,16 @@ int run_command(const std::vector<std::string>& args) {
   manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;
   manifest["timings_s"]["sweep"] = sweep_seconds;
-  const int status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir, study), manifest);
+  int status = kSuccess;
+  try {
+    status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir, study), manifest, &g_stop_signal);
+  } catch (const StopRequested&) {
+    return stopped_before_report("while writing the report");
+  } catch (const std::exception&) {
+    // The signal also reached a child (gnuplot shares the terminal's process group).
+    if (g_stop_signal != 0) return stopped_before_report("while writing the report");
+    throw;
+  }
   manifest["timings_s"]["total"] = seconds_since(start);
   write_file_atomic(run_dir + "/manifest.json", manifest.dump(2) + "\n");
   if (!quiet) print_summary(manifest, sweep_seconds, total - resumed);
@@ -355,7 +382,19 @@ int report_command(const std::vector<std::string>& args) {
   nlohmann::ordered_json manifest;
   const std::string manifest_path = run_dir + "/manifest.json";
   if (std::filesystem::exists(manifest_path)) manifest = nlohmann::ordered_json::parse(read_file(manifest_path));
-  const int status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir, *study), manifest);
+  const StopOnSignal stop_on_signal;
+  int status = kSuccess;
+  try {
+    status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir, *study), manifest, &g_stop_signal);
+  } catch (const std::exception&) {
+    if (g_stop_signal == 0) throw;
+  } catch (const StopRequested&) {
+  }
+  if (g_stop_signal != 0) {
+    fmt::print(stderr, "dsx report: stopped by signal {}; to finish the report: dsx report {}\n",
+               static_cast<int>(g_stop_signal), run_dir);
+    return kRuntimeFailure;
+  }
   write_file_atomic(manifest_path, manifest.dump(2) + "\n");
   fmt::print("report: {}/report.html\n        {}/report.md\n", run_dir, run_dir);
   return status;

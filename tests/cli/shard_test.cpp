@@ -67,7 +67,9 @@ class ShardedRun : public ::testing::Test {
       EXPECT_FALSE(read_text(a / f).empty()) << f;
     }
     for (const auto& e : fs::directory_iterator(a / "figures")) {
-      if (e.path().extension() == ".svg") EXPECT_EQ(read_text(e.path()), read_text(b / "figures" / e.path().filename()));
+      if (e.path().extension() == ".svg") {
+        EXPECT_EQ(read_text(e.path()), read_text(b / "figures" / e.path().filename()));
+      }
     }
   }
   TempDir dir_{"shard"};
