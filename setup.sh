@@ -2,11 +2,14 @@
 # dsx setup on Debian 12: installs what dsx needs through apt-get, builds it in Release, and then
 #   ./setup.sh          runs the default study (studies/quickstart.yaml) and prints where the report is
 #   ./setup.sh test     runs the whole test suite (ctest over GoogleTest), then again under ASan+UBSan,
-#                       then fuzzes the study and catalog loaders (tests/fuzz) for a bounded time
+#                       then replays the fuzz corpus of the study and catalog loaders (tests/fuzz) and
+#                       runs a fixed number of mutations from a fixed seed: the same executions every time
+#   ./setup.sh fuzz [S] fuzzes the loaders open-ended for S seconds each (default 600); what it finds
+#                       lands in build-fuzzers/corpus-*, to be turned into corpus files and fixes
 set -euo pipefail
 cd "$(dirname "$0")"
 mode="${1:-run}"
-case "$mode" in run|test) ;; *) echo "usage: ./setup.sh [run|test]" >&2; exit 2 ;; esac
+case "$mode" in run|test|fuzz) ;; *) echo "usage: ./setup.sh [run|test|fuzz [SECONDS]]" >&2; exit 2 ;; esac
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -22,6 +25,7 @@ packages=(
 # Slurm batch scripts on a single-node cluster they start (tests/cli/slurm_test.cpp); the fuzz
 # targets (tests/fuzz) need clang's libFuzzer.
 if [ "$mode" = test ]; then packages+=(chromium clang libclang-rt-14-dev slurm-wlm munge); fi
+if [ "$mode" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,6 +37,29 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
+
+# The study and catalog loaders under libFuzzer + ASan (clang), in build-fuzzers.
+build_fuzzers() {
+  CXX=clang++ cmake -S . -B build-fuzzers -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_TESTS=OFF \
+    -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_FUZZERS=ON \
+    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
+  cmake --build build-fuzzers -j "$jobs" --target study_fuzz catalog_fuzz
+}
+
+if [ "$mode" = fuzz ]; then
+  seconds="${2:-600}"
+  build_fuzzers
+  for target in study catalog; do
+    mkdir -p "build-fuzzers/corpus-$target" "build-fuzzers/crashes-$target"
+    "./build-fuzzers/tests/fuzz/${target}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="build-fuzzers/crashes-$target/" -print_final_stats=1 \
+      "build-fuzzers/corpus-$target" "tests/fuzz/corpus/$target"
+  done
+  echo "New inputs: build-fuzzers/corpus-*; failures: build-fuzzers/crashes-* (reproduce with the fuzzer and the"
+  echo "file; add a fixed case to tests/fuzz/corpus/<target>/ with its fix)."
+  exit 0
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
 
@@ -46,16 +73,16 @@ if [ "$mode" = test ]; then
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -E '^SlowBrowser\.'
-  # The study and catalog loaders under libFuzzer + ASan for a bounded time; a crash, hang or
-  # allocation over the limit fails the run.
-  CXX=clang++ cmake -S . -B build-fuzzers -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_TESTS=OFF \
-    -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_FUZZERS=ON \
-    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
-  cmake --build build-fuzzers -j "$jobs" --target study_fuzz catalog_fuzz
+  # The loaders under libFuzzer + ASan, deterministically: every corpus file once, then a fixed
+  # number of mutations from a fixed seed (the same inputs on every machine); a crash, a leak, an
+  # input over 60 s (a hang) or more than 2 GB fails the run. Open-ended fuzzing: ./setup.sh fuzz.
+  build_fuzzers
   for target in study catalog; do
-    mkdir -p "build-fuzzers/corpus-$target"
-    "./build-fuzzers/tests/fuzz/${target}_fuzz" -max_total_time=60 -rss_limit_mb=2048 -timeout=5 \
-      -print_final_stats=1 "build-fuzzers/corpus-$target" "tests/fuzz/corpus/$target"
+    case "$target" in study) runs=8000 ;; catalog) runs=20000 ;; esac
+    rm -rf "build-fuzzers/ci-corpus-$target"
+    mkdir -p "build-fuzzers/ci-corpus-$target"
+    "./build-fuzzers/tests/fuzz/${target}_fuzz" -runs="$runs" -seed=20261123 -rss_limit_mb=2048 -timeout=60 \
+      -print_final_stats=1 "build-fuzzers/ci-corpus-$target" "tests/fuzz/corpus/$target"
   done
 else
   ./build/dsx run studies/quickstart.yaml
