@@ -22,11 +22,11 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 17> kHardwareKeys = {
+constexpr std::array<std::string_view, 18> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
     "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
-    "max_threads_per_block"};
+    "max_threads_per_block", "compute_units"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 
@@ -55,12 +55,13 @@ constexpr std::array<HardwareField, 7> kHardwareFields = {{
 // Optional GPU kernel limits: absent (or 0) means unknown; a `base:` entry's values are kept.
 constexpr QuantityBounds kNonNegativeCount{
     .bounded = true, .min_value = 0, .max_value = kInfinity, .integer = true};
-constexpr std::array<HardwareField, 5> kOptionalHardwareFields = {{
+constexpr std::array<HardwareField, 6> kOptionalHardwareFields = {{
     {"shared_memory_per_block", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_block_bytes},
     {"shared_memory_per_sm", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_sm_bytes},
     {"registers_per_thread", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_thread},
     {"registers_per_sm", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_sm},
     {"max_threads_per_block", Dimension::count, kNonNegativeCount, &HardwareSpec::max_threads_per_block},
+    {"compute_units", Dimension::count, kNonNegativeCount, &HardwareSpec::compute_units},
 }};
 
 bool valid_id(std::string_view id) {

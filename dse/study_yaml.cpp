@@ -67,6 +67,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("registers_per_thread", h.registers_per_thread, Dimension::count);
   optional("registers_per_sm", h.registers_per_sm, Dimension::count);
   optional("max_threads_per_block", h.max_threads_per_block, Dimension::count);
+  optional("compute_units", h.compute_units, Dimension::count);
 }
 
 void write_model(std::string& out, const CatalogModel& m) {

@@ -31,6 +31,9 @@ struct HardwareSpec {
   double registers_per_thread = 0;           // 32-bit registers one thread may use
   double registers_per_sm = 0;               // 32-bit registers in one SM's register file
   double max_threads_per_block = 0;
+  // Parallel compute units a kernel's thread blocks are spread over (NVIDIA SMs, AMD CUs): the
+  // denominator of wave quantization (engine/solvers/gemm.hpp); 0 = unknown.
+  double compute_units = 0;
   std::string source;
 
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }

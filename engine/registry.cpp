@@ -2,13 +2,17 @@
 
 #include <array>
 
+#include "engine/solvers/attention.hpp"
+#include "engine/solvers/collectives.hpp"
 #include "engine/solvers/compile_breakeven.hpp"
 #include "engine/solvers/data_pipeline.hpp"
 #include "engine/solvers/dispatch_tax.hpp"
 #include "engine/solvers/efficiency.hpp"
 #include "engine/solvers/foundations.hpp"
+#include "engine/solvers/gemm.hpp"
 #include "engine/solvers/inference.hpp"
 #include "engine/solvers/matmul_tiling.hpp"
+#include "engine/solvers/memory_bandwidth.hpp"
 #include "engine/solvers/serving.hpp"
 #include "engine/solvers/training.hpp"
 
@@ -24,6 +28,10 @@ const CompileBreakevenSolver kCompileBreakeven;
 const EfficiencySolver kEfficiency;
 const ServingSolver kServing;
 const TrainingSolver kTraining;
+const GemmSolver kGemm;
+const AttentionSolver kAttention;
+const MemoryBandwidthSolver kMemoryBandwidth;
+const CollectivesSolver kCollectives;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -35,6 +43,10 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kEfficiency,
     &kServing,
     &kTraining,
+    &kGemm,
+    &kAttention,
+    &kMemoryBandwidth,
+    &kCollectives,
 });
 }  // namespace
 

@@ -57,6 +57,7 @@ inline HardwareSpec h100_sxm() {
   hw.tdp_w = 700;
   hw.idle_power_fraction = 0.3;
   hw.price_usd = 25000;
+  hw.compute_units = 132;  // SXM5: 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
   return hw;
 }
 

@@ -1,0 +1,63 @@
+// Solver "collectives": one collective operation over `ranks` accelerators, as nccl-tests measures it
+// (time, algorithm bandwidth, bus bandwidth), inside one node or over several.
+//
+// Costs (engine/collectives.hpp: Hockney's alpha-beta model, Thakur, Rabenseifner and Gropp 2005,
+// Patarasuk and Yuan 2009), with S = `message`, the size nccl-tests prints (the whole buffer: for
+// all-gather and reduce-scatter the gathered one, recvcount x n), B a ONE-WAY bandwidth per GPU times
+// bus_efficiency, alpha a per-step latency:
+//  - inside one node (ranks_per_node >= ranks), over the accelerator link (NVLink; the host link,
+//    PCIe, when the entry has none): all-reduce by ring 2 (n-1)/n S/B + 2 (n-1) alpha or by binomial
+//    tree 2 ceil(log2 n) (alpha + S/B), `auto` taking the faster; reduce-scatter, all-gather and
+//    all-to-all (n-1)/n S/B + (n-1) alpha; broadcast and reduce S/B + (n-1) alpha (a pipelined chain:
+//    every byte leaves or enters the root once); send/recv alpha + S/B;
+//  - over nodes of ranks_per_node GPUs with one fabric port each (fabric_bandwidth one-way per GPU,
+//    fabric_latency): all-reduce hierarchically (reduce-scatter in the node, a ring over the nodes of
+//    S / ranks_per_node per GPU, all-gather back); the other operations as one ring whose slowest hop
+//    is the fabric; all-to-all sends (n - g)/n of S over the fabric and (g-1)/n over the node link
+//    at once.
+// Bus bandwidth, the nccl-tests convention that makes a measurement comparable with the link's
+// peak whatever n (NVIDIA nccl-tests, doc/PERFORMANCE.md): algbw = S / t, busbw = algbw x 2(n-1)/n
+// for all-reduce, x (n-1)/n for reduce-scatter, all-gather and all-to-all, x 1 for broadcast,
+// reduce and send/recv.
+// bus_efficiency is the fraction of the one-way link bandwidth a large message achieves (default 1,
+// the datasheet; the calibration profile gives what published nccl-tests results imply). NCCL's
+// in-switch reductions (NVLS on NVSwitch systems) and its LL/LL128 protocols are not modelled: a
+// measured bus bandwidth above the link's one-way peak shows them.
+#pragma once
+
+#include "engine/solver.hpp"
+
+namespace dsx {
+
+class CollectivesSolver final : public TabledSolver {
+ public:
+  enum Param : std::size_t {
+    hardware,
+    operation,
+    message,
+    ranks,
+    ranks_per_node,
+    intra_bandwidth,
+    intra_latency,
+    fabric_bandwidth,
+    fabric_latency,
+    algorithm,
+    bus_efficiency,
+    kParamCount
+  };
+  enum Metric : std::size_t {
+    time_s,
+    algorithm_bandwidth_bytes_per_s,
+    bus_bandwidth_bytes_per_s,
+    bus_factor,
+    link_bandwidth_bytes_per_s,
+    tree_chosen,
+    kMetricCount
+  };
+  enum Reason : std::uint8_t { ranks_per_node_must_divide, needs_fabric, needs_link };
+
+  CollectivesSolver();
+  PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
+};
+
+}  // namespace dsx
