@@ -19,7 +19,9 @@ double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision) {
 }
 
 double activation_bytes_per_layer(double seq_len, double micro_batch, double hidden, double heads,
-                                  double tensor_parallel, bool sequence_parallel, Recomputation recompute) {
+                                  double tensor_parallel, bool sequence_parallel, Recomputation recompute,
+                                  AttentionKernel attention) {
+  if (attention == AttentionKernel::fused && recompute == Recomputation::none) recompute = Recomputation::selective;
   const double sbh = seq_len * micro_batch * hidden;
   const double t = tensor_parallel;
   const double attention_scores = 5.0 * heads * seq_len / hidden;
@@ -52,7 +54,8 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   m.activations_bytes = in.layers > 0 && in.hidden > 0
                             ? layers_per_stage * in.in_flight_microbatches *
                                   activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads,
-                                                             in.tensor_parallel, in.sequence_parallel, in.recompute)
+                                                             in.tensor_parallel, in.sequence_parallel, in.recompute,
+                                                             in.attention)
                             : 0.0;
   m.buffers_bytes = in.communication_buffer_bytes;
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes + m.buffers_bytes;

@@ -18,6 +18,12 @@
 //   tensor + sequence parallel:                s b h (34 + 5 a s / h) / t
 //   selective recomputation:                   s b h (10 + 24 / t)   or  34 s b h / t  with SP
 //   full recomputation:                        2 s b h (the layer input only; Table 2 keeps it whole)
+// The 5 a s / h terms are the attention scores, softmax output and dropout mask of every head (s x s
+// each). A fused attention kernel never writes them to memory: FlashAttention (Dao et al.,
+// "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", NeurIPS 2022,
+// section 3.1) keeps the output and one softmax statistic per row and recomputes the scores in the
+// backward pass, which is what selective recomputation does; with it, no recomputation stores what
+// selective recomputation stores (the statistic, 4 a s b bytes, is under 0.1 % of 34 s b h and left out).
 // Under 1F1B pipelining (section 4.2.3) a stage holds the activations of its L / p layers for up to p
 // micro-batches in flight, so `in_flight_microbatches` = min(m, p). mlsysim does not divide
 // activations by TP (its section 6.8); dsx does, as the paper does.
@@ -32,6 +38,8 @@ namespace dsx {
 
 enum class Optimizer { sgd, sgd_momentum, adam };
 enum class Recomputation { none, selective, full };
+// How attention runs: materialising the s x s scores (the paper's accounting) or fused (FlashAttention).
+enum class AttentionKernel { unfused, fused };
 
 // Optimizer-state bytes per parameter (fp32 master copy included when mixed_precision).
 double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision);
@@ -42,7 +50,8 @@ double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision);
 
 // Korthikanti et al. Table 2: activation bytes of one transformer layer for one micro-batch.
 double activation_bytes_per_layer(double seq_len, double micro_batch, double hidden, double heads,
-                                  double tensor_parallel, bool sequence_parallel, Recomputation recompute);
+                                  double tensor_parallel, bool sequence_parallel, Recomputation recompute,
+                                  AttentionKernel attention = AttentionKernel::unfused);
 
 struct TrainingMemoryInput {
   double parameters = 0;  // whole model
@@ -61,6 +70,7 @@ struct TrainingMemoryInput {
   bool mixed_precision = true;
   int zero_stage = 0;  // 0..3
   Recomputation recompute = Recomputation::none;
+  AttentionKernel attention = AttentionKernel::unfused;
   bool sequence_parallel = true;
   double communication_buffer_bytes = 0;  // gradient buckets, NCCL buffers, P2P buffers
   double capacity_bytes = 0;

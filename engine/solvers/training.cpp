@@ -19,6 +19,7 @@ namespace dsx {
 namespace {
 
 constexpr std::array<std::string_view, 3> kRecompute = {"none", "selective", "full"};
+constexpr std::array<std::string_view, 2> kAttention = {"fused", "unfused"};
 constexpr double kGpusPerNode = 8;
 constexpr double kNvlinkAlphaS = 0.5e-6;  // mlsysim alpha_intra
 constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency
@@ -82,6 +83,10 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "wue_l_per_kwh", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "on-site water usage effectiveness (L per kWh of IT energy)", .has_default = true,
      .default_value = 1.8, .min_value = 0, .max_value = 20},
+    {.name = "attention", .kind = ParamKind::choice, .choices = kAttention,
+     .description = "fused (FlashAttention: the s x s scores are never stored) or unfused (stored without "
+                    "recomputation, Korthikanti et al. Table 2)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -123,6 +128,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"gpu_hour_cost_usd", Dimension::money, "owned GPU-hour: capex / 3 y + 5 %/y maintenance + electricity"},
     {"cost_usd", Dimension::money, "cost of the run"},
     {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
+    {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / gpus (what torchtitan and llm-foundry report)"},
 }};
 
 constexpr std::array<std::string_view, 11> kReasons = {
@@ -185,6 +191,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.in_flight_microbatches = std::min(m, p);
   mem.zero_stage = zero;
   mem.recompute = static_cast<Recomputation>(recompute);
+  mem.attention = v[Param::attention] == 0 ? AttentionKernel::fused : AttentionKernel::unfused;
   mem.sequence_parallel = true;
   mem.communication_buffer_bytes = p > 1 ? 2.0 * activation_message : 0.0;
   mem.capacity_bytes = hw.memory_bytes;
@@ -263,6 +270,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, 1) : 0.0;
   out[scaling_efficiency] = r.scaling_efficiency;
   out[tokens_per_s] = r.tokens_per_s;
+  out[tokens_per_s_per_gpu] = r.tokens_per_s / n;
   out[mfu] = r.mfu;
   out[hfu] = r.hfu;
   out[tflops_per_gpu] = r.mfu * step.peak_flops_per_s / 1e12;

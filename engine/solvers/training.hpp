@@ -5,7 +5,8 @@
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
-//    none/selective/full recomputation divided by TP, L/p layers x min(m, p) micro-batches in flight
+//    none/selective/full recomputation divided by TP; with `attention: fused`, the default, the s x s
+//    scores are never stored, as with FlashAttention; L/p layers x min(m, p) micro-batches in flight
 //    under 1F1B, plus 2 b s h x 2 B of pipeline send/receive buffers when pp > 1). Does not fit ->
 //    infeasible (the memory metrics are still written).
 //  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
@@ -75,6 +76,7 @@ class TrainingSolver final : public TabledSolver {
     carbon_intensity_g_per_kwh,
     electricity_usd_per_kwh,
     wue_l_per_kwh,
+    attention,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -114,6 +116,7 @@ class TrainingSolver final : public TabledSolver {
     gpu_hour_cost_usd,
     cost_usd,
     cost_per_million_tokens_usd,
+    tokens_per_s_per_gpu,
     kMetricCount
   };
   enum Reason : std::uint8_t {
