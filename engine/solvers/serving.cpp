@@ -20,6 +20,8 @@ constexpr double kP99 = 0.99;
 constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
 constexpr double kGpusPerNode = 8;   // HGX/DGX H100, H200, B200 baseboards
 
+constexpr std::array<std::string_view, 2> kOutputLengths = {"uniform", "fixed"};
+
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
     {.name = "model", .kind = ParamKind::model, .description = "transformer model (catalog id)"},
@@ -28,8 +30,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "kv_precision", .kind = ParamKind::precision, .description = "storage precision of the KV cache",
      .has_default = true, .default_value = static_cast<double>(index_of(Precision::fp16))},
     {.name = "batch", .kind = ParamKind::number, .dimension = Dimension::count,
-     .description = "concurrent sequences per replica (decode batch)", .has_default = true, .default_value = 1,
-     .min_value = 1, .max_value = 1e6, .integer = true},
+     .description = "concurrent sequences per replica (decode batch); 0 = as many as the KV cache holds next to "
+                    "the weights (a benchmark at maximum load)",
+     .has_default = true, .default_value = 1, .min_value = 0, .max_value = 1e6, .integer = true},
     {.name = "prompt_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "prompt (input) tokens per request", .has_default = true, .default_value = 2048,
      .min_value = 1, .max_value = 1e7, .integer = true},
@@ -65,6 +68,18 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "expert-parallel groups of tp GPUs (MoE only): attention data-parallel over them, routed experts "
                     "sharded over all tp x ep GPUs",
      .has_default = true, .default_value = 1, .min_value = 1, .max_value = 256, .integer = true},
+    {.name = "memory_efficiency", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of the datasheet memory bandwidth for weight and KV streams (default 1; "
+                    "calibrated)",
+     .has_default = true, .default_value = 1, .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "output_lengths", .kind = ParamKind::choice, .choices = kOutputLengths,
+     .description = "uniform on (0, 2 x output_tokens] (a static batch waits for its longest request) or fixed "
+                    "(every request generates output_tokens, as fixed-length benchmarks do)",
+     .has_default = true, .default_value = 0},
+    {.name = "step_overhead", .kind = ParamKind::number, .dimension = Dimension::time,
+     .description = "fixed time of one prefill or decode iteration: scheduling, sampling, launches (default 0; "
+                    "calibrated)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 10},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -98,6 +113,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"eta_decode_used", Dimension::dimensionless, "decode eta applied"},
     {"gpus", Dimension::count, "GPUs of one replica: tp x ep"},
     {"decode_all_to_all_s", Dimension::time, "expert-parallel dispatch + combine all-to-alls of a decode step"},
+    {"batch_used", Dimension::count, "concurrent sequences evaluated: batch, or max_batch when batch is 0"},
 }};
 
 constexpr std::array<std::string_view, 10> kReasons = {
@@ -138,7 +154,6 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   ServingShape shape;
   if (!derive_serving_shape(in.model->eager, shape)) return {PointStatus::infeasible, not_a_transformer};
 
-  const double B = v[Param::batch];
   const double prompt = v[Param::prompt_tokens];
   const double output = v[Param::output_tokens];
   const double n_tp = v[Param::tp];
@@ -151,7 +166,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
 
   const ServingDevice dev{.peak_flops_per_s = hw.peak(weight_precision),
-                          .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s,
+                          .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
                           .weight_bytes_per_element = bytes_per_element(weight_precision),
@@ -159,26 +174,31 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .tp = n_tp,
                           .ep = n_ep};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
-  const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
 
   const double full_context = prompt + output;
   const double kv_token = kv_cache_bytes_per_token(shape, dev.kv_bytes_per_element);
   const double kv_seq = kv_token * full_context;
   const double kv_seq_gpu = kv_seq * kv_share_per_gpu(shape, n_tp);
   const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element;
-  const double memory = weights_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
   const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu) / kv_seq_gpu);
+  const double B = v[Param::batch] > 0 ? v[Param::batch] : fit;
+  out[batch_used] = B;
+  if (B < 1) return {PointStatus::infeasible, exceeds_memory};
+  const double memory = weights_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
 
+  const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
   const PhaseTime prefill_one = prefill_time(shape, dev, prompt, 1, eta_prefill);
   const PhaseTime prefill_batch = prefill_time(shape, dev, prompt, B, eta_prefill);
   const PhaseTime step = decode_step_time(shape, dev, B, prompt + output / 2, eta_dec);
-  const double t_step = step.total_s();
-  const double t_prefill_batch = prefill_batch.total_s();
+  const double overhead = v[Param::step_overhead];
+  const double t_step = step.total_s() + overhead;
+  const double t_prefill_batch = prefill_batch.total_s() + overhead;
 
   const double continuous_tps = B * output / (output * t_step + t_prefill_batch);
-  const double static_tps = B * output / (t_prefill_batch + static_batch_decode_steps(output, B) * t_step);
+  const double static_steps = v[Param::output_lengths] == 0 ? static_batch_decode_steps(output, B) : output;
+  const double static_tps = B * output / (t_prefill_batch + static_steps * t_step);
   const bool is_static = v[Param::batching] != 0;
-  const double ttft = is_static ? t_prefill_batch : prefill_one.total_s();
+  const double ttft = is_static ? t_prefill_batch : prefill_one.total_s() + overhead;
   const double itl = is_static ? t_step : t_step + t_prefill_batch / output;
   const double e2e = ttft + (output - 1) * itl;
   const double tps = is_static ? static_tps : continuous_tps;

@@ -16,7 +16,9 @@
 //  - tokens_per_s_per_gpu = tokens_per_s / tp; tokens_per_s_per_user = 1 / itl_s.
 //  - memory_bytes per GPU = weights / tp + B x KV(prompt + output) x 1 / min(tp, kv_heads); activations
 //    and framework reserve are not counted. max_batch = floor((memory - weights/tp) / KV per sequence
-//    per GPU). A point whose memory_bytes exceeds the device is infeasible.
+//    per GPU). A point whose memory_bytes exceeds the device is infeasible. batch = 0 evaluates the
+//    replica at max_batch, as a throughput benchmark at an unbounded request rate fills the KV cache
+//    (vLLM and TensorRT-LLM admit requests while KV blocks are free); batch_used says which batch ran.
 //  - queueing (arrival_rate > 0): M/M/c with c = batch slots per replica, service time = e2e latency
 //    (Kleinrock 1975; Harchol-Balter 2013): p99 = latency + the 0.99 quantile of the wait. Without an
 //    arrival rate there is no queue and p99 equals the unloaded latency. concurrency (Little's law,
@@ -29,6 +31,15 @@
 //  - eta (prefill) defaults to the seeds/004 regime prefill_long_context (0.40); eta_decode defaults to
 //    a log-linear interpolation in batch between decode_bs1 (0.03 at batch 1) and decode_batched
 //    (0.25 at batch 32 and above) (engine/efficiency.hpp).
+//  - memory_efficiency scales the datasheet bandwidth every weight and KV stream runs at (STREAM-like
+//    kernels reach 80-90 % of it); step_overhead is the fixed time of one model iteration, prefill or
+//    decode, that no roofline sees: the engine's scheduling and sampling, kernel launch and tail
+//    latencies (Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+//    PagedAttention", SOSP 2023, section 6, measure such per-iteration costs). Both default to the
+//    ideal (1 and 0 s); the calibration profile gives what published serving measurements imply.
+//  - output_lengths: uniform (on (0, 2 x output_tokens], a static batch runs until its longest request,
+//    engine/serving.hpp) or fixed (every request generates exactly output_tokens, as benchmarks with
+//    a fixed output length do: a static batch then takes output_tokens steps).
 //  - multi-head latent attention (DeepSeek-V2/V3): the KV cache is the latent plus the RoPE key, one
 //    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
 //    (engine/serving.hpp).
@@ -64,6 +75,9 @@ class ServingSolver final : public TabledSolver {
     lifetime,
     link_latency,
     ep,
+    memory_efficiency,
+    output_lengths,
+    step_overhead,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -96,6 +110,7 @@ class ServingSolver final : public TabledSolver {
     eta_decode_used,
     gpus,
     decode_all_to_all_s,
+    batch_used,
     kMetricCount
   };
   enum Reason : std::uint8_t {

@@ -188,5 +188,57 @@ TEST_F(ServingSolverTest, InfeasibleReasons) {
   EXPECT_EQ(solver.evaluate(in, out).reason, ServingSolver::tp_needs_link);
 }
 
+// batch 0 runs the replica at the largest batch whose KV cache fits: the same numbers as asking for
+// max_batch explicitly, and a batch one larger no longer fits.
+TEST_F(ServingSolverTest, BatchZeroIsTheLargestBatchThatFits) {
+  PointInputs in = point(llama8b, 0, 1);
+  in.values[P::prompt_tokens] = 1000;
+  in.values[P::output_tokens] = 1000;
+  const std::vector<double> max_load = run(in);
+  const double fit = max_load[M::max_batch];
+  ASSERT_GT(fit, 1);
+  EXPECT_EQ(max_load[M::batch_used], fit);
+  EXPECT_LE(max_load[M::memory_bytes], hw.memory_bytes);
+  in.values[P::batch] = fit;
+  EXPECT_EQ(run(in)[M::tokens_per_s], max_load[M::tokens_per_s]);
+  in.values[P::batch] = fit + 1;
+  EXPECT_GT(run(in, PointStatus::infeasible)[M::memory_bytes], hw.memory_bytes);
+}
+
+}  // namespace
+}  // namespace dsx
+
+namespace dsx {
+namespace {
+
+// Fixed-length requests: a static batch takes exactly output_tokens steps, so its throughput is
+// B x output / (prefill + output x step); uniform lengths wait for the longest, 2 x mean x B / (B + 1).
+TEST_F(ServingSolverTest, FixedOutputLengthsRunAStaticBatchForExactlyTheOutputSteps) {
+  PointInputs in = point(llama8b, 64, 1);
+  in.values[P::batching] = 1;
+  in.values[P::output_lengths] = 1;
+  const std::vector<double> fixed = run(in);
+  const double steps = in.values[P::output_tokens];
+  EXPECT_NEAR(fixed[M::tokens_per_s], 64 * steps / (fixed[M::prefill_s] + steps * fixed[M::decode_step_s]),
+              1e-9 * fixed[M::tokens_per_s]);
+  in.values[P::output_lengths] = 0;
+  const std::vector<double> uniform = run(in);
+  const double uniform_steps = 2 * steps * 64 / 65;
+  EXPECT_NEAR(uniform[M::tokens_per_s],
+              64 * steps / (uniform[M::prefill_s] + uniform_steps * uniform[M::decode_step_s]),
+              1e-9 * uniform[M::tokens_per_s]);
+}
+
+// memory_efficiency divides the weight and KV streams' bandwidth; step_overhead adds to every iteration.
+TEST_F(ServingSolverTest, MemoryEfficiencyAndStepOverheadEnterTheDecodeStep) {
+  PointInputs in = point(llama8b, 1, 1);
+  const std::vector<double> ideal = run(in);
+  in.values[P::memory_efficiency] = 0.5;
+  in.values[P::step_overhead] = 1e-3;
+  const std::vector<double> real = run(in);
+  EXPECT_NEAR(real[M::decode_memory_s], 2 * ideal[M::decode_memory_s], 1e-12);
+  EXPECT_NEAR(real[M::decode_step_s], 2 * ideal[M::decode_step_s] + 1e-3, 1e-9);
+}
+
 }  // namespace
 }  // namespace dsx
