@@ -9,6 +9,7 @@
 #include <set>
 
 #include "dse/quantity.hpp"
+#include "output/calibration_report.hpp"
 #include "output/csv.hpp"
 #include "output/figures.hpp"
 #include "output/files.hpp"
@@ -41,13 +42,6 @@ std::string inputs_text(const Measurement& m) {
   }
   for (const BundleUse& u : m.point->bundles) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", u.kind, u.id);
   return out;
-}
-
-// The 80 % interval of a regime as the range of measured / predicted it allows for a speed:
-// "-12 % / +9 %".
-std::string interval_text(const RegimeAccuracy& a) {
-  const IntervalFactors f = interval_factors(a, Orientation::rate);
-  return fmt::format("{:+.0f} % / {:+.0f} %", (f.low - 1) * 100, (f.high - 1) * 100);
 }
 
 const RowFit* fit_of(const Calibration& c, std::size_t row) {

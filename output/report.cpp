@@ -1,3 +1,4 @@
+#include "output/calibration_report.hpp"
 #include "output/report.hpp"
 
 #include "output/comparisons.hpp"
@@ -646,6 +647,7 @@ json grid_context(const ResolvedStudy& study) {
       if (use != nullptr && use->axis >= 0) continue;  // the bundle axis row and the list below show it
       std::string description(params[i].description);
       if (use != nullptr) description += " (set by " + use->kind + " " + use->id + ")";
+      if (study.calibrated[i]) description += " (calibrated: profile " + study.calibration_name + ")";
       fixed.push_back({{"name", std::string(params[i].name)},
                        {"value", fixed_label(study, i)},
                        {"description", description}});
@@ -940,6 +942,7 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
                   {"solver_description", study.solver != nullptr ? std::string(study.solver->description()) : ""}};
   ctx["run"] = run_context(in);
   ctx["grid"] = grid_context(study);
+  ctx["calibration"] = calibration_context(study);
   ctx["comparisons"] = comparisons_context(in);
   ctx["pareto"] = pareto_context(in);
   ctx["figures"] = figures_context(figures);

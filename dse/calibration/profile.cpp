@@ -198,7 +198,9 @@ class ProfileReader {
   std::string path_;
 };
 
-std::string yaml_number(double v) { return number_text(v, 17); }
+// Six significant digits: the fit's statistics do not carry more, and the text stays the same across builds
+// whose floating-point rounding differs in the last bits.
+std::string yaml_number(double v) { return number_text(v, 6); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <filesystem>
 #include <optional>
 
 #include "dse/calibration/fit.hpp"
@@ -68,6 +69,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   opt.fitted_from = from;
   const Calibration c = calibrate(*set, opt);
   try {
+    const std::filesystem::path parent = std::filesystem::path(out).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
     write_file_atomic(out, "# dsx calibration profile: `dsx calibrate " + from + " --out " + out +
                                "` wrote it; a study names it with calibration: (studies/README.md).\n" +
                                profile_yaml(c.profile));

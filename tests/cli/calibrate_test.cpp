@@ -77,6 +77,19 @@ TEST(CalibrateCli, WritesAProfileAStudyCanName) {
   ASSERT_EQ(e.exit_code, 0) << e.out;
   EXPECT_NE(e.out.find("\"calibrated_inputs\": [\n    \"eta\"\n  ]"), std::string::npos) << e.out;
   EXPECT_NE(e.out.find("\"predicted_throughput_items_per_s\": {\n      \"p10\""), std::string::npos) << e.out;
+  // The study's report says which profile set eta, how well, and which metrics carry an interval.
+  const CommandResult run = run_dsx("run '" + dir.path() + "/s.yaml' --out '" + dir.path() + "/run' --catalog '" + kCatalog + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::string report = read_text(dir.path() + "/run/report.md");
+  EXPECT_NE(report.find("take the values of calibration profile **mine** (mine.yaml), which `dsx calibrate` fitted to 5 of 6 "
+                        "published measurements"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("| eta | "), std::string::npos) << report;
+  EXPECT_NE(report.find("| predicted_throughput_items_per_s | always | batched | 5 | 5 | "), std::string::npos) << report;
+  EXPECT_NE(report.find("(calibrated: profile mine.yaml)"), std::string::npos) << report;
+  const std::string csv = read_text(dir.path() + "/run/results.csv");
+  EXPECT_NE(csv.find("predicted_throughput_items_per_s_p10,predicted_throughput_items_per_s_p90"), std::string::npos);
 }
 
 TEST(AccuracyCli, WritesTheReportTheCsvAndTheParityFigure) {
