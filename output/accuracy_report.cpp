@@ -93,9 +93,9 @@ std::string parameter_table_text(const MeasurementSet& set, const Calibration& c
   std::string out;
   for (std::size_t j = 0; j < c.profile.parameters.size(); ++j) {
     const FittedParameter& p = c.profile.parameters[j];
-    out += fmt::format("{}.{}: {} (default {}), spread {}, {}; {} measurements constrain it\n", p.solver, p.name,
+    out += fmt::format("{}.{}: {} (prior {}), spread {}, {}; {} measurements constrain it\n", p.solver, p.name,
                        number_text(p.value, 4), number_text(p.prior, 4), number_text(p.spread, 2),
-                       p.identified ? "fitted" : "not identified, kept at the default", p.rows);
+                       p.identified ? "fitted" : "not identified, kept at the prior", p.rows);
     std::vector<std::string> ids;
     for (const RowFit& f : c.rows) {
       if (f.fitted && j < f.elasticity.size() && std::fabs(f.elasticity[j]) >= kConstrainingElasticity) {
@@ -224,11 +224,11 @@ std::string accuracy_markdown(const AccuracyReportInputs& in, bool with_parity_f
           "unit (tokens/s, FLOP/s, s, B/s), so only the distance from the line compares across rows.*\n\n";
   }
   md += "## Fitted parameters\n\n";
-  md += "| parameter | default | fitted | spread (1 sd) | measurements constraining it | |\n|---|---:|---:|---:|---:|---|\n";
+  md += "| parameter | prior | fitted | spread (1 sd) | measurements constraining it | |\n|---|---:|---:|---:|---:|---|\n";
   for (const FittedParameter& p : c.profile.parameters) {
     md += fmt::format("| `{}.{}` | {} | {} | {} | {} | {} |\n", p.solver, p.name, number_text(p.prior, 4),
                       number_text(p.value, 4), p.identified ? number_text(p.spread, 2) : "", p.rows,
-                      p.identified ? "fitted" : "not identified: kept at the default");
+                      p.identified ? "fitted" : "not identified: kept at the prior");
   }
   md += "\n## Every measurement\n\n";
   std::map<std::string, std::vector<const RowFit*>> by_regime;

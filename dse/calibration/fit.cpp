@@ -419,7 +419,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
       out.notes.push_back("parameter " + coords[j].ref.solver + "." + coords[j].ref.name +
                           " is not identified (" + std::to_string(n) +
                           " measurements constrain it; a fit needs at least " + std::to_string(kMinRowsToIdentify) +
-                          " from " + std::to_string(kMinSourcesToIdentify) + " sources): it keeps its default");
+                          " from " + std::to_string(kMinSourcesToIdentify) + " sources): it keeps its prior");
     }
   }
 
