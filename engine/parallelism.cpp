@@ -38,19 +38,21 @@ StepResult training_step(const StepInput& in) {
   const double hw_flops =
       hardware_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.recompute);
   const double model_flops = model_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len);
+  const double even_layers = in.layers / in.pipeline_parallel;
+  const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : even_layers;
+  const double imbalance = even_layers > 0 ? layers_per_stage / even_layers : 1.0;
   r.compute_s = hw_flops * tokens_per_microbatch * in.microbatches / shard /
-                (in.peak_flops_per_s * in.compute_efficiency);
+                (in.peak_flops_per_s * in.compute_efficiency) * imbalance;
   const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
   r.bubble_s = r.compute_s * (stretch - 1.0);
 
-  const double layers_per_stage = in.layers / in.pipeline_parallel;
   const double tp_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
   r.tp_comm_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * tp_calls_per_layer * layers_per_stage *
                                              in.microbatches * in.tp_all_reduce_s
                                        : 0.0;
-  r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.microbatches * in.pp_p2p_s : 0.0;
+  r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.virtual_stages * in.microbatches * in.pp_p2p_s : 0.0;
   const double ep_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
-  r.ep_comm_s = in.expert_parallel > 1 ? ep_calls_per_layer * in.moe_layers / in.pipeline_parallel *
+  r.ep_comm_s = in.expert_parallel > 1 ? ep_calls_per_layer * in.moe_layers / in.pipeline_parallel * imbalance *
                                              in.microbatches * in.ep_all_to_all_s
                                        : 0.0;
   r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;

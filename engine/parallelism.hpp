@@ -11,7 +11,9 @@
 //   micro-batch activation b s h per layer forward and 2 backward; full recomputation repeats the
 //   forward's 2. Sequence parallelism swaps each for a reduce-scatter + all-gather of equal volume.
 //   Pipeline point-to-point: each micro-batch sends its activation b s h forward and its gradient
-//   back across every stage boundary.
+//   back across every stage boundary, v times with v chunks per stage. Stages of unequal depth (p not
+//   dividing L): the step runs at the pace of the busiest stage, so compute scales by its layers over
+//   L / p (embedding and LM head FLOPs are spread over the stages like the layers').
 //   FLOPs per token (Chowdhery et al., "PaLM", 2022, appendix B): model FLOPs 6 N + 12 L H Q T
 //   (N parameters, L layers, H heads, Q head dimension, T sequence length; the functions take the
 //   attention width H Q, which is d_model in Llama and GPT; causal masking is not discounted, as in
@@ -53,6 +55,7 @@ double hardware_flops_per_token(double parameters, double layers, double hidden,
 struct StepInput {
   double parameters = 0;       // active parameters (mixture of experts: those one token uses)
   double layers = 0;
+  double stage_layers = 0;     // layers of the busiest pipeline stage; 0 = layers / pipeline_parallel
   double hidden = 0;           // attention width (d_model for MHA/GQA)
   double seq_len = 0;
   double micro_batch = 1;

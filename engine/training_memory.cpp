@@ -50,7 +50,7 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   m.weights_bytes = sharded(3) * wb;
   m.gradients_bytes = sharded(2) * wb;
   m.optimizer_bytes = sharded(1) * optimizer_bytes_per_param(in.optimizer, in.mixed_precision);
-  const double layers_per_stage = in.layers / in.pipeline_parallel;
+  const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : in.layers / in.pipeline_parallel;
   m.activations_bytes = in.layers > 0 && in.hidden > 0
                             ? layers_per_stage * in.in_flight_microbatches *
                                   activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads,

@@ -25,7 +25,8 @@
 // backward pass, which is what selective recomputation does; with it, no recomputation stores what
 // selective recomputation stores (the statistic, 4 a s b bytes, is under 0.1 % of 34 s b h and left out).
 // Under 1F1B pipelining (section 4.2.3) a stage holds the activations of its L / p layers for up to p
-// micro-batches in flight, so `in_flight_microbatches` = min(m, p). mlsysim does not divide
+// micro-batches in flight, so `in_flight_microbatches` = min(m, p); the interleaved schedule keeps
+// (1 + (p-1)/(p v)) times that. When p does not divide L the busiest stage's layers count. mlsysim does not divide
 // activations by TP (its section 6.8); dsx does, as the paper does.
 // Expert parallelism (mixture of experts; Megatron-Core MoE, NVIDIA Megatron-LM
 // megatron/core/transformer/moe/README.md and parallel_state.py): the routed experts' weights are
@@ -58,6 +59,7 @@ struct TrainingMemoryInput {
   double expert_parameters = 0;  // the routed experts' share of `parameters` (mixture of experts)
   double expert_parallel = 1;    // EP: divides data_parallel
   double layers = 0;
+  double stage_layers = 0;  // the busiest pipeline stage's layers; 0 = layers / pipeline_parallel
   double hidden = 0;
   double heads = 0;
   double seq_len = 0;

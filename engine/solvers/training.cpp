@@ -87,6 +87,9 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "fused (FlashAttention: the s x s scores are never stored) or unfused (stored without "
                     "recomputation, Korthikanti et al. Table 2)",
      .has_default = true, .default_value = 0},
+    {.name = "virtual_stages", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "model chunks per pipeline stage: 1 = 1F1B, v > 1 = interleaved 1F1B (Narayanan et al. 2021)",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 64, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -131,19 +134,31 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / gpus (what torchtitan and llm-foundry report)"},
 }};
 
-constexpr std::array<std::string_view, 11> kReasons = {
+constexpr std::array<std::string_view, 12> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp exceeds the 8 GPUs of a node",
     "tp must divide the attention heads",
-    "pp must divide the layers",
+    "pp x virtual_stages exceeds the layers (every model chunk needs one)",
     "global_batch is not a multiple of dp x micro_batch",
     "does not fit in device memory",
     "no GPU price in the catalog",
     "ep > 1 needs a mixture-of-experts model",
     "ep must divide dp (Megatron-Core shards experts within the data-parallel group)",
     "ep must divide the number of routed experts",
+    "interleaved stages need the micro-batches per step to be a multiple of pp (Megatron-LM's schedule)",
 };
+
+// Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
+// as evenly as they go (the first layers % chunks chunks get one more, as Megatron-LM and torchtitan
+// split a stack that does not divide): a stage holds chunks_per_stage chunks, so the busiest holds as
+// many of the larger chunks as there are.
+double busiest_stage_layers(double layers, double stages, double chunks_per_stage) {
+  const double chunks = stages * chunks_per_stage;
+  const double small = std::floor(layers / chunks);
+  const double larger = layers - chunks * small;
+  return chunks_per_stage * small + std::min(chunks_per_stage, larger);
+}
 
 }  // namespace
 
@@ -163,9 +178,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (dp == 0) return {PointStatus::infeasible, tp_pp_do_not_divide_gpus};
   if (t > kGpusPerNode) return {PointStatus::infeasible, tp_exceeds_node};
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
-  if (std::fmod(shape.layers, p) != 0) return {PointStatus::infeasible, pp_must_divide_layers};
+  const double chunks_per_stage = v[Param::virtual_stages];
+  if (p * chunks_per_stage > shape.layers) return {PointStatus::infeasible, pp_exceeds_layers};
   const double m = v[Param::global_batch] / (dp * b);
   if (m < 1 || m != std::floor(m)) return {PointStatus::infeasible, batch_not_divisible};
+  if (chunks_per_stage > 1 && std::fmod(m, p) != 0) return {PointStatus::infeasible, interleave_needs_microbatches};
+  const double stage_layers = busiest_stage_layers(shape.layers, p, chunks_per_stage);
   const double e = v[Param::ep];
   if (e > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
@@ -188,7 +206,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.tensor_parallel = t;
   mem.pipeline_parallel = p;
   mem.data_parallel = dp;
-  mem.in_flight_microbatches = std::min(m, p);
+  mem.stage_layers = stage_layers;
+  // Interleaved 1F1B keeps (1 + (p-1)/(p v)) times the activations of 1F1B in flight on the first
+  // stage (Korthikanti et al. 2022, section 4.2.3).
+  mem.in_flight_microbatches = std::min(m, p) * (chunks_per_stage > 1 ? 1 + (p - 1) / (p * chunks_per_stage) : 1.0);
   mem.zero_stage = zero;
   mem.recompute = static_cast<Recomputation>(recompute);
   mem.attention = v[Param::attention] == 0 ? AttentionKernel::fused : AttentionKernel::unfused;
@@ -237,6 +258,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   StepInput step;
   step.parameters = active;
   step.layers = shape.layers;
+  step.stage_layers = stage_layers;
+  step.virtual_stages = chunks_per_stage;
   step.hidden = shape.attention_width;
   step.seq_len = s;
   step.micro_batch = b;
@@ -267,7 +290,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[pp_comm_s] = r.pp_comm_s;
   out[ep_comm_s] = r.ep_comm_s;
   out[dp_comm_s] = r.dp_comm_s;
-  out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, 1) : 0.0;
+  out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, chunks_per_stage) : 0.0;
   out[scaling_efficiency] = r.scaling_efficiency;
   out[tokens_per_s] = r.tokens_per_s;
   out[tokens_per_s_per_gpu] = r.tokens_per_s / n;

@@ -6,7 +6,7 @@
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
 //    none/selective/full recomputation divided by TP; with `attention: fused`, the default, the s x s
-//    scores are never stored, as with FlashAttention; L/p layers x min(m, p) micro-batches in flight
+//    scores are never stored, as with FlashAttention; the busiest stage's layers x min(m, p) micro-batches in flight
 //    under 1F1B, plus 2 b s h x 2 B of pipeline send/receive buffers when pp > 1). Does not fit ->
 //    infeasible (the memory metrics are still written).
 //  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
@@ -77,6 +77,7 @@ class TrainingSolver final : public TabledSolver {
     electricity_usd_per_kwh,
     wue_l_per_kwh,
     attention,
+    virtual_stages,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -124,13 +125,14 @@ class TrainingSolver final : public TabledSolver {
     tp_pp_do_not_divide_gpus,
     tp_exceeds_node,
     tp_must_divide_heads,
-    pp_must_divide_layers,
+    pp_exceeds_layers,
     batch_not_divisible,
     exceeds_memory,
     no_price,
     ep_needs_moe,
     ep_must_divide_dp,
     ep_must_divide_experts,
+    interleave_needs_microbatches,
   };
 
   TrainingSolver();

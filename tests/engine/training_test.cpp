@@ -50,7 +50,7 @@ class TrainingSolverTest : public ::testing::Test {
 TEST_F(TrainingSolverTest, ParamsFitTheSweepLimit) {
   EXPECT_LE(solver.params().size(), kMaxParams);
   EXPECT_EQ(solver.metrics().size(), static_cast<std::size_t>(TrainingSolver::kMetricCount));
-  EXPECT_EQ(solver.reasons().size(), 11u);
+  EXPECT_EQ(solver.reasons().size(), 12u);
 }
 
 TEST_F(TrainingSolverTest, Llama70bOn1024H100) {
@@ -115,7 +115,7 @@ TEST_F(TrainingSolverTest, InfeasiblePoints) {
   EXPECT_EQ(solver.evaluate(point(8, 1, 0, 0), out).reason, TrainingSolver::exceeds_memory);
   EXPECT_GT(out[M::memory_per_gpu_bytes], hw.memory_bytes);
   EXPECT_EQ(solver.evaluate(point(8, 3, 1, 1), out).reason, TrainingSolver::tp_pp_do_not_divide_gpus);
-  EXPECT_EQ(solver.evaluate(point(8, 32, 1, 1), out).reason, TrainingSolver::pp_must_divide_layers);
+  EXPECT_EQ(solver.evaluate(point(8, 128, 1, 1), out).reason, TrainingSolver::pp_exceeds_layers);
   EXPECT_EQ(solver.evaluate(point(16, 1, 1, 1), out).reason, TrainingSolver::tp_exceeds_node);
   PointInputs odd = point(8, 4, 1, 1);
   odd.values[P::global_batch] = 1000;
@@ -137,6 +137,43 @@ TEST_F(TrainingSolverTest, RecomputationTradesMemoryForTime) {
   // ZeRO-1 keeps dp copies of the 4 bytes of weights and gradients.
   EXPECT_NEAR(out[M::fleet_model_state_bytes_per_param], 16.0, 1e-9);
   EXPECT_NEAR(selective[M::fleet_model_state_bytes_per_param], 4.0 * 32 + 12.0, 1e-9);
+}
+
+// 80 layers over 32 stages: 32 chunks of 2 layers and 16 of them one more, so the busiest stage has 3
+// layers where an even split would give 2.5; the step runs at its pace (1.2x the even share) and it
+// holds 3 layers of activations. Against pp 16 (5 layers each, even): half the share, times 1.2.
+TEST_F(TrainingSolverTest, UnevenStagesRunAtTheBusiestStagesPace) {
+  PointInputs even = point(8, 16, 1, 1);
+  even.values[P::gpus] = 8 * 32;
+  even.values[P::global_batch] = 64;
+  ASSERT_EQ(solver.evaluate(even, out).status, PointStatus::ok);
+  const std::vector<double> at16 = out;
+  PointInputs uneven = even;
+  uneven.values[P::pp] = 32;
+  uneven.values[P::gpus] = 8 * 32 * 2;
+  ASSERT_EQ(solver.evaluate(uneven, out).status, PointStatus::ok) << out[M::memory_per_gpu_bytes];
+  EXPECT_NEAR(out[M::compute_s], at16[M::compute_s] * 0.5 * 1.2, 1e-12 * at16[M::compute_s]);
+  EXPECT_NEAR(out[M::activations_bytes] / at16[M::activations_bytes], (3.0 * 32) / (5.0 * 16), 1e-12);
+}
+
+// Interleaved 1F1B with v chunks per stage (Narayanan et al. 2021, section 2.2.2): bubble
+// (p-1)/(v m + p - 1), v times the pipeline sends, (1 + (p-1)/(p v)) times the activations in flight
+// (Korthikanti et al. 2022, section 4.2.3); m must be a multiple of p.
+TEST_F(TrainingSolverTest, InterleavedStagesShrinkTheBubbleAndCostSendsAndMemory) {
+  PointInputs plain = point(8, 4, 1, 1);
+  ASSERT_EQ(solver.evaluate(plain, out).status, PointStatus::ok);
+  const std::vector<double> v1 = out;
+  PointInputs interleaved = plain;
+  interleaved.values[P::virtual_stages] = 2;
+  ASSERT_EQ(solver.evaluate(interleaved, out).status, PointStatus::ok);
+  const double p = 4, m = v1[M::microbatches];
+  EXPECT_DOUBLE_EQ(out[M::bubble_fraction], (p - 1) / (2 * m + p - 1));
+  EXPECT_NEAR(out[M::bubble_s], out[M::compute_s] * (p - 1) / (2 * m), 1e-12);
+  EXPECT_NEAR(out[M::pp_comm_s], 2 * v1[M::pp_comm_s], 1e-15);
+  EXPECT_NEAR(out[M::activations_bytes], v1[M::activations_bytes] * (1 + (p - 1) / (p * 2)), 1);
+  EXPECT_LT(out[M::step_time_s], v1[M::step_time_s]);
+  interleaved.values[P::global_batch] = 32 * 6;  // 6 micro-batches per replica: not a multiple of 4
+  EXPECT_EQ(solver.evaluate(interleaved, out).reason, TrainingSolver::interleave_needs_microbatches);
 }
 
 }  // namespace
