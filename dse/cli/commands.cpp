@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "dse/calibration/intervals.hpp"
@@ -50,8 +52,19 @@ std::string show(double value, std::string_view name, Dimension dimension) {
 
 std::span<const Command> commands() { return kCommands; }
 
-std::string default_catalog_dir() { return std::string(DSX_SOURCE_DIR) + "/studies/catalog"; }
-std::string default_template_dir() { return std::string(DSX_SOURCE_DIR) + "/templates"; }
+std::string data_dir() {
+  if (const char* env = std::getenv("DSX_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = (exe.parent_path() / DSX_RELATIVE_DATA_DIR).lexically_normal();
+    if (std::filesystem::is_directory(installed / "studies" / "catalog", ec)) return installed.string();
+  }
+  return DSX_SOURCE_DIR;
+}
+
+std::string default_catalog_dir() { return data_dir() + "/studies/catalog"; }
+std::string default_template_dir() { return data_dir() + "/templates"; }
 
 int validate_command(const std::vector<std::string>& args) {
   po::options_description options("dsx validate options");

@@ -29,6 +29,10 @@ int calibrate_command(const std::vector<std::string>& args);
 int accuracy_command(const std::vector<std::string>& args);
 
 // Where shipped data lives: the catalog and the templates (overridable per command).
+// Where the catalog, the templates and the shipped studies are: $DSX_DATA_DIR when set; else an
+// installed tree's <prefix>/share/dsx beside <prefix>/bin/dsx (cmake --install, the .deb); else the
+// source tree dsx was built from.
+std::string data_dir();
 std::string default_catalog_dir();
 std::string default_template_dir();
 
