@@ -20,6 +20,7 @@ packages=(
   libsqlite3-dev libfmt-dev libmuparser-dev
   gnuplot-nox fonts-dejavu-core
   libopenmpi-dev openmpi-bin
+  python3 python3-dev pybind11-dev python3-numpy python3-pandas
 )
 # The tests also open report.html in headless Chromium (tests/output/browser_test.cpp), run the
 # Slurm batch scripts on a single-node cluster they start (tests/cli/slurm_test.cpp); the fuzz
@@ -40,7 +41,7 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # The study and catalog loaders under libFuzzer + ASan (clang), in build-fuzzers.
 build_fuzzers() {
-  CXX=clang++ cmake -S . -B build-fuzzers -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_TESTS=OFF \
+  CXX=clang++ cmake -S . -B build-fuzzers -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_TESTS=OFF -DDSX_BUILD_PYTHON=OFF \
     -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_FUZZERS=ON \
     -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer"
   cmake --build build-fuzzers -j "$jobs" --target study_fuzz catalog_fuzz
@@ -67,7 +68,8 @@ if [ "$mode" = test ]; then
   ctest --test-dir build --output-on-failure -j "$jobs"
   # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer. The browser tests
   # exercise Chromium, not dsx: they run in the Release pass only.
-  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_BENCHMARKS=OFF \
+  # The Python module is tested in the Release pass (an ASan library cannot load into python3).
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_PYTHON=OFF \
     -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
   cmake --build build-sanitize -j "$jobs"

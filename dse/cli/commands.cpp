@@ -66,6 +66,135 @@ std::string data_dir() {
 std::string default_catalog_dir() { return data_dir() + "/studies/catalog"; }
 std::string default_template_dir() { return data_dir() + "/templates"; }
 
+std::optional<ResolvedStudy> one_point_study(const std::string& solver, const std::vector<std::string>& assignments,
+                                             const std::string& catalog_dir, const std::string& calibration,
+                                             std::string& errors) {
+  // A one-point study: each assignment becomes a one-value axis, so every check of the study
+  // loader (units, ids, ranges, suggestions) applies to the command line too.
+  std::string text = fmt::format("study: eval\ntitle: dsx eval\nquestion: one design point\nsolver: {}\n{}axes:\n",
+                                 yaml_quote(solver),
+                                 calibration.empty() ? "" : "calibration: " + yaml_quote(calibration) + "\n");
+  for (const std::string& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      errors = fmt::format("dsx eval: error: expected key=value, got '{}'\n", a);
+      return std::nullopt;
+    }
+    text += fmt::format("  {}: [{}]\n", a.substr(0, eq), yaml_quote(a.substr(eq + 1)));
+  }
+  Diagnostics diags;
+  auto study = load_study_text("<command line>", text, catalog_dir, diags);
+  if (!study) errors = diags.format();
+  return study;
+}
+
+nlohmann::ordered_json point_json(const ResolvedStudy& study, const PointInputs& inputs, std::span<const double> values,
+                                  const PointResult& result) {
+  const auto metrics = study.solver->metrics();
+  const std::string status(status_name(result.status));
+  const std::string reason =
+      result.status == PointStatus::infeasible ? std::string(study.solver->reasons()[result.reason]) : "";
+  nlohmann::ordered_json out;
+  out["solver"] = std::string(study.solver->name());
+  for (const Axis& axis : study.axes) {
+    out["inputs"][axis.param] = axis.values[0].label;
+    // A bundle (region=quebec) also shows the values it set.
+    for (std::size_t i = 0; i < axis.sets.size(); ++i) {
+      out["inputs"][std::string(study.solver->params()[axis.sets[i]].name)] = axis.set_labels[i];
+    }
+  }
+  for (std::size_t p = 0; p < study.solver->params().size(); ++p) {
+    const BundleUse* use = study.bundle_setting(p);
+    if (!study.is_axis[p] && (use == nullptr || use->axis < 0)) {
+      out["inputs"][std::string(study.solver->params()[p].name)] = study.fixed_labels[p];
+    }
+  }
+  out["status"] = status;
+  if (!reason.empty()) out["reason"] = reason;
+  out["calibration"] = study.calibration ? nlohmann::json(study.calibration_name) : nlohmann::json(nullptr);
+  for (std::size_t p = 0; p < study.solver->params().size(); ++p) {
+    if (study.calibrated[p]) out["calibrated_inputs"].push_back(std::string(study.solver->params()[p].name));
+  }
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    out["metrics"][std::string(metrics[m].name)] = std::isfinite(values[m]) ? nlohmann::json(values[m]) : nullptr;
+    if (result.status != PointStatus::ok) continue;
+    if (const auto iv = solver_metric_interval(study, inputs, values, m)) {
+      out["intervals"][std::string(metrics[m].name)] = {{"p10", iv->low}, {"p90", iv->high}, {"regime", iv->regime}};
+    }
+  }
+  for (const MetricSpec& m : metrics) out["units"][std::string(m.name)] = describe_quantity(m.name, m.dimension).unit;
+  return out;
+}
+
+nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view what) {
+  const bool all = what == "all";
+  nlohmann::ordered_json out;
+  if (all || what == "hardware") {
+    for (const HardwareSpec& hw : catalog.hardware) {
+      nlohmann::ordered_json entry;
+      entry["id"] = hw.id;
+      entry["name"] = hw.name;
+      for (Precision p : kAllPrecisions) {
+        if (hw.supports(p)) entry["peak_flops_per_s"][std::string(precision_name(p))] = hw.peak(p);
+      }
+      entry["memory_bytes"] = hw.memory_bytes;
+      entry["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+      entry["host_link_bandwidth_bytes_per_s"] = hw.host_link_bandwidth_bytes_per_s;
+      entry["accelerator_link_bandwidth_bytes_per_s"] = hw.accelerator_link_bandwidth_bytes_per_s;
+      entry["tdp_w"] = hw.tdp_w;
+      entry["idle_power_fraction"] = hw.idle_power_fraction;
+      entry["price_usd"] = hw.price_usd;
+      entry["source"] = hw.source;
+      out["hardware"].push_back(entry);
+    }
+  }
+  if (all || what == "models") {
+    for (const CatalogModel& m : catalog.models) {
+      const ModelGraph& g = m.prepared.eager;
+      nlohmann::ordered_json entry;
+      entry["id"] = m.id;
+      entry["name"] = m.name;
+      entry["architecture"] = m.architecture;
+      for (const auto& [k, v] : m.params) entry["params"][k] = v;
+      entry["sample_unit"] = g.sample_unit;
+      entry["flops_per_sample"] = g.total_flops_per_sample();
+      entry["parameters"] = g.total_weight_elements();
+      entry["kernels_eager"] = g.total_kernels();
+      entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
+      entry["source"] = m.source;
+      out["models"].push_back(entry);
+    }
+  }
+  for (const BundleKind& kind : kBundleKinds) {
+    if (!all && what != kind.list_key) continue;
+    out[std::string(kind.list_key)] = nlohmann::ordered_json::array();
+    for (const CatalogBundle& b : catalog.bundles) {
+      if (b.kind != kind.name) continue;
+      nlohmann::ordered_json entry;
+      entry["id"] = b.id;
+      entry["name"] = b.name;
+      for (const auto& [param, label] : b.values) entry["values"][param] = label;
+      entry["source"] = b.source;
+      out[std::string(kind.list_key)].push_back(entry);
+    }
+  }
+  if (all || what == "solvers") {
+    for (const Solver* s : all_solvers()) {
+      nlohmann::ordered_json entry;
+      entry["name"] = std::string(s->name());
+      entry["description"] = std::string(s->description());
+      for (const ParamSpec& p : s->params()) {
+        entry["params"].push_back({{"name", std::string(p.name)}, {"description", std::string(p.description)}});
+      }
+      for (const MetricSpec& m : s->metrics()) {
+        entry["metrics"].push_back({{"name", std::string(m.name)}, {"description", std::string(m.description)}});
+      }
+      out["solvers"].push_back(entry);
+    }
+  }
+  return out;
+}
+
 int validate_command(const std::vector<std::string>& args) {
   po::options_description options("dsx validate options");
   std::vector<std::string> files;
@@ -119,23 +248,10 @@ int eval_command(const std::vector<std::string>& args) {
   if (auto code = parse_options("eval", "dsx eval SOLVER key=value... [--json]", args, options, positional, vm)) {
     return *code;
   }
-  // A one-point study: each assignment becomes a one-value axis, so every check of the study
-  // loader (units, ids, ranges, suggestions) applies to the command line too.
-  std::string text = fmt::format("study: eval\ntitle: dsx eval\nquestion: one design point\nsolver: {}\n{}axes:\n",
-                                 yaml_quote(solver_name),
-                                 calibration.empty() ? "" : "calibration: " + yaml_quote(calibration) + "\n");
-  for (const std::string& a : assignments) {
-    const auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fmt::print(stderr, "dsx eval: error: expected key=value, got '{}'\n", a);
-      return kBadInput;
-    }
-    text += fmt::format("  {}: [{}]\n", a.substr(0, eq), yaml_quote(a.substr(eq + 1)));
-  }
-  Diagnostics diags;
-  const auto study = load_study_text("<command line>", text, catalog_dir, diags);
+  std::string errors;
+  const auto study = one_point_study(solver_name, assignments, catalog_dir, calibration, errors);
   if (!study) {
-    fmt::print(stderr, "{}", diags.format());
+    fmt::print(stderr, "{}", errors);
     return kBadInput;
   }
   const Grid grid(*study);
@@ -148,35 +264,7 @@ int eval_command(const std::vector<std::string>& args) {
   const std::string reason =
       result.status == PointStatus::infeasible ? std::string(study->solver->reasons()[result.reason]) : "";
   if (json) {
-    nlohmann::ordered_json out;
-    out["solver"] = std::string(study->solver->name());
-    for (const Axis& axis : study->axes) {
-      out["inputs"][axis.param] = axis.values[0].label;
-      // A bundle (region=quebec) also shows the values it set.
-      for (std::size_t i = 0; i < axis.sets.size(); ++i) {
-        out["inputs"][std::string(study->solver->params()[axis.sets[i]].name)] = axis.set_labels[i];
-      }
-    }
-    for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
-      const BundleUse* use = study->bundle_setting(p);
-      if (!study->is_axis[p] && (use == nullptr || use->axis < 0)) {
-        out["inputs"][std::string(study->solver->params()[p].name)] = study->fixed_labels[p];
-      }
-    }
-    out["status"] = status;
-    if (!reason.empty()) out["reason"] = reason;
-    out["calibration"] = study->calibration ? nlohmann::json(study->calibration_name) : nlohmann::json(nullptr);
-    for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
-      if (study->calibrated[p]) out["calibrated_inputs"].push_back(std::string(study->solver->params()[p].name));
-    }
-    for (std::size_t m = 0; m < metrics.size(); ++m) {
-      out["metrics"][std::string(metrics[m].name)] = std::isfinite(values[m]) ? nlohmann::json(values[m]) : nullptr;
-      if (result.status != PointStatus::ok) continue;
-      if (const auto iv = solver_metric_interval(*study, inputs, values, m)) {
-        out["intervals"][std::string(metrics[m].name)] = {{"p10", iv->low}, {"p90", iv->high}, {"regime", iv->regime}};
-      }
-    }
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", point_json(*study, inputs, values, result).dump(2));
     return kSuccess;
   }
   fmt::print("solver {}: {}{}\n", study->solver->name(), status, reason.empty() ? "" : " (" + reason + ")");
@@ -240,103 +328,56 @@ int catalog_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "{}", diags.format());
     return kBadInput;
   }
+  if (json) {
+    fmt::print("{}\n", catalog_json(catalog, what).dump(2));
+    return kSuccess;
+  }
   const bool all = what == "all";
-  nlohmann::ordered_json out;
   if (all || what == "hardware") {
-    if (!json) fmt::print("hardware ({} entries)\n", catalog.hardware.size());
+    fmt::print("hardware ({} entries)\n", catalog.hardware.size());
     for (const HardwareSpec& hw : catalog.hardware) {
-      nlohmann::ordered_json entry;
-      entry["id"] = hw.id;
-      entry["name"] = hw.name;
       std::string peaks;
       for (Precision p : kAllPrecisions) {
         if (!hw.supports(p)) continue;
-        entry["peak_flops_per_s"][std::string(precision_name(p))] = hw.peak(p);
         peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", precision_name(p),
                              show(hw.peak(p), "peak_flops_per_s", Dimension::flop_rate));
       }
-      entry["memory_bytes"] = hw.memory_bytes;
-      entry["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
-      entry["host_link_bandwidth_bytes_per_s"] = hw.host_link_bandwidth_bytes_per_s;
-      entry["accelerator_link_bandwidth_bytes_per_s"] = hw.accelerator_link_bandwidth_bytes_per_s;
-      entry["tdp_w"] = hw.tdp_w;
-      entry["idle_power_fraction"] = hw.idle_power_fraction;
-      entry["price_usd"] = hw.price_usd;
-      entry["source"] = hw.source;
-      out["hardware"].push_back(entry);
-      if (!json) {
-        fmt::print("  {:<16} {}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n",
-                   hw.id, hw.name, peaks, show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
-                   show(hw.memory_bandwidth_bytes_per_s, "memory_bandwidth_bytes_per_s", Dimension::bandwidth),
-                   show(hw.tdp_w, "tdp_w", Dimension::power), show(hw.price_usd, "price_usd", Dimension::money),
-                   hw.source);
-      }
+      fmt::print("  {:<16} {}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n", hw.id,
+                 hw.name, peaks, show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
+                 show(hw.memory_bandwidth_bytes_per_s, "memory_bandwidth_bytes_per_s", Dimension::bandwidth),
+                 show(hw.tdp_w, "tdp_w", Dimension::power), show(hw.price_usd, "price_usd", Dimension::money), hw.source);
     }
   }
   if (all || what == "models") {
-    if (!json) fmt::print("models ({} entries)\n", catalog.models.size());
+    fmt::print("models ({} entries)\n", catalog.models.size());
     for (const CatalogModel& m : catalog.models) {
       const ModelGraph& g = m.prepared.eager;
-      nlohmann::ordered_json entry;
-      entry["id"] = m.id;
-      entry["name"] = m.name;
-      entry["architecture"] = m.architecture;
-      for (const auto& [k, v] : m.params) entry["params"][k] = v;
-      entry["sample_unit"] = g.sample_unit;
-      entry["flops_per_sample"] = g.total_flops_per_sample();
-      entry["parameters"] = g.total_weight_elements();
-      entry["kernels_eager"] = g.total_kernels();
-      entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
-      entry["source"] = m.source;
-      out["models"].push_back(entry);
-      if (!json) {
-        fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n",
-                   m.id, m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops),
-                   g.sample_unit, show(g.total_weight_elements(), "parameters", Dimension::count),
-                   g.total_kernels(), m.prepared.compiled.total_kernels(), m.source);
-      }
+      fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n", m.id,
+                 m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops), g.sample_unit,
+                 show(g.total_weight_elements(), "parameters", Dimension::count), g.total_kernels(),
+                 m.prepared.compiled.total_kernels(), m.source);
     }
   }
   for (const BundleKind& kind : kBundleKinds) {
     if (!all && what != kind.list_key) continue;
     const std::vector<std::string> ids = catalog.bundle_ids(kind.name);
-    if (!json) fmt::print("{} ({} entries; a study names one as {}: ID)\n", kind.list_key, ids.size(), kind.name);
-    out[std::string(kind.list_key)] = nlohmann::ordered_json::array();
+    fmt::print("{} ({} entries; a study names one as {}: ID)\n", kind.list_key, ids.size(), kind.name);
     for (const CatalogBundle& b : catalog.bundles) {
       if (b.kind != kind.name) continue;
-      nlohmann::ordered_json entry;
-      entry["id"] = b.id;
-      entry["name"] = b.name;
       std::string values;
-      for (const auto& [param, label] : b.values) {
-        entry["values"][param] = label;
-        values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", param, label);
-      }
-      entry["source"] = b.source;
-      out[std::string(kind.list_key)].push_back(entry);
-      if (!json) fmt::print("  {:<16} {}\n    sets: {}\n    source: {}\n", b.id, b.name, values, b.source);
+      for (const auto& [param, label] : b.values) values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", param, label);
+      fmt::print("  {:<16} {}\n    sets: {}\n    source: {}\n", b.id, b.name, values, b.source);
     }
   }
   if (all || what == "solvers") {
-    if (!json) fmt::print("solvers ({} entries)\n", all_solvers().size());
+    fmt::print("solvers ({} entries)\n", all_solvers().size());
     for (const Solver* s : all_solvers()) {
-      nlohmann::ordered_json entry;
-      entry["name"] = std::string(s->name());
-      entry["description"] = std::string(s->description());
-      if (!json) fmt::print("  {:<16} {}\n    parameters:\n", s->name(), s->description());
-      for (const ParamSpec& p : s->params()) {
-        entry["params"].push_back({{"name", std::string(p.name)}, {"description", std::string(p.description)}});
-        if (!json) fmt::print("      {:<20} {}\n", p.name, p.description);
-      }
-      if (!json) fmt::print("    metrics:\n");
-      for (const MetricSpec& m : s->metrics()) {
-        entry["metrics"].push_back({{"name", std::string(m.name)}, {"description", std::string(m.description)}});
-        if (!json) fmt::print("      {:<36} {}\n", m.name, m.description);
-      }
-      out["solvers"].push_back(entry);
+      fmt::print("  {:<16} {}\n    parameters:\n", s->name(), s->description());
+      for (const ParamSpec& p : s->params()) fmt::print("      {:<20} {}\n", p.name, p.description);
+      fmt::print("    metrics:\n");
+      for (const MetricSpec& m : s->metrics()) fmt::print("      {:<36} {}\n", m.name, m.description);
     }
   }
-  if (json) fmt::print("{}\n", out.dump(2));
   return kSuccess;
 }
 

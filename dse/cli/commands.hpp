@@ -2,8 +2,14 @@
 // code (DESIGN.md section 2): 0 success, 1 runtime failure, 2 bad input, 3 a study assertion failed.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dse/catalog.hpp"
+#include "dse/study.hpp"
 #include <string_view>
 #include <vector>
 
@@ -28,12 +34,24 @@ int merge_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int accuracy_command(const std::vector<std::string>& args);
 
-// Where shipped data lives: the catalog and the templates (overridable per command).
 // Where the catalog, the templates and the shipped studies are: $DSX_DATA_DIR when set; else an
 // installed tree's <prefix>/share/dsx beside <prefix>/bin/dsx (cmake --install, the .deb); else the
 // source tree dsx was built from.
 std::string data_dir();
 std::string default_catalog_dir();
 std::string default_template_dir();
+
+// The pieces of `dsx eval` and `dsx catalog` the Python module shares.
+// A one-point study of `solver` with `assignments` ("key=value", as on the command line), checked like
+// a study file; nullopt with every problem in `errors` otherwise.
+std::optional<ResolvedStudy> one_point_study(const std::string& solver, const std::vector<std::string>& assignments,
+                                             const std::string& catalog_dir, const std::string& calibration,
+                                             std::string& errors);
+// One evaluated point as `dsx eval --json` prints it: inputs, status, metrics, units, intervals.
+nlohmann::ordered_json point_json(const ResolvedStudy& study, const PointInputs& inputs, std::span<const double> values,
+                                  const PointResult& result);
+// A catalog section ("all", "hardware", "models", a bundle kind's list key, "solvers") as
+// `dsx catalog --json` prints it.
+nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view what);
 
 }  // namespace dsx::cli

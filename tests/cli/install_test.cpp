@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -57,6 +58,16 @@ TEST(Install, TheInstalledTreeRunsAShippedStudyWithItsOwnData) {
   const CommandResult words = run_shell(complete + "COMP_WORDS=(\"" + dsx +
                                         "\" eval gemm hardware=h10); COMP_CWORD=3; _dsx; echo ${COMPREPLY[@]}'");
   EXPECT_EQ(words.out, "hardware=h100_sxm\n");
+
+  // The installed Python module reads the installed data too.
+  if (std::string(DSX_PYTHON).empty()) {
+    std::cout << "the Python module is not built: its installation is not checked\n";
+  } else {
+    const CommandResult python = run_shell(
+        "cd '" + dir.path() + "' && env -u DSX_DATA_DIR PYTHONPATH='" + prefix + "/lib/python3/dist-packages' '" +
+        DSX_PYTHON + "' -c 'import dsx; print(dsx.data_dir()); print(len(dsx.catalog(\"hardware\")[\"hardware\"]) > 0)'");
+    EXPECT_EQ(python.out, prefix + "/share/dsx\nTrue\n");
+  }
 
   // DSX_DATA_DIR points it elsewhere, and a folder without a catalog is an error, not a silent default.
   const CommandResult elsewhere = run_shell("cd '" + dir.path() + "' && DSX_DATA_DIR='" + dir.path() +
