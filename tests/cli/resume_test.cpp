@@ -132,12 +132,18 @@ TEST(ResumeLong, TwentyFiveKillsOverALargerGridLoseAndDuplicateNothing) {
 TEST_F(Resume, SigtermStopsCleanlyAndSaysHowToContinue) {
   const fs::path out = dir_ / "term";
   const ChildProcess child = start_dsx({"run", "tests/cli/kill_resume.yaml", "--out", out.string()}, dir_ / "term.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  // The signal lands once the run has started (it says how many points it sweeps): before that the
+  // process may still be starting up (a sanitizer runtime, the dynamic loader), which no program can
+  // handle a signal in.
+  for (int waited_ms = 0; waited_ms < 60000; waited_ms += 5) {
+    if (read_text(dir_ / "term.log").find("design points") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   kill(child.pid, SIGTERM);
   const int code = wait_child(child).exit_code;
   const std::string log = read_text(dir_ / "term.log");
-  // Whatever the phase the signal lands in (loading, the sweep, the last block, the report), the
-  // run stops with exit code 1 and says how to go on.
+  // Whatever the phase the signal lands in (the sweep, the last block, the report), the run stops
+  // with exit code 1 and says how to go on.
   EXPECT_EQ(code, 1) << log;
   const bool in_sweep = log.find("to continue where it stopped: dsx run tests/cli/kill_resume.yaml") != std::string::npos;
   const bool after_sweep = log.find("to write the report: dsx report " + out.string()) != std::string::npos;
