@@ -98,18 +98,6 @@ std::optional<std::string> read_id(const YamlReader& r, const YamlNode& entry, c
   return id;
 }
 
-std::string read_file_text(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ok = false;
-    return std::strerror(errno);
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  ok = true;
-  return s.str();
-}
-
 template <class Entry>
 void add_or_replace(std::vector<Entry>& into, Entry entry) {
   for (Entry& existing : into) {
@@ -126,7 +114,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
                          std::vector<const YamlNode*>& seen, std::string& id_out) {
   if (!r.expect_mapping(entry, path)) return false;
   r.check_keys(entry, kHardwareKeys, path);
-  const std::size_t errors_before = r.diags().errors().size();
+  const std::size_t errors_before = r.diags().error_count();
   const auto id = read_id(r, entry, path, seen, "hardware");
   if (id) id_out = *id;
 
@@ -160,7 +148,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       std::vector<std::string> names;
       for (Precision p : kAllPrecisions) names.emplace_back(precision_name(p));
       if (!from_base) hw.peak_flops_per_s.fill(0);
-      const std::size_t errors_before_peaks = r.diags().errors().size();
+      const std::size_t errors_before_peaks = r.diags().error_count();
       for (const YamlEntry& e : peaks->entries) {
         const auto precision = parse_precision(e.key.text);
         if (!precision) {
@@ -174,7 +162,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       }
       bool any = false;
       for (double v : hw.peak_flops_per_s) any = any || v > 0;
-      if (!any && r.diags().errors().size() == errors_before_peaks) {
+      if (!any && r.diags().error_count() == errors_before_peaks) {
         r.error(*peaks, path + ".peak_flops: give a non-zero peak for at least one precision");
       }
     }
@@ -189,7 +177,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
     }
   }
-  if (!id || r.diags().errors().size() != errors_before) return false;
+  if (!id || r.diags().error_count() != errors_before) return false;
   add_or_replace(into.hardware, std::move(hw));
   return true;
 }
@@ -199,7 +187,7 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
                       std::vector<const YamlNode*>& seen, std::string& id_out) {
   if (!r.expect_mapping(entry, path)) return false;
   r.check_keys(entry, kModelKeys, path);
-  const std::size_t errors_before = r.diags().errors().size();
+  const std::size_t errors_before = r.diags().error_count();
   const auto id = read_id(r, entry, path, seen, "model");
   if (id) id_out = *id;
 
@@ -295,7 +283,7 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
                       std::string(specs[i].name) + "' (" + std::string(specs[i].description) + ")");
     }
   }
-  if (!id || r.diags().errors().size() != errors_before) return false;
+  if (!id || r.diags().error_count() != errors_before) return false;
   for (std::size_t i = 0; i < specs.size(); ++i) model.params.emplace_back(std::string(specs[i].name), labels[i]);
   try {
     ModelGraph graph = arch->build(values);
@@ -389,7 +377,7 @@ bool read_bundle_entry(const YamlReader& r, const YamlNode& entry, const std::st
                        Catalog& into, std::vector<const YamlNode*>& seen, std::string& id_out) {
   if (!r.expect_mapping(entry, path)) return false;
   r.check_keys(entry, kBundleKeys, path);
-  const std::size_t errors_before = r.diags().errors().size();
+  const std::size_t errors_before = r.diags().error_count();
   const auto id = read_id(r, entry, path, seen, kind.name);
   if (id) id_out = *id;
 
@@ -430,7 +418,7 @@ bool read_bundle_entry(const YamlReader& r, const YamlNode& entry, const std::st
       }
     }
   }
-  if (!id || r.diags().errors().size() != errors_before) return false;
+  if (!id || r.diags().error_count() != errors_before) return false;
   for (CatalogBundle& existing : into.bundles) {
     if (existing.kind == bundle.kind && existing.id == bundle.id) {
       existing = std::move(bundle);
@@ -576,27 +564,17 @@ Catalog load_catalog(const std::string& dir, Diagnostics& diags) {
   Catalog catalog;
   const std::string hardware_file = join_path(dir, "hardware.yaml");
   const std::string models_file = join_path(dir, "models.yaml");
-  bool ok = false;
-  std::string text = read_file_text(hardware_file, ok);
-  if (ok) {
-    load_hardware_text(hardware_file, text, catalog, diags);
-  } else {
-    diags.error(SourceLocation{hardware_file}, "cannot read the hardware catalog: " + text);
+  if (const auto text = read_input_file(hardware_file, "hardware catalog", diags)) {
+    load_hardware_text(hardware_file, *text, catalog, diags);
   }
-  text = read_file_text(models_file, ok);
-  if (ok) {
-    load_models_text(models_file, text, catalog, diags);
-  } else {
-    diags.error(SourceLocation{models_file}, "cannot read the model catalog: " + text);
+  if (const auto text = read_input_file(models_file, "model catalog", diags)) {
+    load_models_text(models_file, *text, catalog, diags);
   }
   for (const BundleKind& kind : kBundleKinds) {
     const std::string file = join_path(dir, kind.file);
     if (!std::filesystem::exists(file)) continue;
-    text = read_file_text(file, ok);
-    if (ok) {
-      load_bundles_text(file, text, kind, catalog, diags);
-    } else {
-      diags.error(SourceLocation{file}, "cannot read the " + std::string(kind.name) + " catalog: " + text);
+    if (const auto text = read_input_file(file, std::string(kind.name) + " catalog", diags)) {
+      load_bundles_text(file, *text, kind, catalog, diags);
     }
   }
   return catalog;

@@ -78,6 +78,46 @@ std::string caret_line(std::string_view line, int column, std::size_t span) {
   return out;
 }
 
+// The part of a long source line around the reported characters, so that one error on a line of
+// megabytes prints a line a terminal can show; `column` and `span` are in characters of `text`.
+struct SourceWindow {
+  std::string before;  // "..." when characters before the window are left out
+  std::string_view text;
+  std::string after;
+  int column = 1;
+  std::size_t span = 1;
+};
+
+SourceWindow window_around(std::string_view line, int column, std::size_t span) {
+  constexpr std::size_t kContext = 60;
+  SourceWindow w;
+  w.text = line;
+  w.column = column;
+  w.span = span;
+  std::size_t chars = 0;
+  for (char c : line) chars += is_utf8_continuation(c) ? 0 : 1;
+  if (chars <= kMaxShownLineChars) return w;
+  const std::size_t first = static_cast<std::size_t>(column - 1) > kContext ? static_cast<std::size_t>(column - 1) - kContext : 0;
+  const std::size_t last = std::min(chars, static_cast<std::size_t>(column - 1) + span + kContext);
+  std::size_t begin_byte = line.size();
+  std::size_t end_byte = line.size();
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (is_utf8_continuation(line[i])) continue;
+    if (n == first) begin_byte = i;
+    if (n == last) {
+      end_byte = i;
+      break;
+    }
+    ++n;
+  }
+  w.text = line.substr(begin_byte, end_byte - begin_byte);
+  w.before = first > 0 ? "..." : "";
+  w.after = last < chars ? "..." : "";
+  w.column = column - static_cast<int>(first);
+  return w;
+}
+
 // Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
 // neighbours each cost 1 ("titel" -> "title" is one edit).
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -132,12 +172,16 @@ void Diagnostics::add_source(std::string file, std::string text) {
 }
 
 void Diagnostics::error(SourceLocation where, std::string message, std::size_t span) {
+  if (errors_.size() >= kMaxKeptErrors) {
+    ++dropped_;
+    return;
+  }
   errors_.push_back(Diagnostic{std::move(where), std::move(message), std::max<std::size_t>(span, 1)});
 }
 
 void Diagnostics::unknown(SourceLocation where, std::string_view what, std::string_view got,
                           std::span<const std::string> choices) {
-  std::string message = "unknown " + std::string(what) + " '" + std::string(got) + "'";
+  std::string message = "unknown " + std::string(what) + " '" + elide_middle(got, 80) + "'";
   const std::string near = closest_match(got, choices);
   if (!near.empty()) message += "; did you mean '" + near + "'?";
   if (choices.empty()) {
@@ -157,27 +201,54 @@ void Diagnostics::unknown(SourceLocation where, std::string_view what, std::stri
 
 std::string Diagnostics::format() const {
   std::string out;
-  for (const Diagnostic& d : errors_) {
+  const std::size_t shown = std::min(errors_.size(), kMaxShownErrors);
+  for (std::size_t e = 0; e < shown; ++e) {
+    const Diagnostic& d = errors_[e];
     out += escape_control_characters(d.where.file);
     if (d.where.line > 0) {
       out += ':' + std::to_string(d.where.line);
       if (d.where.column > 0) out += ':' + std::to_string(d.where.column);
     }
-    out += ": error: " + escape_control_characters(d.message) + "\n";
+    out += ": error: " + escape_control_characters(elide_middle(d.message, kMaxShownMessageChars)) + "\n";
     if (d.where.line <= 0) continue;
     const auto source = std::find_if(sources_.begin(), sources_.end(),
                                      [&](const auto& s) { return s.first == d.where.file; });
     if (source == sources_.end()) continue;
-    const std::string_view line = line_of(source->second, d.where.line);
-    out += "  ";
-    out += escape_control_characters(line);
-    out += "\n  " + caret_line(line, std::max(d.where.column, 1), d.span) + "\n";
+    const SourceWindow window = window_around(line_of(source->second, d.where.line), std::max(d.where.column, 1),
+                                              std::min<std::size_t>(d.span, kMaxShownLineChars));
+    out += "  " + window.before + escape_control_characters(window.text) + window.after;
+    out += "\n  " + std::string(window.before.size() > 0 ? 3 : 0, ' ') +
+           caret_line(window.text, window.column, window.span) + "\n";
+  }
+  if (error_count() > shown) {
+    out += "... and " + std::to_string(error_count() - shown) + " more errors; fix these first\n";
   }
   return out;
 }
 
+std::string elide_middle(std::string_view text, std::size_t max_chars) {
+  std::size_t chars = 0;
+  for (char c : text) chars += is_utf8_continuation(c) ? 0 : 1;
+  if (chars <= max_chars) return std::string(text);
+  const std::size_t keep_front = max_chars * 2 / 3;
+  const std::size_t keep_back = max_chars - keep_front;
+  const auto byte_of_char = [&](std::size_t wanted) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (is_utf8_continuation(text[i])) continue;
+      if (n++ == wanted) return i;
+    }
+    return text.size();
+  };
+  const std::size_t front_end = byte_of_char(keep_front);
+  const std::size_t back_begin = byte_of_char(chars - keep_back);
+  return std::string(text.substr(0, front_end)) + "...(" + std::to_string(chars - keep_front - keep_back) +
+         " characters)..." + std::string(text.substr(back_begin));
+}
+
 std::string closest_match(std::string_view word, std::span<const std::string> choices) {
-  if (word.empty()) return "";
+  // No name is this long: a suggestion would cost time quadratic in the word for nothing.
+  if (word.empty() || word.size() > 256) return "";
   const std::string word_lower = lower(word);
   // 1. A unique choice that extends the word ("h100" -> "h100_sxm", not the nearer "h200").
   const std::string* extended = nullptr;

@@ -7,6 +7,9 @@
 // under the same character of the escaped line.
 // Lines and columns are 1-based. Diagnostics keep the text of every file they report on so the
 // offending line can be shown.
+// Bounded output whatever the input: format() prints the first kMaxShownErrors errors and counts the
+// rest, shows at most kMaxShownLineChars characters of a source line (around the caret) and of a
+// message (the middle left out); an error past kMaxKeptErrors is counted, not kept.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +19,11 @@
 #include <vector>
 
 namespace dsx {
+
+inline constexpr std::size_t kMaxShownErrors = 50;
+inline constexpr std::size_t kMaxKeptErrors = 10'000;
+inline constexpr std::size_t kMaxShownLineChars = 200;
+inline constexpr std::size_t kMaxShownMessageChars = 4'000;
 
 struct SourceLocation {
   std::string file;
@@ -38,13 +46,15 @@ class Diagnostics {
                std::span<const std::string> choices);
 
   bool has_errors() const { return !errors_.empty(); }
-  const std::vector<Diagnostic>& errors() const { return errors_; }
+  const std::vector<Diagnostic>& errors() const { return errors_; }  // the first kMaxKeptErrors
+  std::size_t error_count() const { return errors_.size() + dropped_; }
   // All errors, formatted with the offending line and a caret, in the order they were found.
   std::string format() const;
 
  private:
   std::vector<std::pair<std::string, std::string>> sources_;
   std::vector<Diagnostic> errors_;
+  std::size_t dropped_ = 0;
 };
 
 // `text` with every control character shown as \xNN: C0 (below 0x20, tabs and line breaks included),
@@ -52,6 +62,9 @@ class Diagnostics {
 // can neither drive a terminal nor break the one-line file:line:col format. format() applies it to
 // file names, messages and the echoed source line.
 std::string escape_control_characters(std::string_view text);
+
+// `text` cut to `max_chars` characters by leaving out its middle: "front...(N characters)...back".
+std::string elide_middle(std::string_view text, std::size_t max_chars);
 
 // The choice closest to `word` by edit distance, or "" when none is close enough to suggest.
 std::string closest_match(std::string_view word, std::span<const std::string> choices);

@@ -107,7 +107,7 @@ std::string join(const std::vector<std::string>& items) {
 
 std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const std::string& catalog_dir) {
   Diagnostics& diags = r_.diags();
-  const std::size_t errors_before = diags.errors().size();
+  const std::size_t errors_before = diags.error_count();
   const auto root = r_.parse(text);
   if (!root) return std::nullopt;
   if (root->is_null()) {
@@ -192,7 +192,7 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
   }
   if (const YamlNode* n = root->find("sections")) read_sections(*n);
   if (const YamlNode* n = root->find("template")) read_template(*n);
-  if (diags.errors().size() != errors_before || s_.solver == nullptr) return std::nullopt;
+  if (diags.error_count() != errors_before || s_.solver == nullptr) return std::nullopt;
   keep_used_catalog_entries();
   if (!check_study_analyses(r_, *root, s_)) return std::nullopt;
   return std::move(s_);
@@ -202,7 +202,7 @@ std::optional<ResolvedStudy> StudyLoader::load_point(const Solver& solver, const
                                                      const Catalog& catalog, std::string name,
                                                      const CalibrationProfile* starts) {
   Diagnostics& diags = r_.diags();
-  const std::size_t errors_before = diags.errors().size();
+  const std::size_t errors_before = diags.error_count();
   s_.file = r_.file();
   s_.name = std::move(name);
   s_.solver = &solver;
@@ -217,7 +217,7 @@ std::optional<ResolvedStudy> StudyLoader::load_point(const Solver& solver, const
   fill_defaults(at);
   s_.calibration.reset();
   s_.calibrated = {};
-  if (diags.errors().size() != errors_before) return std::nullopt;
+  if (diags.error_count() != errors_before) return std::nullopt;
   keep_used_catalog_entries();
   return std::move(s_);
 }
@@ -419,7 +419,7 @@ void StudyLoader::read_comparisons(const YamlNode& list) {
     const std::string path = index_path("compare", i);
     if (!r_.expect_mapping(item, path)) continue;
     r_.check_keys(item, kCompareKeys, path);
-    const std::size_t errors_before = r_.diags().errors().size();
+    const std::size_t errors_before = r_.diags().error_count();
     Comparison c;
     if (const YamlNode* n = r_.require(item, "name", path)) {
       if (auto name = r_.string(*n, path + ".name")) {
@@ -468,7 +468,7 @@ void StudyLoader::read_comparisons(const YamlNode& list) {
     if (const YamlNode* n = item.find("explanation")) {
       if (auto s = r_.string(*n, path + ".explanation", true)) c.explanation = *s;
     }
-    if (r_.diags().errors().size() == errors_before) s_.comparisons.push_back(std::move(c));
+    if (r_.diags().error_count() == errors_before) s_.comparisons.push_back(std::move(c));
   }
 }
 
@@ -590,14 +590,9 @@ std::optional<ResolvedStudy> load_point_study(const std::string& file, const Sol
 
 std::optional<ResolvedStudy> load_study(const std::string& file, const std::string& catalog_dir,
                                         Diagnostics& diags) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLocation{file}, std::string("cannot read the study: ") + std::strerror(errno));
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_study_text(file, text.str(), catalog_dir, diags);
+  const std::optional<std::string> text = read_input_file(file, "study", diags);
+  if (!text) return std::nullopt;
+  return load_study_text(file, *text, catalog_dir, diags);
 }
 
 }  // namespace dsx

@@ -220,7 +220,7 @@ class BlockReader {
       const std::string path = index_path("derived", i);
       if (!r_.expect_mapping(item, path)) continue;
       r_.check_keys(item, kDerivedKeys, path);
-      const std::size_t before = r_.diags().errors().size();
+      const std::size_t before = r_.diags().error_count();
       DerivedMetric d;
       if (const YamlNode* n = r_.require(item, "name", path)) {
         if (auto name = r_.string(*n, path + ".name")) {
@@ -260,7 +260,7 @@ class BlockReader {
       if (const YamlNode* n = item.find("description")) {
         if (auto s = r_.string(*n, path + ".description", true)) d.description = *s;
       }
-      if (r_.diags().errors().size() == before) a_.derived.push_back(std::move(d));
+      if (r_.diags().error_count() == before) a_.derived.push_back(std::move(d));
     }
   }
 
@@ -321,13 +321,13 @@ class BlockReader {
       const std::string path = index_path(key, i);
       if (!r_.expect_mapping(item, path)) continue;
       r_.check_keys(item, kRuleKeys, path);
-      const std::size_t before = r_.diags().errors().size();
+      const std::size_t before = r_.diags().error_count();
       RowRule rule;
       if (auto name = unique_name(item, path, seen, what, false)) rule.name = *name;
       if (const YamlNode* n = r_.require(item, "expr", path)) {
         if (auto e = expression(*n, path + ".expr", names)) rule.expr = *e;
       }
-      if (r_.diags().errors().size() == before) out.push_back(std::move(rule));
+      if (r_.diags().error_count() == before) out.push_back(std::move(rule));
     }
   }
 
@@ -339,7 +339,7 @@ class BlockReader {
       const std::string path = index_path("assertions", i);
       if (!r_.expect_mapping(item, path)) continue;
       r_.check_keys(item, kAssertionKeys, path);
-      const std::size_t before = r_.diags().errors().size();
+      const std::size_t before = r_.diags().error_count();
       Assertion x;
       if (auto name = unique_name(item, path, seen, "assertion", false)) x.name = *name;
       if (const YamlNode* n = r_.require(item, "expr", path)) {
@@ -356,7 +356,7 @@ class BlockReader {
           r_.unknown(*n, "quantifier", choices);
         }
       }
-      if (r_.diags().errors().size() == before) a_.assertions.push_back(std::move(x));
+      if (r_.diags().error_count() == before) a_.assertions.push_back(std::move(x));
     }
   }
 
@@ -415,7 +415,7 @@ class BlockReader {
       const std::string path = index_path("breakeven", i);
       if (!r_.expect_mapping(item, path)) continue;
       r_.check_keys(item, kBreakevenKeys, path);
-      const std::size_t before = r_.diags().errors().size();
+      const std::size_t before = r_.diags().error_count();
       BreakevenRequest b;
       if (auto name = unique_name(item, path, seen, "break-even", true)) b.name = *name;
       const YamlNode* metric_node = item.find("metric");
@@ -454,7 +454,7 @@ class BlockReader {
         if (auto v = r_.boolean(*n, path + ".refine")) b.refine = *v;
       }
       if (const YamlNode* n = item.find("tolerance")) read_tolerance(*n, path + ".tolerance", b);
-      if (r_.diags().errors().size() == before) a_.breakevens.push_back(std::move(b));
+      if (r_.diags().error_count() == before) a_.breakevens.push_back(std::move(b));
     }
   }
 
@@ -547,7 +547,7 @@ class BlockReader {
       const std::string path = index_path("sensitivity", i);
       if (!r_.expect_mapping(item, path)) continue;
       r_.check_keys(item, kSensitivityKeys, path);
-      const std::size_t before = r_.diags().errors().size();
+      const std::size_t before = r_.diags().error_count();
       SensitivityRequest s;
       if (auto name = unique_name(item, path, seen, "sensitivity analysis", true)) s.name = *name;
       if (const YamlNode* n = r_.require(item, "metric", path)) {
@@ -639,7 +639,7 @@ class BlockReader {
           }
         }
       }
-      if (r_.diags().errors().size() == before) a_.sensitivities.push_back(std::move(s));
+      if (r_.diags().error_count() == before) a_.sensitivities.push_back(std::move(s));
     }
   }
 
@@ -745,7 +745,7 @@ MetricSpec derived_metric_spec(const ResolvedStudy& study, std::size_t index) {
 }
 
 bool check_study_analyses(const YamlReader& r, const YamlNode& root, const ResolvedStudy& study) {
-  const std::size_t before = r.diags().errors().size();
+  const std::size_t before = r.diags().error_count();
   const StudyAnalyses& a = analyses_of(study);
   if (const YamlNode* list = root.find("breakeven"); list != nullptr && list->is_sequence()) {
     for (std::size_t i = 0; i < a.breakevens.size() && i < list->items.size(); ++i) {
@@ -808,7 +808,7 @@ bool check_study_analyses(const YamlReader& r, const YamlNode& root, const Resol
   if (k >= 2 && (!a.pareto.group.empty()) && clash("pareto_fronts")) {
     r.error(*root.find("pareto"), "pareto: its figure 'pareto_fronts' has the name of one of the study's figures");
   }
-  return r.diags().errors().size() == before;
+  return r.diags().error_count() == before;
 }
 
 void write_study_analyses_yaml(const ResolvedStudy& study, std::string& out) {

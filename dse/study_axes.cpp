@@ -189,7 +189,7 @@ std::string StudyLoader::example_values(const ParamSpec& p) const {
 
 bool StudyLoader::read_range(const ParamSpec& ps, const YamlNode& range, const std::string& path, Axis& axis) {
   r_.check_keys(range, kRangeKeys, path);
-  const std::size_t errors_before = r_.diags().errors().size();
+  const std::size_t errors_before = r_.diags().error_count();
   const YamlNode* from_node = r_.require(range, "from", path);
   const YamlNode* to_node = r_.require(range, "to", path);
   std::optional<Quantity> from;
@@ -239,7 +239,7 @@ bool StudyLoader::read_range(const ParamSpec& ps, const YamlNode& range, const s
       if (auto q = r_.quantity(*factor_node, Dimension::dimensionless, path + ".factor", b)) factor = q->value;
     }
   }
-  if (r_.diags().errors().size() != errors_before || !from || !to) return false;
+  if (r_.diags().error_count() != errors_before || !from || !to) return false;
   const double a = from->value;
   const double b = to->value;
   if (!(a < b)) {
@@ -379,9 +379,9 @@ void StudyLoader::quiet_bundle_params(const BundleKind& kind) {
 }
 
 void StudyLoader::read_bundle_axis(const BundleKind& kind, const YamlEntry& e) {
-  const std::size_t errors_before = r_.diags().errors().size();
+  const std::size_t errors_before = r_.diags().error_count();
   read_bundle_axis_values(kind, e);
-  if (r_.diags().errors().size() != errors_before) quiet_bundle_params(kind);
+  if (r_.diags().error_count() != errors_before) quiet_bundle_params(kind);
 }
 
 void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntry& e) {
@@ -463,9 +463,9 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
 }
 
 void StudyLoader::read_fixed_bundle(const BundleKind& kind, const YamlEntry& e) {
-  const std::size_t errors_before = r_.diags().errors().size();
+  const std::size_t errors_before = r_.diags().error_count();
   read_fixed_bundle_value(kind, e);
-  if (r_.diags().errors().size() != errors_before) quiet_bundle_params(kind);
+  if (r_.diags().error_count() != errors_before) quiet_bundle_params(kind);
 }
 
 void StudyLoader::read_fixed_bundle_value(const BundleKind& kind, const YamlEntry& e) {

@@ -67,7 +67,7 @@ void StudyLoader::read_figures(const YamlNode& list) {
     const std::string path = index_path("figures", i);
     if (!r_.expect_mapping(item, path)) continue;
     r_.check_keys(item, kFigureKeys, path);
-    const std::size_t errors_before = r_.diags().errors().size();
+    const std::size_t errors_before = r_.diags().error_count();
     FigureDecl f;
     if (const YamlNode* n = r_.require(item, "name", path)) {
       if (auto name = r_.string(*n, path + ".name")) {
@@ -424,7 +424,7 @@ void StudyLoader::read_figures(const YamlNode& list) {
         }
       }
     }
-    if (r_.diags().errors().size() == errors_before) s_.figures.push_back(std::move(f));
+    if (r_.diags().error_count() == errors_before) s_.figures.push_back(std::move(f));
   }
 }
 

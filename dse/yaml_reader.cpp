@@ -4,6 +4,11 @@
 #include <yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <filesystem>
+#include <map>
 #include <cctype>
 #include <new>
 
@@ -40,6 +45,23 @@ bool syntax_check(const std::string& file, const std::string& text, const std::v
   yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
   bool ok = true;
   int documents = 0;
+  // Nesting and alias expansion, counted in the event stream before yaml-cpp builds (and
+  // TreeBuilder copies) a tree: a few hundred bytes of aliases of aliases ("billion laughs") would
+  // otherwise expand to billions of nodes.
+  struct Open {
+    std::string anchor;
+    std::uint64_t nodes = 1;
+  };
+  std::vector<Open> open;
+  std::map<std::string, std::uint64_t, std::less<>> anchored_nodes;
+  std::uint64_t alias_nodes = 0;
+  const auto finish_node = [&](const char* anchor, std::uint64_t nodes) {
+    if (anchor != nullptr) anchored_nodes[anchor] = nodes;
+    if (!open.empty()) open.back().nodes = std::min<std::uint64_t>(open.back().nodes + nodes, kMaxAliasExpandedNodes + 1);
+  };
+  const auto where_event = [&](const yaml_event_t& e) {
+    return SourceLocation{file, static_cast<int>(e.start_mark.line) + 1, static_cast<int>(e.start_mark.column) + 1};
+  };
   // The last quoted string that ran over a line break: when the error follows on the line where
   // it closed, the real mistake is a missing closing quote where it opened.
   bool multiline_quote = false;
@@ -100,6 +122,33 @@ bool syntax_check(const std::string& file, const std::string& text, const std::v
       multiline_quote = true;
       quote_start = event.start_mark;
       quote_end = event.end_mark;
+    }
+    if (type == YAML_SCALAR_EVENT) {
+      finish_node(reinterpret_cast<const char*>(event.data.scalar.anchor), 1);
+    } else if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+      const auto* anchor = type == YAML_SEQUENCE_START_EVENT ? event.data.sequence_start.anchor
+                                                             : event.data.mapping_start.anchor;
+      open.push_back(Open{anchor != nullptr ? reinterpret_cast<const char*>(anchor) : "", 1});
+      if (open.size() > kMaxNestingDepth) {
+        diags.error(where_event(event), "lists and mappings nested more than " + std::to_string(kMaxNestingDepth) +
+                                            " deep; a study or catalog file needs a handful of levels");
+        ok = false;
+      }
+    } else if ((type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) && !open.empty()) {
+      const Open closed = open.back();
+      open.pop_back();
+      finish_node(closed.anchor.empty() ? nullptr : closed.anchor.c_str(), closed.nodes);
+    } else if (type == YAML_ALIAS_EVENT) {
+      const auto found = anchored_nodes.find(reinterpret_cast<const char*>(event.data.alias.anchor));
+      const std::uint64_t nodes = found == anchored_nodes.end() ? 1 : found->second;
+      alias_nodes = std::min(alias_nodes + nodes, kMaxAliasExpandedNodes + 1);
+      finish_node(nullptr, nodes);
+      if (alias_nodes > kMaxAliasExpandedNodes) {
+        diags.error(where_event(event), "aliases (*name) here and before expand to more than " +
+                                            std::to_string(kMaxAliasExpandedNodes) +
+                                            " values; write the values out or use fewer aliases of aliases");
+        ok = false;
+      }
     }
     if (type == YAML_DOCUMENT_START_EVENT && ++documents == 2) {
       diags.error(SourceLocation{file, static_cast<int>(event.start_mark.line) + 1,
@@ -252,6 +301,28 @@ std::string prefix(std::string_view path) { return path.empty() ? "" : std::stri
 
 }  // namespace
 
+std::optional<std::string> read_input_file(const std::string& file, std::string_view what, Diagnostics& diags) {
+  const auto fail = [&](const std::string& problem) -> std::optional<std::string> {
+    diags.error(SourceLocation{file}, "cannot read the " + std::string(what) + ": " + problem);
+    return std::nullopt;
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return fail("it is a folder, not a file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fail(std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputFileBytes) {
+      return fail("it is larger than " + std::to_string(kMaxInputFileBytes >> 20) +
+                  " MiB; sweep long ranges with {from:, to:, count:} instead of listing the values");
+    }
+  }
+  if (in.bad()) return fail(std::strerror(errno));
+  return text;
+}
+
 const YamlNode* YamlNode::find(std::string_view key) const {
   for (const YamlEntry& e : entries) {
     if (e.key.text == key) return &e.value;
@@ -401,6 +472,11 @@ std::optional<Quantity> YamlReader::quantity(const YamlNode& node, Dimension dim
   const std::string problem = check_bounds(parsed.quantity->value, bounds, dimension, name, node.text);
   if (!problem.empty()) {
     error(node, problem);
+    return std::nullopt;
+  }
+  // Counts become 64-bit integers: one past their range would wrap to a small number or 0.
+  if (dimension == Dimension::count && parsed.quantity->value >= 18446744073709551616.0) {
+    error(node, std::string(name) + ": " + node.text + " is past the largest count dsx can hold (2^64 - 1)");
     return std::nullopt;
   }
   return parsed.quantity;

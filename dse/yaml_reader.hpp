@@ -55,6 +55,17 @@ struct YamlEntry {
   YamlNode value;
 };
 
+// Limits on what a study, catalog, measurement or profile file may be, so that every loader runs in
+// time and memory linear in what the file says (README, "Limits").
+inline constexpr std::uint64_t kMaxInputFileBytes = 256ull << 20;        // 256 MiB
+inline constexpr std::uint64_t kMaxAliasExpandedNodes = 1'000'000;       // nodes that aliases add
+inline constexpr std::size_t kMaxNestingDepth = 200;                     // lists and mappings within each other
+
+// Reads `file` (a study, catalog, measurement or profile file: `what` names it in messages) whole,
+// refusing a folder, a file over kMaxInputFileBytes and an endless one such as /dev/zero; problems
+// go to `diags` at the file.
+std::optional<std::string> read_input_file(const std::string& file, std::string_view what, Diagnostics& diags);
+
 // Reads one file's text and checks values found in it, reporting to `diags` with `file` as the
 // file name. Paths in messages ("axes.batch[1]") say where in the document a value sits.
 class YamlReader {

@@ -61,14 +61,7 @@ std::vector<std::string> expand(const std::vector<std::string>& paths, Diagnosti
 }
 
 std::optional<std::string> read_text(const std::string& file, Diagnostics& diags) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLocation{file}, std::string("cannot read the measurement file: ") + std::strerror(errno));
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(file, "measurement file", diags);
 }
 
 const Solver* solver_named(const YamlReader& r, const YamlNode& node, const std::string& path) {
@@ -344,7 +337,7 @@ const RegimeDefinition* MeasurementSet::regime(std::string_view name) const {
 
 std::optional<MeasurementSet> load_measurements(const std::vector<std::string>& paths, const std::string& catalog_dir,
                                                 Diagnostics& diags) {
-  const std::size_t errors_before = diags.errors().size();
+  const std::size_t errors_before = diags.error_count();
   MeasurementSet set;
   set.files = expand(paths, diags);
   Catalog catalog = load_catalog(catalog_dir, diags);
@@ -386,7 +379,7 @@ std::optional<MeasurementSet> load_measurements(const std::vector<std::string>& 
   for (const ParsedFile& p : parsed) {
     if (const YamlNode* list = p.root->find("measurements")) reader.read_rows(*p.reader, *list);
   }
-  if (diags.errors().size() != errors_before) return std::nullopt;
+  if (diags.error_count() != errors_before) return std::nullopt;
   return set;
 }
 

@@ -34,7 +34,7 @@ class ProfileReader {
   ProfileReader(const YamlReader& r, std::string_view path) : r_(r), path_(path) {}
 
   std::optional<CalibrationProfile> read(const YamlNode& root) {
-    const std::size_t errors_before = r_.diags().errors().size();
+    const std::size_t errors_before = r_.diags().error_count();
     if (!r_.expect_mapping(root, path_)) return std::nullopt;
     r_.check_keys(root, kProfileKeys, path_);
     CalibrationProfile p;
@@ -52,7 +52,7 @@ class ProfileReader {
     if (const YamlNode* list = root.find("intervals")) read_list(*list, "intervals", [&](const YamlNode& e, const std::string& where) {
       read_interval(e, where, p);
     });
-    if (r_.diags().errors().size() != errors_before) return std::nullopt;
+    if (r_.diags().error_count() != errors_before) return std::nullopt;
     return p;
   }
 
@@ -230,15 +230,10 @@ std::optional<CalibrationProfile> read_profile(const YamlReader& reader, const Y
 }
 
 std::optional<CalibrationProfile> load_profile(const std::string& file, Diagnostics& diags) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    diags.error(SourceLocation{file}, std::string("cannot read the calibration profile: ") + std::strerror(errno));
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = read_input_file(file, "calibration profile", diags);
+  if (!text) return std::nullopt;
   YamlReader reader(file, diags);
-  const auto root = reader.parse(text.str());
+  const auto root = reader.parse(*text);
   if (!root) return std::nullopt;
   return read_profile(reader, *root, "");
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <string>
 #include <vector>
 
@@ -108,6 +110,53 @@ TEST(ClosestMatchTest, EditsTranspositionsCaseAndPrefixes) {
   EXPECT_EQ(closest_match("h100", ids), "h100_sxm");  // a unique extension beats the nearer "h200"
   const std::vector<std::string> bandwidth = {"GB/s", "kB/s", "GiB/s"};
   EXPECT_EQ(closest_match("GB/S", bandwidth), "GB/s");  // case-only difference wins the tie
+}
+
+TEST(DiagnosticsTest, ManyErrorsOnAHugeLinePrintABoundedReport) {
+  Diagnostics d;
+  std::string line;
+  for (int i = 0; i < 10000; ++i) line += "1 xs, ";
+  d.add_source("big.yaml", "batch: [" + line + "]\n");
+  for (int i = 0; i < 10000; ++i) d.error({"big.yaml", 1, 11 + 6 * i}, "unknown unit 'xs'", 2);
+  const std::string out = d.format();
+  EXPECT_LT(out.size(), 50u * 400u);
+  EXPECT_NE(out.find("... and 9950 more errors; fix these first\n"), std::string::npos);
+  // The 50th error (column 11 + 6 * 49 = 305): the line is shown around it, the caret under "xs".
+  const std::string last = "big.yaml:1:305: error: unknown unit 'xs'\n";
+  const std::size_t at = out.find(last);
+  ASSERT_NE(at, std::string::npos) << out.substr(0, 2000);
+  const std::size_t shown = at + last.size();
+  const std::size_t caret = out.find('\n', shown) + 1;
+  const std::string source_line = out.substr(shown, caret - shown - 1);
+  const std::string caret_line = out.substr(caret, out.find('\n', caret) - caret);
+  EXPECT_TRUE(source_line.starts_with("  ...")) << source_line;
+  EXPECT_TRUE(source_line.ends_with("...")) << source_line;
+  EXPECT_LT(source_line.size(), 200u);
+  EXPECT_EQ(source_line.substr(caret_line.find('^'), 2), "xs") << source_line << "\n" << caret_line;
+  EXPECT_EQ(caret_line.substr(caret_line.find('^')), "^~");
+}
+
+TEST(DiagnosticsTest, AHugeUnknownNameIsElidedAndQuick) {
+  Diagnostics d;
+  const std::string id(10'000'000, 'h');
+  const std::vector<std::string> choices = {"h100_sxm", "h200"};
+  const auto start = std::chrono::steady_clock::now();
+  d.unknown({"s.yaml", 3, 5}, "hardware", id, choices);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  const std::string& message = d.errors()[0].message;
+  EXPECT_LT(message.size(), 300u);
+  EXPECT_NE(message.find("unknown hardware 'hhh"), std::string::npos) << message;
+  EXPECT_NE(message.find("...(9999920 characters)..."), std::string::npos) << message;
+  EXPECT_NE(message.find("valid hardwares: h100_sxm, h200"), std::string::npos) << message;
+}
+
+TEST(DiagnosticsTest, ErrorsPastTheKeptLimitAreCounted) {
+  Diagnostics d;
+  for (std::size_t i = 0; i < kMaxKeptErrors + 5; ++i) d.error({"x.yaml", 1, 1}, "bad");
+  EXPECT_EQ(d.errors().size(), kMaxKeptErrors);
+  EXPECT_EQ(d.error_count(), kMaxKeptErrors + 5);
+  EXPECT_NE(d.format().find("... and " + std::to_string(kMaxKeptErrors + 5 - kMaxShownErrors) + " more errors"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,109 @@
+// Bounded inputs (dse/yaml_reader.hpp): a hostile or broken file is refused quickly, with its
+// position, instead of taking minutes and gigabytes.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "dse/catalog.hpp"
+#include "dse/study.hpp"
+#include "dse/yaml_reader.hpp"
+#include "tests/test_files.hpp"
+
+namespace dsx {
+namespace {
+
+const std::string kFixtureCatalog = std::string(DSX_SOURCE_DIR) + "/tests/malformed/catalog";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(InputLimits, AliasesOfAliasesAreRefusedWhereTheyPassTheLimit) {
+  // Each line holds ten aliases of the line before: 10^9 values from 250 bytes.
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    const char before = static_cast<char>(level - 1);
+    text += std::string(1, level) + ": &" + level + " [";
+    for (int i = 0; i < 10; ++i) text += std::string(i == 0 ? "" : ", ") + "*" + before;
+    text += "]\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Diagnostics d;
+  EXPECT_FALSE(load_study_text("laughs.yaml", text, kFixtureCatalog, d));
+  EXPECT_LT(seconds_since(start), 2.0);
+  ASSERT_EQ(d.errors().size(), 1U) << d.format();
+  // a..e add 123,440 values; the eighth *e on line 6 takes the total past 1,000,000.
+  EXPECT_EQ(d.errors()[0].where.line, 6);
+  EXPECT_EQ(d.errors()[0].where.column, 8 + 7 * 4);
+  EXPECT_NE(d.errors()[0].message.find("aliases (*name) here and before expand to more than 1000000 values"),
+            std::string::npos)
+      << d.format();
+}
+
+TEST(InputLimits, AFewAliasesStillWork) {
+  Diagnostics d;
+  YamlReader reader("t.yaml", d);
+  const auto root = reader.parse("base: &b {from: 1, to: 8}\nother: *b\n");
+  ASSERT_TRUE(root) << d.format();
+  EXPECT_TRUE(d.errors().empty()) << d.format();
+  EXPECT_EQ(root->find("other")->find("to")->text, "8");
+}
+
+TEST(InputLimits, DeepNestingIsRefusedAtTheLevelPastTheLimit) {
+  const std::string text = std::string(100000, '[') + std::string(100000, ']') + "\n";
+  const auto start = std::chrono::steady_clock::now();
+  Diagnostics d;
+  EXPECT_FALSE(load_study_text("deep.yaml", text, kFixtureCatalog, d));
+  EXPECT_LT(seconds_since(start), 2.0);
+  ASSERT_EQ(d.errors().size(), 1U) << d.format();
+  EXPECT_EQ(d.errors()[0].where.line, 1);
+  EXPECT_EQ(d.errors()[0].where.column, 201);
+  EXPECT_NE(d.errors()[0].message.find("nested more than 200 deep"), std::string::npos) << d.format();
+}
+
+TEST(InputLimits, AFolderOrAnEndlessFileIsNotAStudy) {
+  Diagnostics folder;
+  EXPECT_FALSE(load_study(DSX_SOURCE_DIR, kFixtureCatalog, folder));
+  ASSERT_EQ(folder.errors().size(), 1U) << folder.format();
+  EXPECT_EQ(folder.errors()[0].message, "cannot read the study: it is a folder, not a file");
+
+  Diagnostics endless;
+  EXPECT_FALSE(read_input_file("/dev/zero", "study", endless));
+  ASSERT_EQ(endless.errors().size(), 1U) << endless.format();
+  EXPECT_EQ(endless.errors()[0].message,
+            "cannot read the study: it is larger than 256 MiB; sweep long ranges with {from:, to:, count:} instead "
+            "of listing the values");
+}
+
+TEST(InputLimits, ACatalogFileOfAliasesIsRefusedToo) {
+  TempDir dir("catalog_laughs");
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    text += std::string(1, level) + ": &" + level + " [";
+    for (int i = 0; i < 10; ++i) text += std::string(i == 0 ? "" : ", ") + "*" + static_cast<char>(level - 1);
+    text += "]\n";
+  }
+  std::ofstream(dir.path() + "/hardware.yaml") << text;
+  std::ofstream(dir.path() + "/models.yaml") << "models: {}\n";
+  Diagnostics d;
+  load_catalog(dir.path(), d);
+  ASSERT_FALSE(d.errors().empty());
+  EXPECT_EQ(d.errors()[0].where.file, dir.path() + "/hardware.yaml");
+  EXPECT_NE(d.errors()[0].message.find("aliases (*name)"), std::string::npos) << d.format();
+}
+
+TEST(InputLimits, ACountPastTwoToTheSixtyFourIsAnErrorNotZero) {
+  Diagnostics d;
+  YamlReader reader("t.yaml", d);
+  const auto root = reader.parse("top_k: 1e20\n");
+  ASSERT_TRUE(root);
+  EXPECT_FALSE(reader.quantity(*root->find("top_k"), Dimension::count, "keep.top_k"));
+  ASSERT_EQ(d.errors().size(), 1U);
+  EXPECT_EQ(d.errors()[0].where.line, 1);
+  EXPECT_EQ(d.errors()[0].where.column, 8);
+  EXPECT_EQ(d.errors()[0].message, "keep.top_k: 1e20 is past the largest count dsx can hold (2^64 - 1)");
+}
+
+}  // namespace
+}  // namespace dsx
