@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 
 // Store meta every shard of one study must share, and the meta the merged store takes from the first.
 constexpr const char* kIdentityKeys[] = {"study_hash", "catalog_hash", "dsx_version"};
-constexpr const char* kCopiedKeys[] = {"study_hash", "catalog_hash", "dsx_version", "git_revision", "study_file"};
+constexpr const char* kCopiedKeys[] = {"study_hash", "catalog_hash", "dsx_version", "git_revision", "study_file",
+                                       kResolvedStudyHashKey};
 constexpr std::size_t kMaxListed = 20;
 
 std::optional<std::uint64_t> whole(const std::optional<std::string>& text) {

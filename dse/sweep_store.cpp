@@ -1,9 +1,29 @@
 #include "dse/sweep_store.hpp"
 
 #include <algorithm>
+
+#include "dse/study_loader.hpp"
 #include <stdexcept>
 
 namespace dsx {
+
+std::string resolved_study_hash(std::string_view resolved_yaml) { return study_loading::hex64(study_loading::fnv1a(resolved_yaml)); }
+
+std::string store_mismatch(ResultStore& store, const ResolvedStudy& study, std::string_view resolved_yaml) {
+  if (!store.has_results()) return store.path() + " holds no results table: it was emptied or never written by a sweep";
+  const std::optional<std::string> hash = store.meta(kResolvedStudyHashKey);
+  if (hash && *hash != resolved_study_hash(resolved_yaml)) {
+    return store.path() + " was written for another study.resolved.yaml than the one beside it (" +
+           kResolvedStudyHashKey + " " + *hash + ", the file's " + resolved_study_hash(resolved_yaml) +
+           "): the folder mixes two runs or was edited by hand";
+  }
+  try {
+    store.ensure_schema(make_result_table(study));
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 std::optional<SweepCounts> stored_sweep_counts(const ResultStore& store, const ResolvedStudy& study) {
   const std::optional<std::string> text = store.meta(kSweepCountsKey);

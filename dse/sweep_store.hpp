@@ -21,6 +21,16 @@
 namespace dsx {
 
 inline constexpr const char* kSweepCountsKey = "sweep_counts";
+inline constexpr const char* kResolvedStudyHashKey = "resolved_study_hash";
+
+// The hash stored under kResolvedStudyHashKey: of the run folder's study.resolved.yaml text.
+std::string resolved_study_hash(std::string_view resolved_yaml);
+
+// "" when `store` holds the results of `study`, read from `resolved_yaml` (its run folder's
+// study.resolved.yaml): a results table with the study's axes and metrics and, when the store
+// records one, the hash of that text. Otherwise what is wrong, in a sentence for the user: a store
+// edited by hand, or copied in from another run.
+std::string store_mismatch(ResultStore& store, const ResolvedStudy& study, std::string_view resolved_yaml);
 
 struct SweepOptions {
   unsigned threads = 0;                       // 0 = all cores

@@ -23,6 +23,7 @@
 #include "engine/precision.hpp"
 #include "engine/roofline.hpp"
 #include "output/files.hpp"
+#include "output/run_folder.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
@@ -2040,6 +2041,8 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
     write_file_atomic(fig.pdf_path, pdf);
     fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
     fs::rename(work + "/" + src.name + ".png", fig.png_path);
+    record_written_file(fig.svg_path);
+    record_written_file(fig.png_path);
   } catch (...) {
     fs::remove_all(work, ec);
     throw;

@@ -1,5 +1,7 @@
 #include "output/files.hpp"
 
+#include "output/run_folder.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     std::remove(tmp.c_str());
     throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
   }
+  record_written_file(path);
 }
 
 std::string read_file(const std::string& path) {
@@ -44,6 +47,48 @@ std::string read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string read_file_within(const std::string& folder, const std::string& relative) {
+  const std::string shown = folder + "/" + relative;
+  const auto fail = [&](int e) -> std::runtime_error {
+    if (e == ELOOP || e == ENOTDIR) {
+      return std::runtime_error(shown + ": error: a symbolic link or not a file; dsx reads it only from inside " +
+                                folder + ", never through a link");
+    }
+    return std::runtime_error(shown + ": error: cannot read: " + std::strerror(e));
+  };
+  int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) throw fail(errno);
+  std::size_t start = 0;
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos; slash = relative.find('/', start)) {
+    const std::string part = relative.substr(start, slash - start);
+    start = slash + 1;
+    if (part.empty() || part == ".") continue;
+    const int next = part == ".." ? -1 : ::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int e = part == ".." ? ELOOP : errno;
+    ::close(dir);
+    if (next < 0) throw fail(e);
+    dir = next;
+  }
+  const int fd = ::openat(dir, relative.substr(start).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  const int open_errno = errno;
+  ::close(dir);
+  if (fd < 0) throw fail(open_errno);
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw fail(e == EISDIR ? ENOTDIR : e);
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
 }
 
 void make_directories(const std::string& path) {

@@ -8,11 +8,18 @@
 namespace dsx {
 
 // Writes `content` to `path` via a temporary sibling and rename(2). Throws std::runtime_error
-// with the path and strerror on failure (disk full, unwritable folder).
+// with the path and strerror on failure (disk full, unwritable folder). A file written inside a
+// run folder is added to its ledger (output/run_folder.hpp).
 void write_file_atomic(const std::string& path, std::string_view content);
 
 // Reads a whole file; throws std::runtime_error with the path when it cannot.
 std::string read_file(const std::string& path);
+
+// Reads `relative` (e.g. "partials/x.mustache") below `folder` without following a symbolic link
+// on the way (each step opened with O_NOFOLLOW under its parent's descriptor), so a file named by a
+// study or a template folder cannot bring in a file from elsewhere. Throws std::runtime_error
+// "<folder>/<relative>: error: ..." when a step is a link or the file cannot be read.
+std::string read_file_within(const std::string& folder, const std::string& relative);
 
 // Creates `path` and its parents; throws std::runtime_error on failure.
 void make_directories(const std::string& path);

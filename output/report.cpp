@@ -83,19 +83,28 @@ TemplateSet load_templates(const std::string& template_dir, const std::string& m
   if (template_dir.empty()) throw std::runtime_error("no report template folder given");
   TemplateSet set;
   set.main.path = (fs::path(template_dir) / main_name).string();
-  if (!fs::is_regular_file(set.main.path)) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(set.main.path, ec))) {
     throw std::runtime_error(fmt::format("{}: error: report template not found", set.main.path));
   }
-  set.main.text = read_file(set.main.path);
+  set.main.text = read_file_within(template_dir, main_name);
   const fs::path partial_dir = fs::path(template_dir) / "partials";
-  if (fs::is_directory(partial_dir)) {
+  const fs::file_type partials = fs::symlink_status(partial_dir, ec).type();
+  if (partials == fs::file_type::symlink) {
+    throw std::runtime_error(fmt::format("{}: error: a symbolic link; dsx reads partials only from inside {}, never "
+                                         "through a link",
+                                         partial_dir.string(), template_dir));
+  }
+  if (partials == fs::file_type::directory) {
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(partial_dir)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".mustache") files.push_back(entry.path());
+      if (entry.path().extension() == ".mustache") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {
-      set.partials[f.stem().string()] = TemplateText{f.string(), read_file(f.string())};
+      // A link among the partials is refused, not skipped: the report would silently lack it.
+      set.partials[f.stem().string()] =
+          TemplateText{f.string(), read_file_within(template_dir, "partials/" + f.filename().string())};
     }
   }
   return set;
@@ -1184,21 +1193,9 @@ std::string render_report_markdown(const ReportInputs& inputs, const std::vector
 
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
                                std::string_view markdown) {
-  std::string body;
-  // Raw HTML in the Markdown (a study's section text) is shown as text, never as markup.
-  if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body,
-              MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) != 0) {
-    throw std::runtime_error("md4c could not render report.md");
-  }
-  body = inline_figures(neutralise_destinations(body), report_figures(inputs, figures));
-  json ctx;
-  ctx["title"] = inputs.study.title.empty() ? inputs.study.name : inputs.study.title;
-  ctx["body"] = body;
-  ctx["study"] = {{"name", inputs.study.name}};
-  ctx["run"] = {{"dsx_version", inputs.info.dsx_version.empty() ? "unknown" : inputs.info.dsx_version},
-                {"git_revision", inputs.info.git_revision.empty() ? "unknown" : inputs.info.git_revision},
-                {"study_hash", inputs.info.study_hash.empty() ? "unknown" : inputs.info.study_hash}};
-  return render_templates(inputs.template_dir, "report.html.mustache", ctx, Escape::html);
+  return markdown_page_html(inputs.template_dir, inputs.study.title.empty() ? inputs.study.name : inputs.study.title,
+                            markdown, report_figures(inputs, figures), inputs.study.name, inputs.info.study_hash,
+                            inputs.info.dsx_version, inputs.info.git_revision, inputs.trust_study_html);
 }
 
 void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
@@ -1208,12 +1205,30 @@ void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>
   write_file_atomic(inputs.run_dir + "/report.html", html);
 }
 
+std::string with_content_security_policy(std::string html) {
+  const std::string meta =
+      fmt::format("\n<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", kReportContentSecurityPolicy);
+  std::string lower = html;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t head = lower.find("<head");
+  while (head != std::string::npos && head + 5 < lower.size() && lower[head + 5] != '>' &&
+         std::isspace(static_cast<unsigned char>(lower[head + 5])) == 0) {
+    head = lower.find("<head", head + 1);  // <header> is not <head>
+  }
+  const std::size_t close = head == std::string::npos ? std::string::npos : lower.find('>', head);
+  if (close == std::string::npos) return meta.substr(1) + "\n" + html;
+  html.insert(close + 1, meta);
+  return html;
+}
+
 std::string markdown_page_html(const std::string& template_dir, std::string_view title, std::string_view markdown,
                                const std::vector<RenderedFigure>& figures, std::string_view name, std::string_view hash,
-                               std::string_view dsx_version, std::string_view git_revision) {
+                               std::string_view dsx_version, std::string_view git_revision, bool trust_study_html) {
   std::string body;
+  // Raw HTML in the Markdown (a study's section text) is shown as text, never as markup, unless the
+  // person running dsx trusts the study's HTML.
   if (md_html(markdown.data(), static_cast<MD_SIZE>(markdown.size()), append_html, &body,
-              MD_DIALECT_GITHUB | MD_FLAG_NOHTML, 0) != 0) {
+              MD_DIALECT_GITHUB | (trust_study_html ? 0 : MD_FLAG_NOHTML), 0) != 0) {
     throw std::runtime_error("md4c could not render the page");
   }
   json ctx;
@@ -1222,8 +1237,9 @@ std::string markdown_page_html(const std::string& template_dir, std::string_view
   ctx["study"] = {{"name", std::string(name)}};
   ctx["run"] = {{"dsx_version", dsx_version.empty() ? "unknown" : std::string(dsx_version)},
                 {"git_revision", git_revision.empty() ? "unknown" : std::string(git_revision)},
-                {"study_hash", std::string(hash)}};
-  return render_templates(template_dir, "report.html.mustache", ctx, Escape::html);
+                {"study_hash", hash.empty() ? "unknown" : std::string(hash)}};
+  const std::string html = render_templates(template_dir, "report.html.mustache", ctx, Escape::html);
+  return trust_study_html ? html : with_content_security_policy(html);
 }
 
 }  // namespace dsx

@@ -56,6 +56,7 @@ struct ReportInputs {
   // The declared analyses and their figures (output/analysis_report.hpp); null when not run.
   const AnalysedRun* analysed = nullptr;
   const std::vector<AnalysisFigure>* analysis_figures = nullptr;
+  bool trust_study_html = false;  // see markdown_page_html
 };
 
 // Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat
@@ -85,11 +86,26 @@ std::string render_report_markdown(const ReportInputs& inputs, const std::vector
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,
                                std::string_view markdown);
 
-// A self-contained HTML page from Markdown that is not a study's report (the accuracy report of
-// `dsx accuracy`): md4c, `figures/NAME.svg` images inlined, wrapped in template_dir's
-// report.html.mustache with `title`, and `name` and `hash` in its footer.
+// A self-contained HTML page from Markdown (a study's report, the accuracy report of `dsx accuracy`):
+// md4c, `figures/NAME.svg` images inlined, wrapped in template_dir's report.html.mustache with
+// `title`, and `name` and `hash` in its footer.
+//
+// Trust model: a study's text is data. By default raw HTML in it shows as text, link and image
+// destinations other than relative paths and http, https and mailto URLs are neutralised, and the
+// page carries kReportContentSecurityPolicy, which forbids every script (a study's own template
+// included) and every request for anything outside the page. `trust_study_html` (dsx run and dsx
+// report --trust-study-html) renders the study's raw HTML as HTML and leaves the policy out.
 std::string markdown_page_html(const std::string& template_dir, std::string_view title, std::string_view markdown,
                                const std::vector<RenderedFigure>& figures, std::string_view name, std::string_view hash,
-                               std::string_view dsx_version, std::string_view git_revision);
+                               std::string_view dsx_version, std::string_view git_revision,
+                               bool trust_study_html = false);
+
+inline constexpr std::string_view kReportContentSecurityPolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; base-uri 'none'; "
+    "form-action 'none'";
+
+// `html` with a <meta http-equiv="Content-Security-Policy"> of kReportContentSecurityPolicy as the
+// first element of its <head> (before the document when it has none).
+std::string with_content_security_policy(std::string html);
 
 }  // namespace dsx

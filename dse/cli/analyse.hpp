@@ -15,11 +15,12 @@ namespace dsx::cli {
 // figures, report; fills the manifest's row counts and timing. Returns the exit code: 3 when an
 // assertion failed, 1 when an analysis could not run (after everything is written). When `stop`
 // becomes nonzero (SIGINT, SIGTERM) it throws StopRequested before its next file: every file it
-// wrote is whole (written atomically), and `dsx report` writes the rest.
+// wrote is whole (written atomically), and `dsx report` writes the rest. `trust_study_html`:
+// output/report.hpp, markdown_page_html.
 struct StopRequested {};
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
                        const std::string& template_dir, nlohmann::ordered_json& manifest,
-                       const volatile std::sig_atomic_t* stop = nullptr);
+                       const volatile std::sig_atomic_t* stop = nullptr, bool trust_study_html = false);
 
 // --template wins, then the study's own `template:` folder, then the shipped templates.
 std::string template_dir_for(const std::string& option, const ResolvedStudy& study);

@@ -13,6 +13,7 @@
 #include "dse/cli/options.hpp"
 #include "output/accuracy_report.hpp"
 #include "output/files.hpp"
+#include "output/run_folder.hpp"
 
 namespace dsx::cli {
 
@@ -107,6 +108,11 @@ int accuracy_command(const std::vector<std::string>& args) {
   if (inputs.empty()) inputs.push_back(catalog_dir + "/measurements");
   const auto set = load_or_report(inputs, catalog_dir);
   if (!set) return kBadInput;
+  const RunFolderClaim claim = claim_run_folder(out, "dsx accuracy", WhenHeld::fail);
+  if (!claim.lock) {
+    fmt::print(stderr, "dsx accuracy: error: {}\n", claim.error);
+    return claim.not_a_run_folder ? kBadInput : kRuntimeFailure;
+  }
   CalibrationOptions opt;
   opt.fitted_from = joined(inputs);
   const Calibration c = calibrate(*set, opt);

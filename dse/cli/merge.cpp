@@ -11,6 +11,7 @@
 #include "dse/merge.hpp"
 #include "dse/store.hpp"
 #include "output/files.hpp"
+#include "output/run_folder.hpp"
 
 namespace dsx::cli {
 
@@ -39,9 +40,16 @@ int merge_command(const std::vector<std::string>& args) {
     for (const std::string& p : problems) fmt::print(stderr, "dsx merge: error: {}\n", p);
     return kBadInput;
   }
+  const RunFolderClaim claim = claim_run_folder(out_dir, "dsx merge " + out_dir, WhenHeld::fail);
+  if (!claim.lock) {
+    fmt::print(stderr, "dsx merge: error: {}\n", claim.error);
+    return claim.not_a_run_folder ? kBadInput : kRuntimeFailure;
+  }
   nlohmann::ordered_json manifest;
   try {
     write_merged_store(*plan, out_dir);
+    record_written_file(result_store_path(out_dir));
+    record_written_file(out_dir + "/study.resolved.yaml");
     ResultStore store(result_store_path(out_dir));
     for (const auto& [key, value] : plan->identity) manifest[key] = value;
     manifest["merged_shards"] = nlohmann::ordered_json::array();

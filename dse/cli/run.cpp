@@ -29,6 +29,7 @@
 #include "output/csv.hpp"
 #include "output/figures.hpp"
 #include "output/files.hpp"
+#include "output/run_folder.hpp"
 #include "output/format.hpp"
 #include "output/report.hpp"
 
@@ -104,7 +105,7 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
 // at the points they need.
 int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std::string& run_dir,
                        const std::string& template_dir, nlohmann::ordered_json& manifest,
-                       const volatile std::sig_atomic_t* stop) {
+                       const volatile std::sig_atomic_t* stop, bool trust_study_html) {
   const auto checkpoint = [stop] {
     if (stop != nullptr && *stop != 0) throw StopRequested{};
   };
@@ -124,6 +125,7 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
 
   const RunInfo info = run_info(study, store, all, counts);
   ReportInputs inputs{study, results, front, info, run_dir, template_dir};
+  inputs.trust_study_html = trust_study_html;
   checkpoint();
   const auto figures = render_figures(inputs);
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
@@ -186,7 +188,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string file, out_dir, catalog_dir, template_dir, shard_text;
   unsigned threads = 0;
   std::uint64_t block_points = SweepOptions{}.block_points;
-  bool fresh = false, quiet = false;
+  bool fresh = false, quiet = false, trust_study_html = false;
   options.add_options()("study", po::value(&file)->required(), "study file")(
       "block-points", po::value(&block_points)->default_value(block_points),
       "points per committed block: what a kill can lose, and the unit mpirun ranks share")(
@@ -195,6 +197,8 @@ int run_command(const std::vector<std::string>& args) {
       "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
       "fresh", po::bool_switch(&fresh), "discard results already in the run folder")(
       "quiet", po::bool_switch(&quiet), "no progress output")(
+      "trust-study-html", po::bool_switch(&trust_study_html),
+      "render raw HTML in the study's text as HTML and leave out report.html's script-forbidding policy")(
       "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder")(
       "template", po::value(&template_dir), "report template folder (default: the shipped templates)");
   po::positional_options_description positional;
@@ -203,6 +207,12 @@ int run_command(const std::vector<std::string>& args) {
   if (auto code = parse_options("run", "dsx run STUDY.yaml [--out DIR] [--threads N] [--fresh] [--quiet] [--shard I/N]",
                                 args, options, positional, vm)) {
     return *code;
+  }
+  constexpr unsigned kMaxThreads = 1024;  // far above any machine's cores; TBB fails past its own limits
+  if (threads > kMaxThreads) {
+    fmt::print(stderr, "dsx run: error: --threads {}: at most {} (0 uses every core, {} here)\n", threads, kMaxThreads,
+               std::thread::hardware_concurrency());
+    return kBadInput;
   }
   if (world_rank() > 0) return serve_sweep(threads);
   WorkerStart workers;  // under mpirun: stops the other ranks unless the sweep starts
@@ -227,15 +237,24 @@ int run_command(const std::vector<std::string>& args) {
   }
   const ResolvedStudy& study = *loaded;
   const std::string run_dir = out_dir.empty() ? "runs/" + study.name : out_dir;
-  make_directories(run_dir);
+  const RunFolderClaim claim = claim_run_folder(run_dir, "dsx run " + file, WhenHeld::fail);
+  if (!claim.lock) {
+    fmt::print(stderr, "dsx run: error: {}\n", claim.error);
+    return claim.not_a_run_folder ? kBadInput : kRuntimeFailure;
+  }
   const std::string store_path = result_store_path(run_dir);
   if (fresh) {
-    // Start over: results and everything rendered from them (figures of a previous study included).
+    // Start over: results and everything rendered from them, never a file dsx did not write.
     remove_result_store(store_path);
-    std::filesystem::remove_all(std::filesystem::path(run_dir) / "figures");
+    const std::vector<std::string> left = remove_written_files(run_dir);
+    if (!left.empty()) {
+      fmt::print(stderr, "dsx run: --fresh left {} file{} in {} that dsx did not write: {}{}\n", left.size(),
+                 left.size() == 1 ? "" : "s", run_dir, left.front(), left.size() > 1 ? ", ..." : "");
+    }
   }
 
   ResultStore store(store_path);
+  record_written_file(store_path);
   const std::vector<std::pair<std::string, std::string>> identity = {
       {"study_hash", study.content_hash},
       {"catalog_hash", catalog_hash(study.catalog)},
@@ -258,6 +277,7 @@ int run_command(const std::vector<std::string>& args) {
   store.set_meta("study_file", file);
   const std::string resolved = resolved_study_yaml(study);
   write_file_atomic(run_dir + "/study.resolved.yaml", resolved);
+  store.set_meta(kResolvedStudyHashKey, resolved_study_hash(resolved));
 
   store.ensure_schema(make_result_table(study));
   const Grid grid(study);
@@ -336,7 +356,8 @@ int run_command(const std::vector<std::string>& args) {
   manifest["timings_s"]["sweep"] = sweep_seconds;
   int status = kSuccess;
   try {
-    status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir, study), manifest, &g_stop_signal);
+    status = analyse_and_render(study, store, run_dir, template_dir_for(template_dir, study), manifest, &g_stop_signal,
+                                trust_study_html);
   } catch (const StopRequested&) {
     return stopped_before_report("while writing the report");
   } catch (const std::exception&) {
@@ -354,8 +375,11 @@ int run_command(const std::vector<std::string>& args) {
 int report_command(const std::vector<std::string>& args) {
   po::options_description options("dsx report options");
   std::string run_dir, template_dir;
+  bool trust_study_html = false;
   options.add_options()("run", po::value(&run_dir)->required(), "run folder written by dsx run")(
-      "template", po::value(&template_dir), "report template folder (default: the shipped templates)");
+      "template", po::value(&template_dir), "report template folder (default: the shipped templates)")(
+      "trust-study-html", po::bool_switch(&trust_study_html),
+      "render raw HTML in the study's text as HTML and leave out report.html's script-forbidding policy");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -369,6 +393,14 @@ int report_command(const std::vector<std::string>& args) {
                run_dir);
     return kBadInput;
   }
+  const RunFolderClaim claim =
+      claim_run_folder(run_dir, "dsx report " + run_dir, WhenHeld::wait, [&](std::string_view holder) {
+        fmt::print(stderr, "dsx report: {} is in use by {}; waiting for it to finish\n", run_dir, holder);
+      });
+  if (!claim.lock) {
+    fmt::print(stderr, "dsx report: error: {}\n", claim.error);
+    return claim.not_a_run_folder ? kBadInput : kRuntimeFailure;
+  }
   Diagnostics diags;
   // The resolved study carries every catalog entry it uses: no catalog folder is read, so later
   // catalog edits cannot change a re-rendered report.
@@ -378,6 +410,11 @@ int report_command(const std::vector<std::string>& args) {
     return kBadInput;
   }
   ResultStore store(store_path, StoreMode::read_write);
+  if (const std::string problem = store_mismatch(store, *study, read_file(resolved)); !problem.empty()) {
+    fmt::print(stderr, "dsx report: error: {}\n  to sweep the study again: dsx run STUDY.yaml --out {} --fresh\n",
+               problem, run_dir);
+    return kRuntimeFailure;
+  }
   study->file = store.meta("study_file").value_or(study->file);
   nlohmann::ordered_json manifest;
   const std::string manifest_path = run_dir + "/manifest.json";
@@ -385,7 +422,8 @@ int report_command(const std::vector<std::string>& args) {
   const StopOnSignal stop_on_signal;
   int status = kSuccess;
   try {
-    status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir, *study), manifest, &g_stop_signal);
+    status = analyse_and_render(*study, store, run_dir, template_dir_for(template_dir, *study), manifest, &g_stop_signal,
+                                trust_study_html);
   } catch (const std::exception&) {
     if (g_stop_signal == 0) throw;
   } catch (const StopRequested&) {

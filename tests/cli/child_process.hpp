@@ -69,4 +69,24 @@ inline ChildExit wait_child(const ChildProcess& child) {
   return out;
 }
 
+// "" when dsx can run as uid 65534 (ChildOptions::as_nobody): the checkout and the binary are
+// reachable by others. Otherwise why not, for a test to skip with: a checkout under /root, say.
+inline std::string why_nobody_cannot_run_dsx() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    constexpr gid_t kNobody = 65534;
+    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(1);
+    if (chdir(DSX_SOURCE_DIR) != 0) _exit(2);
+    if (access(DSX_BINARY, X_OK) != 0) _exit(3);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 0) return "";
+  if (code == 1) return "cannot drop privileges to uid 65534";
+  return std::string("as root these tests run dsx as nobody (uid 65534), who cannot reach ") +
+         (code == 2 ? DSX_SOURCE_DIR : DSX_BINARY) + "; run them from a checkout others can enter";
+}
+
 }  // namespace dsx

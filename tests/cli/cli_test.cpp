@@ -119,6 +119,13 @@ TEST(Cli, BadOptionIsExitCodeTwo) {
   EXPECT_EQ(dsx("run studies/quickstart.yaml --bogus").exit_code, 2);
 }
 
+TEST(Cli, ThreadsAreBoundedBeforeAnythingIsWritten) {
+  const Result r = dsx("run studies/quickstart.yaml --threads 65537 --out /nonexistent/threads");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("dsx run: error: --threads 65537: at most 1024 (0 uses every core, "), std::string::npos)
+      << r.out;
+}
+
 TEST(Cli, ValidateAcceptsTheQuickstartAndRejectsAMalformedStudy) {
   const Result ok = dsx("validate studies/quickstart.yaml");
   EXPECT_EQ(ok.exit_code, 0) << ok.out;

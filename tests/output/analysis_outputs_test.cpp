@@ -106,7 +106,7 @@ void expect_same_files(const fs::path& a, const fs::path& b) {
     if (!e.is_regular_file()) continue;
     const fs::path rel = fs::relative(e.path(), a);
     const std::string name = rel.filename().string();
-    if (name == "manifest.json" || name.starts_with("results.sqlite")) continue;
+    if (name == "manifest.json" || name == ".dsx-run.lock" || name.starts_with("results.sqlite")) continue;
     ASSERT_TRUE(fs::exists(b / rel)) << rel;
     EXPECT_EQ(read_text(e.path()), read_text(b / rel)) << rel << " differs";
     ++compared;

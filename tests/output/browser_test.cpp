@@ -191,5 +191,35 @@ TEST(SlowBrowser, APageThatFetchesFilesIsCaught) {
   EXPECT_EQ(count(page.dom, "<table"), 1u);
 }
 
+// The trust model as a browser applies it: a script a study's own template plants does not run.
+TEST(SlowBrowser, AScriptInAStudysTemplateDoesNotRun) {
+  REQUIRE_CHROMIUM(chromium);
+  figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  f.study.figures = {};
+  RunInfo info;
+  count_rows(f.results, info);
+  TempDir dir("csp");
+  const std::string templates = dir.path() + "/templates";
+  fs::create_directories(templates);
+  fs::copy(kSourceDir + "/templates", templates, fs::copy_options::recursive);
+  std::string html_template = read_file(templates + "/report.html.mustache");
+  const std::string planted = "<script>document.title = 'script ran';</script>";
+  html_template.replace(html_template.find("</body>"), 7, planted + "</body>");
+  write_file_atomic(templates + "/report.html.mustache", html_template);
+  ReportInputs in{f.study, f.results, f.pareto, info, dir.path(), templates};
+  render_report(in, {});
+  ASSERT_NE(read_file(dir.path() + "/report.html").find(planted), std::string::npos);
+  PageLoad page = load_page(chromium, dir.path() + "/report.html", dir.path());
+  ASSERT_EQ(page.status, 0) << page.log.substr(0, 4000);
+  EXPECT_EQ(page.dom.find("<title>script ran</title>"), std::string::npos);
+  EXPECT_NE(page.log.find("Content Security Policy"), std::string::npos) << page.log.substr(0, 4000);
+
+  in.trust_study_html = true;  // the person running dsx trusts the study: the script runs
+  render_report(in, {});
+  page = load_page(chromium, dir.path() + "/report.html", dir.path());
+  ASSERT_EQ(page.status, 0) << page.log.substr(0, 4000);
+  EXPECT_NE(page.dom.find("<title>script ran</title>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dsx

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -407,6 +408,68 @@ TEST(Report, MarkdownEscapingKeepsTextLiteral) {
     EXPECT_EQ(md_to_html(markdown_escape(value) + "\n"), "<p>" + html_escape(value) + "</p>\n") << value;
   }
   EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+}
+
+// The trust model (output/report.hpp): a report forbids scripts, the study's own template included,
+// unless the person running dsx trusts the study's HTML.
+TEST(Report, HtmlCarriesAPolicyThatForbidsScriptsEvenFromAStudysTemplate) {
+  Small s = small_study();
+  s.study.sections.push_back(Section{"Raw", "Text with <b>bold</b> markup.\n"});
+  TempDir dir("csp");
+  const std::string templates = dir.path() + "/templates";
+  copy_templates(templates);
+  replace_once(templates + "/report.html.mustache", "</body>", "<script>alert(1)</script></body>");
+  ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), templates};
+  render_report(in, {});
+  std::string html = read_file(dir.path() + "/report.html");
+  const std::string policy = "<head>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; ";
+  EXPECT_NE(html.find(policy), std::string::npos) << html.substr(0, 400);
+  EXPECT_NE(html.find("Text with &lt;b&gt;bold&lt;/b&gt; markup."), std::string::npos);
+
+  in.trust_study_html = true;
+  render_report(in, {});
+  html = read_file(dir.path() + "/report.html");
+  EXPECT_EQ(html.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(html.find("Text with <b>bold</b> markup."), std::string::npos);
+}
+
+TEST(Report, ThePolicyGoesFirstInTheHeadWhateverTheTemplateLooksLike) {
+  EXPECT_EQ(with_content_security_policy("<html><HEAD lang=x><title>t</title>").find("<HEAD lang=x>\n<meta http-equiv"),
+            6u);
+  const std::string headless = with_content_security_policy("<header>x</header><script>1</script>");
+  EXPECT_EQ(headless.rfind("<meta http-equiv=\"Content-Security-Policy\"", 0), 0u) << headless;
+}
+
+TEST(Report, ATemplateOrPartialThatIsALinkIsRefused) {
+  const Small s = small_study();
+  TempDir dir("template_links");
+  const std::string templates = dir.path() + "/templates";
+  copy_templates(templates);
+  std::ofstream(dir.path() + "/secret.txt") << "secret";
+  const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path() + "/out", templates};
+  fs::create_directories(dir.path() + "/out");
+
+  fs::remove(templates + "/partials/summary.mustache");
+  fs::create_symlink(dir.path() + "/secret.txt", templates + "/partials/summary.mustache");
+  std::string error = render_error(in, {});
+  EXPECT_NE(error.find(templates + "/partials/summary.mustache: error: a symbolic link or not a file; dsx reads it "
+                                   "only from inside " + templates + ", never through a link"),
+            std::string::npos)
+      << error;
+
+  fs::remove(templates + "/report.md.mustache");
+  fs::create_symlink(dir.path() + "/secret.txt", templates + "/report.md.mustache");
+  error = render_error(in, {});
+  EXPECT_NE(error.find(templates + "/report.md.mustache: error: a symbolic link"), std::string::npos) << error;
+
+  fs::rename(templates + "/partials", dir.path() + "/partials");
+  fs::create_directory_symlink(dir.path() + "/partials", templates + "/partials");
+  fs::copy_file(kTemplates + "/report.md.mustache", templates + "/report.md.mustache.real");
+  fs::remove(templates + "/report.md.mustache");
+  fs::rename(templates + "/report.md.mustache.real", templates + "/report.md.mustache");
+  error = render_error(in, {});
+  EXPECT_NE(error.find(templates + "/partials: error: a symbolic link"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir.path() + "/out/report.md"));
 }
 
 }  // namespace
