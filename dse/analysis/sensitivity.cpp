@@ -773,6 +773,31 @@ std::vector<RequestProblem> check_sensitivity(const ResolvedStudy& study, const 
   }
   if (r.morris && r.morris->trajectories < 2) problems.push_back({"morris.trajectories", "at least two trajectories"});
   if (r.sobol && r.sobol->samples < 4) problems.push_back({"sobol.samples", "at least 4 samples"});
+  const auto k = static_cast<double>(r.inputs.size());
+  const auto too_costly = [&](const char* what, double evaluations, std::string_view lower) {
+    problems.push_back({what, fmt::format("{} evaluations of the solver, past the {} an analysis may ask for; lower {}",
+                                          evaluations, kMaxSensitivityEvaluations, lower)});
+  };
+  if (r.morris && static_cast<double>(r.morris->trajectories) * (k + 1) > kMaxSensitivityEvaluations) {
+    too_costly("morris.trajectories", static_cast<double>(r.morris->trajectories) * (k + 1), "the trajectories");
+  }
+  if (r.sobol) {
+    const auto samples = static_cast<double>(r.sobol->samples);
+    if (samples * (k + 2) > kMaxSensitivityEvaluations) {
+      too_costly("sobol.samples", samples * (k + 2), "the samples (a 2^n up to 2^18 is the usual choice)");
+    } else if (samples * static_cast<double>(r.sobol->bootstrap) > kMaxSobolBootstrapWork) {
+      problems.push_back({"sobol.bootstrap",
+                          fmt::format("{} resamples of {} samples are past the {} sample rows the bootstrap may "
+                                      "recompute; lower the resamples (200 is the usual choice)",
+                                      r.sobol->bootstrap, r.sobol->samples, kMaxSobolBootstrapWork)});
+    }
+  }
+  if (!r.decide.empty() &&
+      static_cast<double>(r.flip.scan_steps) * k * std::max<double>(2, static_cast<double>(r.among.size())) >
+          kMaxSensitivityEvaluations) {
+    too_costly("flip.steps", static_cast<double>(r.flip.scan_steps) * k * std::max<double>(2, static_cast<double>(r.among.size())),
+               "the steps");
+  }
   if (r.sobol && !(r.sobol->confidence > 0 && r.sobol->confidence < 1)) {
     problems.push_back({"sobol.confidence", "the confidence level must lie in (0, 1)"});
   }

@@ -305,9 +305,16 @@ struct SensitivityAnalysis {
   std::optional<DecisionResult> decision;
 };
 
+// The most solver evaluations one method of a sensitivity analysis may ask for (Morris r(k+1),
+// Sobol N(k+2), a flip scan's steps per input and alternative), and the most bootstrap work of a
+// Sobol analysis (resamples x samples): a few minutes and a few hundred MB at most, so that a typo
+// in `samples:` is an error in `dsx validate`, not an hour and an out-of-memory kill.
+inline constexpr double kMaxSensitivityEvaluations = 20e6;
+inline constexpr double kMaxSobolBootstrapWork = 2e9;
+
 // Every problem with the request against the study: unknown metric or input name, an integer or
 // non-number parameter as an input, an input twice, a range outside the bounds, an unpinned axis,
-// bad options. Evaluates nothing.
+// bad options, a cost past the limits above. Evaluates nothing.
 std::vector<RequestProblem> check_sensitivity(const ResolvedStudy& study, const SensitivityRequest& request);
 
 // Runs the requested analyses; throws std::invalid_argument listing check_sensitivity's problems,

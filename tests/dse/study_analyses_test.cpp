@@ -185,6 +185,29 @@ TEST(StudyAnalyses, ProblemsAgainstTheGridPointAtTheirNode) {
       << l.diagnostics;
 }
 
+TEST(StudyAnalyses, AnAnalysisPastItsCostLimitIsRefusedBeforeItRuns) {
+  const Loaded l = load(std::string(kHead) + R"(sensitivity:
+  - name: x
+    metric: latency_s
+    base: {hardware: l4, batch: 8}
+    inputs: [eta, launch_overhead]
+    morris: {trajectories: 1000000000}
+    sobol: {samples: 1000000000}
+  - {name: y, metric: latency_s, base: {hardware: l4, batch: 8}, inputs: [eta], sobol: {samples: 1048576, bootstrap: 100000}}
+)");
+  ASSERT_FALSE(l.study);
+  EXPECT_NE(l.diagnostics.find("t.yaml:19:28: error: sensitivity[0].morris.trajectories: 3000000000 evaluations of "
+                               "the solver, past the 20000000 an analysis may ask for; lower the trajectories"),
+            std::string::npos)
+      << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find("t.yaml:20:22: error: sensitivity[0].sobol.samples: 4000000000 evaluations"),
+            std::string::npos)
+      << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find("sensitivity[1].sobol.bootstrap: 100000 resamples of 1048576 samples are past"),
+            std::string::npos)
+      << l.diagnostics;
+}
+
 TEST(StudyAnalyses, AnalysisFiguresMayNotTakeAStudyFiguresName) {
   const Loaded l = load(std::string(kHead) + R"(sensitivity:
   - {name: x, metric: latency_s, base: {hardware: l4, batch: 8}, inputs: [eta]}
