@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
+#include <unordered_map>
 
 #include "dse/calibration/profile.hpp"
 #include "dse/study_analyses.hpp"
@@ -121,7 +123,9 @@ void StudyLoader::read_axes(const YamlNode& axes) {
         continue;
       }
       bool ok = true;
-      std::vector<const YamlNode*> nodes;
+      // The values given so far, ordered, so that a duplicate is found in log time: a value within
+      // same_number's relative tolerance of an earlier one lies in a window a few 1e-9 wide around it.
+      std::multimap<double, const YamlNode*> seen;
       for (std::size_t i = 0; i < e.value.items.size(); ++i) {
         const YamlNode& item = e.value.items[i];
         auto v = read_value(ps, item, index_path(path, i));
@@ -129,23 +133,23 @@ void StudyLoader::read_axes(const YamlNode& axes) {
           ok = false;
           continue;
         }
-        bool duplicate = false;
-        for (std::size_t j = 0; j < axis.values.size(); ++j) {
-          const bool same = ps.kind == ParamKind::number ? same_number(axis.values[j].value, v->value)
-                                                         : axis.values[j].value == v->value;
-          if (same) {
-            r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(*nodes[j]) +
-                               ")");
-            duplicate = true;
-            break;
+        const double v_value = v->value;
+        const double window = ps.kind == ParamKind::number ? 4e-9 * std::fabs(v_value) : 0.0;
+        const YamlNode* earlier = nullptr;
+        for (auto it = seen.lower_bound(v_value - window); it != seen.end() && it->first <= v_value + window; ++it) {
+          const bool same = ps.kind == ParamKind::number ? same_number(it->first, v_value) : it->first == v_value;
+          if (same && (earlier == nullptr || it->second->line < earlier->line ||
+                       (it->second->line == earlier->line && it->second->column < earlier->column))) {
+            earlier = it->second;
           }
         }
-        if (duplicate) {
+        if (earlier != nullptr) {
+          r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(*earlier) + ")");
           ok = false;
           continue;
         }
         axis.values.push_back(*v);
-        nodes.push_back(&item);
+        seen.emplace(v_value, &item);
       }
       if (!ok) continue;
       if (!fits_total(e.value, path, "the list gives", axis.values.size())) continue;
@@ -400,6 +404,7 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
   axis.param = e.key.text;
   std::vector<std::vector<BundleSetting>> rows;
   std::vector<const YamlNode*> nodes;
+  std::unordered_map<std::string_view, const YamlNode*> node_of_id;
   bool ok = true;
   for (std::size_t i = 0; i < e.value.items.size(); ++i) {
     const YamlNode& item = e.value.items[i];
@@ -409,9 +414,9 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
       ok = false;
       continue;
     }
-    const auto earlier = std::find_if(nodes.begin(), nodes.end(), [&](const YamlNode* n) { return n->text == item.text; });
-    if (earlier != nodes.end()) {
-      r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(**earlier) + ")");
+    const auto earlier = node_of_id.find(item.text);
+    if (earlier != node_of_id.end()) {
+      r_.error(item, path + ": duplicate value '" + item.text + "' (already given at " + at_text(*earlier->second) + ")");
       ok = false;
       continue;
     }
@@ -423,6 +428,7 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
     axis.values.push_back(AxisValue{item.text, static_cast<double>(axis.values.size())});
     rows.push_back(std::move(*settings));
     nodes.push_back(&item);
+    node_of_id.emplace(item.text, &item);
   }
   if (!ok) return;
   const auto params = s_.solver->params();

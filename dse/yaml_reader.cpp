@@ -11,6 +11,7 @@
 #include <map>
 #include <cctype>
 #include <new>
+#include <unordered_map>
 
 namespace dsx {
 
@@ -183,10 +184,12 @@ class TreeBuilder {
         out.kind = YamlNode::Kind::sequence;
         for (const YAML::Node& item : in) out.items.push_back(convert(item));
         break;
-      case YAML::NodeType::Map:
+      case YAML::NodeType::Map: {
         out.kind = YamlNode::Kind::mapping;
-        for (auto it = in.begin(); it != in.end(); ++it) add_entry(out, it->first, it->second);
+        std::unordered_map<std::string, std::size_t> entry_of_key;  // duplicates found in linear time
+        for (auto it = in.begin(); it != in.end(); ++it) add_entry(out, entry_of_key, it->first, it->second);
         break;
+      }
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
         out.kind = YamlNode::Kind::null;
@@ -212,7 +215,8 @@ class TreeBuilder {
   }
 
  private:
-  void add_entry(YamlNode& map, const YAML::Node& key_in, const YAML::Node& value_in) {
+  void add_entry(YamlNode& map, std::unordered_map<std::string, std::size_t>& entry_of_key, const YAML::Node& key_in,
+                 const YAML::Node& value_in) {
     YamlEntry entry{convert(key_in), convert(value_in)};
     if (!entry.key.is_scalar()) {
       reader_.error(entry.key, "a mapping key must be a plain name, got " + entry.key.describe());
@@ -224,15 +228,28 @@ class TreeBuilder {
       entry.value.column = entry.key.column + static_cast<int>(entry.key.span) + 1;
       entry.value.span = 1;
     }
-    for (const YamlEntry& earlier : map.entries) {
-      if (earlier.key.text == entry.key.text) {
-        reader_.error(entry.key, "duplicate key '" + entry.key.text + "': already given at line " +
-                                     std::to_string(earlier.key.line) + ", column " +
-                                     std::to_string(earlier.key.column));
-        return;
-      }
+    const auto [at, added] = entry_of_key.emplace(entry.key.text, map.entries.size());
+    if (!added) {
+      const YamlEntry& earlier = map.entries[at->second];
+      reader_.error(entry.key, "duplicate key '" + entry.key.text + "': already given at line " +
+                                   std::to_string(earlier.key.line) + ", column " + std::to_string(earlier.key.column));
+      return;
     }
     map.entries.push_back(std::move(entry));
+  }
+
+  // Characters in line[0, byte): counted on from the last position asked for when it lies on the
+  // same line and not after this one (the nodes of a long one-line list come in order), so that a
+  // list of a million values on one line is placed in linear time.
+  std::size_t chars_before(int line_index, std::string_view line, std::size_t byte) const {
+    if (line_index != counted_line_ || byte < counted_byte_) {
+      counted_line_ = line_index;
+      counted_byte_ = 0;
+      counted_chars_ = 0;
+    }
+    counted_chars_ += char_count(line.substr(counted_byte_, byte - counted_byte_));
+    counted_byte_ = byte;
+    return counted_chars_;
   }
 
   std::string_view line_at(const YAML::Mark& m) const {
@@ -256,7 +273,7 @@ class TreeBuilder {
     const std::string_view line = line_at(m);
     const std::size_t col = std::min(static_cast<std::size_t>(std::max(m.column, 0)), line.size());
     out.line = m.line + 1;
-    out.column = static_cast<int>(char_count(line.substr(0, col))) + 1;
+    out.column = static_cast<int>(chars_before(m.line, line, col)) + 1;
   }
 
   YamlNode::Style style_at(const YAML::Mark& m) const {
@@ -289,12 +306,15 @@ class TreeBuilder {
       return char_count(rest);
     }
     const std::string_view first_line = std::string_view(node.text).substr(0, node.text.find('\n'));
-    return std::max<std::size_t>(1, std::min(char_count(first_line), char_count(rest)));
+    return std::max<std::size_t>(1, char_count(rest.substr(0, first_line.size())));
   }
 
   const YamlReader& reader_;
   const std::string& text_;
   std::vector<std::string_view> lines_;
+  mutable int counted_line_ = -1;
+  mutable std::size_t counted_byte_ = 0;
+  mutable std::size_t counted_chars_ = 0;
 };
 
 std::string prefix(std::string_view path) { return path.empty() ? "" : std::string(path) + ": "; }

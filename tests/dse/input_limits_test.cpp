@@ -105,5 +105,30 @@ TEST(InputLimits, ACountPastTwoToTheSixtyFourIsAnErrorNotZero) {
   EXPECT_EQ(d.errors()[0].message, "keep.top_k: 1e20 is past the largest count dsx can hold (2^64 - 1)");
 }
 
+// Validation is linear in the input: a list of 200,000 values on one line, 20,000 unknown keys, and a
+// range of nearly 10 M values each take well under the time a quadratic pass would (seconds to minutes).
+TEST(InputLimits, LongListsManyKeysAndBigRangesValidateInLinearTime) {
+  const std::string head =
+      "study: big\ntitle: t\nquestion: q?\nsolver: inference\naxes:\n  hardware: [x]\n";
+  std::string values;
+  for (int i = 1; i <= 200000; ++i) values += (i > 1 ? ", " : "") + std::to_string(i);
+  std::string keys;
+  for (int i = 0; i < 20000; ++i) keys += "zz" + std::to_string(i) + ": 1\n";
+  const std::string cases[] = {head + "  batch: [" + values + ", 7]\n", head + "  batch: [1, 2]\n" + keys,
+                               head + "  batch: {from: 1, to: 9999999, count: 9999999}\n"};
+  for (const std::string& text : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    Diagnostics d;
+    EXPECT_FALSE(load_study_text("big.yaml", text, kFixtureCatalog, d));
+    EXPECT_LT(seconds_since(start), 8.0) << d.format().substr(0, 500);
+    EXPECT_TRUE(d.has_errors());
+  }
+  // The duplicate at the end of the long list is found, with the position of the first 7.
+  Diagnostics d;
+  load_study_text("big.yaml", cases[0], kFixtureCatalog, d);
+  EXPECT_NE(d.format().find("axes.batch: duplicate value '7' (already given at line 7, column 29)"), std::string::npos)
+      << d.format().substr(0, 800);
+}
+
 }  // namespace
 }  // namespace dsx
