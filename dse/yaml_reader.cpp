@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 #include <yaml.h>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -89,7 +90,26 @@ bool syntax_check(const std::string& file, const std::string& text, const std::v
       const auto where = [&](const yaml_mark_t& m) {
         return SourceLocation{file, static_cast<int>(m.line) + 1, static_cast<int>(m.column) + 1};
       };
-      if (context == "while scanning a quoted scalar" && problem.find("end of stream") != std::string::npos) {
+      if (parser.error == YAML_READER_ERROR) {
+        // libyaml places reader errors by byte offset only.
+        const bool cut_short = problem.find("trailing") != std::string::npos || problem.find("incomplete") != std::string::npos;
+        std::size_t offset = std::min(parser.problem_offset, text.size());
+        // A character cut short: point at its first byte.
+        while (cut_short && offset > 0 && (static_cast<unsigned char>(text[offset - 1]) & 0xC0U) == 0x80U) --offset;
+        if (cut_short && offset > 0 && (static_cast<unsigned char>(text[offset - 1]) & 0xC0U) == 0xC0U) --offset;
+        const std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+        const std::size_t begin = line_start == std::string::npos || offset == 0 ? 0 : line_start + 1;
+        const auto line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(begin), '\n')) + 1;
+        const auto column = static_cast<int>(char_count(std::string_view(text).substr(begin, offset - begin))) + 1;
+        std::string message = problem;
+        if (cut_short) {
+          message = "not UTF-8: a character cut short (" + problem + "); save the file as UTF-8";
+        } else if (problem.find("UTF-8") != std::string::npos) {
+          message = fmt::format("not UTF-8: byte 0x{:02x} ({}); save the file as UTF-8",
+                                static_cast<unsigned>(parser.problem_value) & 0xffU, problem);
+        }
+        diags.error(SourceLocation{file, line, column}, message);
+      } else if (context == "while scanning a quoted scalar" && problem.find("end of stream") != std::string::npos) {
         const char quote = char_at(ctx) == '\'' ? '\'' : '"';
         diags.error(where(ctx), std::string("unterminated string: no closing ") + quote +
                                     " before the end of the file");

@@ -130,5 +130,21 @@ TEST(InputLimits, LongListsManyKeysAndBigRangesValidateInLinearTime) {
       << d.format().substr(0, 800);
 }
 
+TEST(InputLimits, BytesThatAreNotUtf8AreReportedWhereTheyAre) {
+  Diagnostics d;
+  YamlReader reader("t.yaml", d);
+  EXPECT_FALSE(reader.parse("study: x\ntitle: \"ab\xff cd\"\n"));
+  ASSERT_EQ(d.errors().size(), 1U);
+  EXPECT_EQ(d.errors()[0].where.line, 2);
+  EXPECT_EQ(d.errors()[0].where.column, 11);
+  EXPECT_EQ(d.errors()[0].message, "not UTF-8: byte 0xff (invalid leading UTF-8 octet); save the file as UTF-8");
+  Diagnostics cut;
+  YamlReader cut_reader("t.yaml", cut);
+  EXPECT_FALSE(cut_reader.parse("study: x\ntitle: \u00e9t\xc3 cd\n"));
+  ASSERT_EQ(cut.errors().size(), 1U);
+  EXPECT_EQ(cut.errors()[0].where.column, 10);  // after "title: ", the accented e and t: the cut character
+  EXPECT_NE(cut.errors()[0].message.find("not UTF-8: a character cut short"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dsx
