@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/grid.hpp"
@@ -500,6 +501,29 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   std::string& dat = src.data;
   dat = fmt::format("# Pareto fronts per group: feasible rows, then each group's front in {} order (SI units)\n",
                     ox.metric);
+  // Each feasible row's group, found once by the group's labels joined as a key.
+  std::vector<int> group_columns;
+  if (!run.fronts.groups.empty()) {
+    for (const Selector& s : run.fronts.groups.front().labels) group_columns.push_back(t.axis_column(s.param));
+  }
+  std::unordered_map<std::string, std::size_t> group_of_key;
+  for (std::size_t g = 0; g < run.fronts.groups.size(); ++g) {
+    std::string key;
+    for (const Selector& s : run.fronts.groups[g].labels) key += s.label + '\x1f';
+    group_of_key.emplace(std::move(key), g);
+  }
+  std::vector<std::vector<std::size_t>> rows_of_group(run.fronts.groups.size());
+  std::size_t feasible = 0;
+  std::string key;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.status[r] != PointStatus::ok) continue;
+    key.clear();
+    for (int c : group_columns) (key += t.label(r, static_cast<std::size_t>(c))) += '\x1f';
+    if (const auto it = group_of_key.find(key); it != group_of_key.end()) rows_of_group[it->second].push_back(r);
+    ++feasible;
+  }
+  // More feasible rows than a page can show: every stride-th of each group; the fronts are whole.
+  const std::size_t stride = feasible > kMaxDrawnPoints ? (feasible + kMaxDrawnPoints - 1) / kMaxDrawnPoints : 1;
   std::vector<std::string> clauses;
   const std::string file = gp_string(src.name + ".dat");
   std::size_t block = 0;
@@ -510,14 +534,10 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     for (const Selector& s : group.labels) values.push_back(s.label);
     const std::string label = join(values, " / ");
     if (block > 0) dat += "\n\n";
-    dat += fmt::format("# index {}: {}, feasible rows\n", block, label);
-    for (std::size_t r = 0; r < t.rows(); ++r) {
-      if (t.status[r] != PointStatus::ok) continue;
-      bool in_group = true;
-      for (const Selector& s : group.labels) {
-        in_group = in_group && t.label(r, static_cast<std::size_t>(t.axis_column(s.param))) == s.label;
-      }
-      if (!in_group) continue;
+    dat += fmt::format("# index {}: {}, feasible rows{}\n", block, label,
+                       stride > 1 ? fmt::format(" (every {})", ordinal(stride)) : "");
+    for (std::size_t i = 0; i < rows_of_group[g].size(); i += stride) {
+      const std::size_t r = rows_of_group[g][i];
       dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
                          t.point_index[r]);
       ++src.points;
@@ -560,6 +580,12 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "Small points are the feasible design points of each group; the line joins the group's Pareto front, "
                 "circles mark the knees.";
+  if (stride > 1) {
+    src.caption += fmt::format(" Thinned for drawing: every {} feasible point of each group ({} of {}); the fronts are "
+                               "drawn whole.",
+                               ordinal(stride), format_grouped(static_cast<double>(src.points)),
+                               format_grouped(static_cast<double>(feasible)));
+  }
   std::vector<std::string> sizes;
   for (const ParetoGroup& g : run.fronts.groups) {
     sizes.push_back(fmt::format("{}: {} of {}", group_text(g.labels), g.front.size(), g.feasible_rows));

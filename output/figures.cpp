@@ -90,7 +90,6 @@ constexpr double kHeatmapMarginsCm = 5.0;  // y tic labels, colour box and its l
 constexpr double kEmCm = 9.0 / 72 * 2.54;
 constexpr double kLabelLineCm = 0.45;
 constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
-constexpr std::size_t kMaxDrawnPoints = 20000;  // scatter and line, all series together
 
 
 // ---- text helpers ----
@@ -208,16 +207,6 @@ std::size_t label_position(const Axis& axis, const std::string& label) {
     if (axis.values[k].label == label) return k;
   }
   return axis.values.size();
-}
-
-std::string ordinal(std::size_t n) {
-  const std::size_t mod100 = n % 100;
-  const std::string_view suffix = (mod100 >= 11 && mod100 <= 13) ? "th"
-                                  : n % 10 == 1                  ? "st"
-                                  : n % 10 == 2                  ? "nd"
-                                  : n % 10 == 3                  ? "rd"
-                                                                 : "th";
-  return fmt::format("{}{}", n, suffix);
 }
 
 // "1e6" for a power of ten, else the exact number.

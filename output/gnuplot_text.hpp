@@ -17,6 +17,21 @@
 
 namespace dsx {
 
+// The most points one figure draws, all series together; more are thinned evenly (every k-th
+// point of each series) and the caption says so.
+inline constexpr std::size_t kMaxDrawnPoints = 20000;
+
+// "1st", "2nd", "3rd", "4th", "11th", "22nd": for captions.
+inline std::string ordinal(std::size_t n) {
+  const std::size_t mod100 = n % 100;
+  const std::string_view suffix = (mod100 >= 11 && mod100 <= 13) ? "th"
+                                  : n % 10 == 1                  ? "st"
+                                  : n % 10 == 2                  ? "nd"
+                                  : n % 10 == 3                  ? "rd"
+                                                                 : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
 // A gnuplot double-quoted string, for use with `noenhanced` (so only \ and " need a backslash). A
 // backquote becomes \140; line breaks, tabs and other control characters become spaces, so the
 // string stays on its script line.

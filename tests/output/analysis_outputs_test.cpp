@@ -266,5 +266,36 @@ breakeven:
             "each there).");
 }
 
+TEST_F(AnalysisOutputs, GroupedFrontsOfManyRowsAreThinnedToThePointCap) {
+  const fs::path study = write_study("many", R"(study: many
+title: "Grouped fronts over many rows"
+question: "Is the grouped-fronts figure thinned?"
+solver: inference
+axes:
+  hardware: [a100_80gb_sxm, h100_sxm, l4]
+  model: [resnet50, gpt2_layer]
+  launch_overhead: {from: 1 us, to: 25 us, count: 100}
+  batch: {from: 1, to: 512, scale: log, factor: 2}
+  eta: {from: 0.2, to: 0.9, count: 8}
+fixed:
+  precision: fp16
+  execution: compiled
+objectives:
+  - {metric: latency_s, direction: min}
+  - {metric: energy_j, direction: min}
+pareto: {group: model}
+)");
+  const fs::path out = dir_ / "many";
+  const DsxResult r = run_dsx("run '" + study.string() + "' --quiet --out '" + out.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::size_t drawn = 0;
+  std::istringstream dat(read_text(out / "figures" / "pareto_fronts.dat"));
+  for (std::string line; std::getline(dat, line);) drawn += !line.empty() && line[0] != '#' ? 1 : 0;
+  EXPECT_LE(drawn, 20000u + 100u);  // the feasible rows thinned, the fronts and knees whole
+  EXPECT_GE(drawn, 10000u);
+  EXPECT_NE(read_text(out / "report.md").find(" feasible point of each group ("),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace dsx
