@@ -698,7 +698,9 @@ json grid_context(const ResolvedStudy& study) {
 
 json comparisons_context(const ReportInputs& in) {
   const ResolvedStudy& study = in.study;
-  const ResultTable& results = in.results;
+  // A comparison checks dsx's number for one configuration against its source: it reads every row
+  // (constraints applied), not only the rows the study's filters show, as comparisons.csv does.
+  const ResultTable& results = in.analysed != nullptr ? in.analysed->table : in.results;
   json rows = json::array();
   std::size_t agree = 0;
   for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
@@ -1186,9 +1188,42 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+std::string number_figures_in_reading_order(const std::string& markdown) {
+  // A figure is defined where its heading ("### Figure N:") or caption ("*Figure N.*") stands.
+  const auto number_at = [&](std::size_t digits) {
+    std::size_t end = digits;
+    while (end < markdown.size() && std::isdigit(static_cast<unsigned char>(markdown[end])) != 0) ++end;
+    return std::pair{markdown.substr(digits, end - digits), end};
+  };
+  std::map<std::string, std::string> renumbered;
+  constexpr std::string_view kFigure = "Figure ";
+  for (std::size_t p = markdown.find(kFigure); p != std::string::npos; p = markdown.find(kFigure, p + 1)) {
+    const auto [number, end] = number_at(p + kFigure.size());
+    if (number.empty() || end >= markdown.size()) continue;
+    const bool heading = p >= 4 && markdown.compare(p - 4, 4, "### ") == 0 && markdown[end] == ':';
+    const bool caption = p >= 1 && markdown[p - 1] == '*' && markdown.compare(end, 2, ".*") == 0;
+    if ((heading || caption) && renumbered.count(number) == 0) {
+      renumbered.emplace(number, std::to_string(renumbered.size() + 1));
+    }
+  }
+  std::string out;
+  out.reserve(markdown.size());
+  std::size_t copied = 0;
+  for (std::size_t p = markdown.find(kFigure); p != std::string::npos; p = markdown.find(kFigure, p + 1)) {
+    const auto [number, end] = number_at(p + kFigure.size());
+    const auto it = renumbered.find(number);
+    if (it == renumbered.end()) continue;
+    out.append(markdown, copied, p + kFigure.size() - copied);
+    out += it->second;
+    copied = end;
+  }
+  out.append(markdown, copied, std::string::npos);
+  return out;
+}
+
 std::string render_report_markdown(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
-  return tidy_markdown(
-      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), Escape::markdown));
+  return number_figures_in_reading_order(tidy_markdown(
+      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), Escape::markdown)));
 }
 
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,

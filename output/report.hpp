@@ -71,6 +71,11 @@ void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>
 
 // The pieces render_report is made of, for tests and for other front ends.
 
+// `markdown` with its figures numbered 1, 2, 3 in the order they appear (each section numbers its
+// own figures; the report orders the sections): every "Figure N" of a figure defined by a heading
+// "### Figure N:" or a caption "*Figure N.*" becomes its place in reading order.
+std::string number_figures_in_reading_order(const std::string& markdown);
+
 // Escapes text for Markdown (table cells included), with backslashes and never HTML entities:
 // \ ` * [ ] < | ~ always; _ at a word's edge (inside a word it starts no emphasis); & before a
 // letter or # (an entity); a leading #, +, - or "1." followed by a space, a leading >, or a value

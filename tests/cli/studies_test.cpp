@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -77,7 +78,10 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
   std::ifstream csv(out / "comparisons.csv");
   const std::vector<std::string> header = csv_fields(csv);
   ASSERT_EQ(header.size(), 9u);
+  std::size_t rows = 0, agree = 0;
   for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+    ++rows;
+    agree += row[7] == "agrees" ? 1 : 0;
     ASSERT_EQ(row.size(), header.size());
     const std::string& comparison = row[0];
     const std::string& verdict = row[7];
@@ -87,6 +91,25 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     if (explanation.empty()) {
       EXPECT_EQ(verdict, "agrees") << name << ": " << comparison << " expected " << row[3] << ", dsx " << row[4];
     }
+  }
+  // Figures are numbered in the order a reader meets them.
+  {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    int expected = 1;
+    for (std::size_t p = report.find("*Figure "); p != std::string::npos; p = report.find("*Figure ", p + 1)) {
+      EXPECT_EQ(report.compare(p, 9 + std::to_string(expected).size(), "*Figure " + std::to_string(expected) + "."), 0)
+          << name << ": " << report.substr(p, 20);
+      ++expected;
+    }
+  }
+  // The report's headline counts the same verdicts as comparisons.csv.
+  if (rows > 0) {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    EXPECT_NE(report.find(std::to_string(agree) + " of " + std::to_string(rows) + " numbers agree with their source"),
+              std::string::npos)
+        << name << ": comparisons.csv has " << agree << " of " << rows << " agreeing";
   }
   fs::remove_all(out);
 }

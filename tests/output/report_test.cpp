@@ -472,5 +472,16 @@ TEST(Report, ATemplateOrPartialThatIsALinkIsRefused) {
   EXPECT_FALSE(fs::exists(dir.path() + "/out/report.md"));
 }
 
+TEST(Report, FiguresAreNumberedInReadingOrder) {
+  const std::string md =
+      "## Fronts\n\n![](figures/a.svg)\n\n*Figure 6.* Fronts, as Figure 2 shows too.\n\n"
+      "## Figures\n\n### Figure 1: One\n\n*Figure 1.* First.\n\n### Figure 2: Two\n\n*Figure 2.* See Figure 6.\n\n"
+      "Figure 12 is no figure of this report.\n";
+  EXPECT_EQ(number_figures_in_reading_order(md),
+            "## Fronts\n\n![](figures/a.svg)\n\n*Figure 1.* Fronts, as Figure 3 shows too.\n\n"
+            "## Figures\n\n### Figure 2: One\n\n*Figure 2.* First.\n\n### Figure 3: Two\n\n*Figure 3.* See Figure 1.\n\n"
+            "Figure 12 is no figure of this report.\n");
+}
+
 }  // namespace
 }  // namespace dsx
