@@ -533,8 +533,10 @@ DecisionResult decision_flips(const DecisionProblem& p, const FlipOptions& optio
     flip.nominal = nominal[out.best][i];
     for (int sign : {+1, -1}) {
       FlipSearch s;
-      // The reach in this direction: the smallest over the alternatives the input changes.
-      double reach = options.max_relative_change;
+      // The reach in this direction: a factor 1 + max either way, then the smallest over the
+      // alternatives the input changes within its bounds.
+      double reach = sign > 0 ? options.max_relative_change
+                              : options.max_relative_change / (1 + options.max_relative_change);
       for (std::size_t a = 0; a < A; ++a) {
         const UncertainInput& in = p.inputs[i];
         if (in.target == InputTarget::hardware_field && !field_applies(in, p.points[a])) continue;

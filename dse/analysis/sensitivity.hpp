@@ -232,7 +232,9 @@ struct DecisionProblem {
 };
 
 struct FlipOptions {
-  double max_relative_change = 0.5;  // search -max .. +max
+  // Search up to a factor 1 + max either way: a rise of up to +max, a fall of up to
+  // -max / (1 + max) (+100 % and -50 %), never towards zero, and within each input's bounds.
+  double max_relative_change = 0.5;
   std::size_t scan_steps = 100;      // per direction
   double tolerance = 1e-4;           // on the relative change
 };

@@ -300,6 +300,9 @@ TEST(DecisionFlip, FindsTheAnalyticFlipOfEachInput) {
   EXPECT_NEAR(b_price.up.relative_change, 0.125, 1e-6);
   EXPECT_EQ(flip_text(b_price.up), "+12.5%");
   EXPECT_FALSE(b_price.down.found);
+  // A fall is searched to the same factor as a rise: 1 / 1.5, so -33.3 %.
+  EXPECT_NEAR(b_price.down.limit, -1.0 / 3.0, 1e-12);
+  EXPECT_EQ(flip_text(b_price.down), "none within -33.3%");
   for (std::size_t i : {2u, 3u}) {
     EXPECT_FALSE(r.flips[i].up.found);
     EXPECT_FALSE(r.flips[i].down.found);
@@ -307,8 +310,8 @@ TEST(DecisionFlip, FindsTheAnalyticFlipOfEachInput) {
   const DecisionResult wide = decision_flips(d, {.max_relative_change = 1.5, .scan_steps = 30, .tolerance = 1e-6});
   EXPECT_NEAR(wide.flips[2].up.relative_change, 1.0, 1e-6);
   EXPECT_NEAR(wide.flips[3].up.relative_change, 1.0, 1e-6);
-  // hours cannot go below 0: the downward search stops at -100%.
-  EXPECT_GT(wide.flips[2].down.limit, -1.0 - 1e-12);
+  // A factor 2.5 either way: down to -60 %, never towards zero.
+  EXPECT_NEAR(wide.flips[2].down.limit, -0.6, 1e-12);
   // The catalog entries are never changed.
   EXPECT_EQ(hw[0].price_usd, 10000);
   EXPECT_EQ(hw[1].tdp_w, 1000);
