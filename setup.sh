@@ -67,14 +67,16 @@ cmake --build build -j "$jobs"
 if [ "$mode" = test ]; then
   ctest --test-dir build --output-on-failure -j "$jobs"
   # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer. The browser tests
-  # exercise Chromium, not dsx: they run in the Release pass only.
+  # exercise Chromium, not dsx, and the 25-kill resume and the Slurm cluster repeat, at length, code
+  # paths the shorter kill, resume and MPI tests already take under the sanitizers: they run in the
+  # Release pass only.
   # The Python module is tested in the Release pass (an ASan library cannot load into python3).
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_PYTHON=OFF \
     -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -E '^SlowBrowser\.'
+    ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -E '^(SlowBrowser|ResumeLong|SlurmCluster)\.'
   # The loaders under libFuzzer + ASan, deterministically: every corpus file once, then a fixed
   # number of mutations from a fixed seed (the same inputs on every machine); a crash, a leak, an
   # input over 60 s (a hang) or more than 2 GB fails the run. Open-ended fuzzing: ./setup.sh fuzz.
