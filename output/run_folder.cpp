@@ -54,6 +54,19 @@ std::vector<std::string> files_below(const fs::path& dir) {
   return out;
 }
 
+// The entries of `dir` itself (a folder with a trailing "/"), sorted: never a walk below it, so that
+// `--out /` is refused at once.
+std::vector<std::string> top_entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!dsx_own_name(name)) names.push_back(name + (it->is_directory(ec) && !it->is_symlink(ec) ? "/" : ""));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::string listing(const std::vector<std::string>& names, std::size_t shown) {
   std::string out;
   for (std::size_t i = 0; i < names.size() && i < shown; ++i) out += (i == 0 ? "" : ", ") + names[i];
@@ -123,9 +136,9 @@ RunFolderClaim claim_run_folder(const std::string& dir, std::string_view command
       claim.error = fmt::format("{} is not a regular file; a run folder's ledger must be one", ledger.string());
       return claim;
     }
-    std::vector<std::string> present = files_below(folder);
-    const bool earlier_run_folder = std::find(present.begin(), present.end(), "results.sqlite") != present.end() &&
-                                    std::find(present.begin(), present.end(), "study.resolved.yaml") != present.end();
+    const std::vector<std::string> present = top_entries(folder);
+    const bool earlier_run_folder =
+        is_regular_file_not_link(folder / "results.sqlite") && is_regular_file_not_link(folder / "study.resolved.yaml");
     if (!present.empty() && !earlier_run_folder) {
       claim.not_a_run_folder = true;
       claim.error = fmt::format(
