@@ -142,7 +142,8 @@ TEST(DiagnosticsTest, AHugeUnknownNameIsElidedAndQuick) {
   const std::vector<std::string> choices = {"h100_sxm", "h200"};
   const auto start = std::chrono::steady_clock::now();
   d.unknown({"s.yaml", 3, 5}, "hardware", id, choices);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  // Far below the 28 s the edit distance to a 10 MB name took, far above what shortening needs.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
   const std::string& message = d.errors()[0].message;
   EXPECT_LT(message.size(), 300u);
   EXPECT_NE(message.find("unknown hardware 'hhh"), std::string::npos) << message;

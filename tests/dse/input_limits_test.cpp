@@ -19,19 +19,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-TEST(InputLimits, AliasesOfAliasesAreRefusedWhereTheyPassTheLimit) {
-  // Each line holds ten aliases of the line before: 10^9 values from 250 bytes.
+// Each line holds ten aliases of the line before: 10^9 values from 250 bytes.
+std::string billion_laughs() {
   std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char level = 'b'; level <= 'i'; ++level) {
-    const char before = static_cast<char>(level - 1);
     text += std::string(1, level) + ": &" + level + " [";
-    for (int i = 0; i < 10; ++i) text += std::string(i == 0 ? "" : ", ") + "*" + before;
+    for (int i = 0; i < 10; ++i) text += std::string(i == 0 ? "" : ", ") + "*" + static_cast<char>(level - 1);
     text += "]\n";
   }
+  return text;
+}
+
+// The time limits below are far above what the linear code needs (even under the sanitizers on a
+// busy machine) and far below what the quadratic or exponential code took (minutes, gigabytes).
+TEST(InputLimits, AliasesOfAliasesAreRefusedWhereTheyPassTheLimit) {
+  const std::string text = billion_laughs();
   const auto start = std::chrono::steady_clock::now();
   Diagnostics d;
   EXPECT_FALSE(load_study_text("laughs.yaml", text, kFixtureCatalog, d));
-  EXPECT_LT(seconds_since(start), 2.0);
+  EXPECT_LT(seconds_since(start), 20.0);
   ASSERT_EQ(d.errors().size(), 1U) << d.format();
   // a..e add 123,440 values; the eighth *e on line 6 takes the total past 1,000,000.
   EXPECT_EQ(d.errors()[0].where.line, 6);
@@ -55,7 +61,7 @@ TEST(InputLimits, DeepNestingIsRefusedAtTheLevelPastTheLimit) {
   const auto start = std::chrono::steady_clock::now();
   Diagnostics d;
   EXPECT_FALSE(load_study_text("deep.yaml", text, kFixtureCatalog, d));
-  EXPECT_LT(seconds_since(start), 2.0);
+  EXPECT_LT(seconds_since(start), 20.0);
   ASSERT_EQ(d.errors().size(), 1U) << d.format();
   EXPECT_EQ(d.errors()[0].where.line, 1);
   EXPECT_EQ(d.errors()[0].where.column, 201);
@@ -78,13 +84,7 @@ TEST(InputLimits, AFolderOrAnEndlessFileIsNotAStudy) {
 
 TEST(InputLimits, ACatalogFileOfAliasesIsRefusedToo) {
   TempDir dir("catalog_laughs");
-  std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
-  for (char level = 'b'; level <= 'i'; ++level) {
-    text += std::string(1, level) + ": &" + level + " [";
-    for (int i = 0; i < 10; ++i) text += std::string(i == 0 ? "" : ", ") + "*" + static_cast<char>(level - 1);
-    text += "]\n";
-  }
-  std::ofstream(dir.path() + "/hardware.yaml") << text;
+  std::ofstream(dir.path() + "/hardware.yaml") << billion_laughs();
   std::ofstream(dir.path() + "/models.yaml") << "models: {}\n";
   Diagnostics d;
   load_catalog(dir.path(), d);
@@ -120,7 +120,7 @@ TEST(InputLimits, LongListsManyKeysAndBigRangesValidateInLinearTime) {
     const auto start = std::chrono::steady_clock::now();
     Diagnostics d;
     EXPECT_FALSE(load_study_text("big.yaml", text, kFixtureCatalog, d));
-    EXPECT_LT(seconds_since(start), 8.0) << d.format().substr(0, 500);
+    EXPECT_LT(seconds_since(start), 60.0) << d.format().substr(0, 500);
     EXPECT_TRUE(d.has_errors());
   }
   // The duplicate at the end of the long list is found, with the position of the first 7.
