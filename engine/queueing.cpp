@@ -9,12 +9,19 @@ double erlang_c(double servers, double offered_load) {
   const double rho = offered_load / servers;
   if (rho >= 1.0) return 1.0;
   if (offered_load <= 0) return 0.0;
-  double erlang_b = 1.0;
+  // Erlang B by its recursion on the inverse, 1/B_k = 1 + (k / a) / B_(k-1): one multiply-add a step
+  // instead of a division. Past k > a the inverse only grows; once it passes 2^100 the wait
+  // probability is below 1e-30 and is returned as 0.
+  const double inverse_load = 1.0 / offered_load;
+  double inverse_erlang_b = 1.0;
   const auto c = static_cast<long>(servers);
   for (long k = 1; k <= c; ++k) {
-    erlang_b = offered_load * erlang_b / (static_cast<double>(k) + offered_load * erlang_b);
+    const double k_over_load = static_cast<double>(k) * inverse_load;
+    inverse_erlang_b = 1.0 + k_over_load * inverse_erlang_b;
+    if (k_over_load > 1.0 && inverse_erlang_b > 0x1p100) return 0.0;
   }
-  return erlang_b / (1.0 - rho * (1.0 - erlang_b));
+  // C = B / (1 - rho (1 - B)) = 1 / (1/B (1 - rho) + rho).
+  return 1.0 / (inverse_erlang_b * (1.0 - rho) + rho);
 }
 
 MmcResult mmc_queue(double arrival_rate_per_s, double service_rate_per_s, double servers) {

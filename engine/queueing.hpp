@@ -7,8 +7,9 @@
 //   waiting time tail  P(W > t) = P_wait exp(-(c mu - lambda) t)
 //   so the q-quantile of the wait is 0 when P_wait <= 1 - q, else ln(P_wait / (1 - q)) / (c mu - lambda)
 //   mean wait E[W] = P_wait / (c mu - lambda)
-// Erlang C is evaluated with the Erlang B recursion B(k) = a B(k-1) / (k + a B(k-1)), B(0) = 1 and
-// C = B / (1 - rho (1 - B)), which is exact, needs no factorials and no allocation (c up to ~1e6).
+// Erlang C is evaluated with the Erlang B recursion B(k) = a B(k-1) / (k + a B(k-1)), B(0) = 1, taken
+// on its inverse (1/B(k) = 1 + (k/a) / B(k-1), no division in the loop), and C = B / (1 - rho (1 - B)):
+// exact, no factorials, no allocation (c up to ~1e6). A wait probability below 1e-30 is returned as 0.
 // Unlike mlsysim's TailLatencyModel (shared/reference mlsysim-models 6.12) no Kingman factor is
 // applied to quantiles and an unstable queue reports its true rho = lambda / (c mu).
 #pragma once
