@@ -1,7 +1,5 @@
 #include "engine/dispatch.hpp"
 
-#include "engine/roofline.hpp"
-
 namespace dsx {
 
 double dispatch_gpu_utilization(double kernel_count, double compute_per_kernel_s,
@@ -20,23 +18,60 @@ double dispatch_time_s(double kernel_count, const LaunchSettings& launch) {
   return launch.cuda_graphs ? cpu_s + kernel_count * launch.graph_node_latency_s : cpu_s;
 }
 
-ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
-                                 double batch, double eta, const LaunchSettings& launch) {
-  const double peak = hw.peak(precision) * eta;
-  const double bandwidth = hw.memory_bandwidth_bytes_per_s;
-  ExecutionBreakdown out;
-  for (const Op& op : graph.ops) {
-    const OpCost c = op_cost(op, precision, batch, peak, bandwidth);
-    const double n = op.repeat;
-    out.compute_s += n * c.compute_s;
-    if (c.memory_s > c.compute_s) out.memory_s += n * (c.memory_s - c.compute_s);
-    out.kernel_count += n * op.kernels;
-    out.flops += n * c.flops;
-    out.bytes += n * c.bytes;
-    (c.bound == Bound::compute ? out.compute_bound_ops : out.memory_bound_ops) += n;
-  }
+namespace {
+
+// One op's share of a pass, with op_cost's arithmetic (engine/roofline.cpp) in the same order, so
+// the graph and flat walks agree to the last bit.
+struct Roofs {
+  double batch;
+  double bytes_per_element;
+  double peak_flops_per_s;  // x eta
+  double bandwidth_bytes_per_s;
+};
+
+inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
+                   double weight_elements, double kernels, double repeat) {
+  const double flops = flops_per_sample * roofs.batch;
+  const double bytes = (activation_elements * roofs.batch + weight_elements) * roofs.bytes_per_element;
+  const double compute_s = flops / roofs.peak_flops_per_s;
+  const double memory_s = bytes / roofs.bandwidth_bytes_per_s;
+  out.compute_s += repeat * compute_s;
+  if (memory_s > compute_s) out.memory_s += repeat * (memory_s - compute_s);
+  out.kernel_count += repeat * kernels;
+  out.flops += repeat * flops;
+  out.bytes += repeat * bytes;
+  (compute_s >= memory_s ? out.compute_bound_ops : out.memory_bound_ops) += repeat;
+}
+
+void finish(ExecutionBreakdown& out, const LaunchSettings& launch) {
   out.launches = launch_count(out.kernel_count, launch);
   out.dispatch_s = dispatch_time_s(out.kernel_count, launch);
+}
+
+}  // namespace
+
+ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, double eta, const LaunchSettings& launch) {
+  const Roofs roofs{batch, bytes_per_element(precision), hw.peak(precision) * eta, hw.memory_bandwidth_bytes_per_s};
+  ExecutionBreakdown out;
+  for (const Op& op : graph.ops) {
+    add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
+           op.weight_elements, op.kernels, op.repeat);
+  }
+  finish(out, launch);
+  return out;
+}
+
+ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, double eta, const LaunchSettings& launch) {
+  const Roofs roofs{batch, bytes_per_element(precision), hw.peak(precision) * eta, hw.memory_bandwidth_bytes_per_s};
+  ExecutionBreakdown out;
+  const std::size_t n = graph.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    add_op(out, roofs, graph.flops_per_sample[i], graph.activation_elements_per_sample[i], graph.weight_elements[i],
+           graph.kernels[i], graph.repeat[i]);
+  }
+  finish(out, launch);
   return out;
 }
 

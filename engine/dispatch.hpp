@@ -71,5 +71,8 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 // The same with one CPU-side launch per kernel (no CUDA graphs).
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, double launch_overhead_s);
+// The same walk over a flattened graph (the sweep's path): identical results, op for op.
+ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, double eta, const LaunchSettings& launch);
 
 }  // namespace dsx

@@ -55,6 +55,10 @@ PreparedModel prepare_model(ModelGraph eager) {
   PreparedModel prepared;
   prepared.compiled = fuse(eager, FusionPolicy::elementwise_norm);
   prepared.compiled_elementwise = fuse(eager, FusionPolicy::elementwise);
+  prepared.flat_eager = flatten(eager);
+  prepared.flat_compiled = flatten(prepared.compiled);
+  prepared.flat_compiled_elementwise = flatten(prepared.compiled_elementwise);
+  prepared.is_transformer = derive_serving_shape(eager, prepared.serving_shape);
   prepared.eager = std::move(eager);
   return prepared;
 }

@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include "engine/graph.hpp"
+#include "engine/serving.hpp"
 
 namespace dsx {
 
@@ -41,11 +42,17 @@ ModelGraph fuse(const ModelGraph& eager, FusionPolicy policy);
 // fuse(eager, FusionPolicy::elementwise_norm).
 ModelGraph fuse_elementwise_chains(const ModelGraph& eager);
 
-// Every graph a sweep can ask for, built once before it so the hot path never fuses.
+// Every graph a sweep can ask for, and the transformer shape the serving and training solvers read,
+// built once before it so the hot path never fuses or scans the graph.
 struct PreparedModel {
   ModelGraph eager;
   ModelGraph compiled;              // fused with the default policy (elementwise_norm)
   ModelGraph compiled_elementwise;  // fused with FusionPolicy::elementwise
+  FlatGraph flat_eager;             // the three graphs flattened (engine/graph.hpp)
+  FlatGraph flat_compiled;
+  FlatGraph flat_compiled_elementwise;
+  bool is_transformer = false;      // derive_serving_shape(eager) succeeded
+  ServingShape serving_shape;       // valid when is_transformer
 
   const ModelGraph& graph(Execution e) const { return e == Execution::eager ? eager : compiled; }
   const ModelGraph& graph(Execution e, FusionPolicy policy) const {
@@ -56,6 +63,15 @@ struct PreparedModel {
       case FusionPolicy::elementwise_norm: return compiled;
     }
     return compiled;
+  }
+  const FlatGraph& flat(Execution e, FusionPolicy policy) const {
+    if (e == Execution::eager) return flat_eager;
+    switch (policy) {
+      case FusionPolicy::none: return flat_eager;
+      case FusionPolicy::elementwise: return flat_compiled_elementwise;
+      case FusionPolicy::elementwise_norm: return flat_compiled;
+    }
+    return flat_compiled;
   }
 };
 

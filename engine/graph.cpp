@@ -1,5 +1,6 @@
 #include "engine/graph.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace dsx {
@@ -34,6 +35,21 @@ double ModelGraph::total_weight_elements() const {
   double sum = 0;
   for (const Op& op : ops) sum += op.weight_elements * op.repeat;
   return sum;
+}
+
+FlatGraph flatten(const ModelGraph& graph) {
+  FlatGraph flat;
+  for (const Op& op : graph.ops) {
+    const double activation = op.input_elements_per_sample + op.output_elements_per_sample;
+    flat.flops_per_sample.push_back(op.flops_per_sample);
+    flat.activation_elements_per_sample.push_back(activation);
+    flat.weight_elements.push_back(op.weight_elements);
+    flat.kernels.push_back(op.kernels);
+    flat.repeat.push_back(op.repeat);
+    flat.largest_activation_elements_per_sample = std::max(flat.largest_activation_elements_per_sample, activation);
+  }
+  flat.resident_weight_elements = graph.parameter_count > 0 ? graph.parameter_count : graph.total_weight_elements();
+  return flat;
 }
 
 }  // namespace dsx

@@ -56,4 +56,21 @@ struct ModelGraph {
   double total_weight_elements() const;
 };
 
+// The numbers of a graph's ops that a roofline walk reads, one array per field in op order, so a
+// sweep's hot loop reads flat doubles and never an op's name. Built once per model (PreparedModel).
+struct FlatGraph {
+  std::vector<double> flops_per_sample;
+  std::vector<double> activation_elements_per_sample;  // input + output elements
+  std::vector<double> weight_elements;
+  std::vector<double> kernels;
+  std::vector<double> repeat;
+  double largest_activation_elements_per_sample = 0;   // the largest input + output of one op
+  // Weights resident in memory: parameter_count (embedding rows a pass does not read included), or
+  // the weights the ops read when the graph states no parameter count.
+  double resident_weight_elements = 0;
+
+  std::size_t size() const { return repeat.size(); }
+};
+FlatGraph flatten(const ModelGraph& graph);
+
 }  // namespace dsx

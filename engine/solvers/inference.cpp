@@ -98,7 +98,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   const double batch = in.values[Param::batch];
   const auto execution = static_cast<Execution>(in.values[Param::execution]);
   const FusionPolicy policy = kFusionPolicies[static_cast<std::size_t>(in.values[Param::fusion])];
-  const ModelGraph& graph = in.model->graph(execution, policy);
+  const FlatGraph& graph = in.model->flat(execution, policy);
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   if (!hw.supports(precision)) return {PointStatus::infeasible, precision_unsupported};
 
@@ -107,20 +107,19 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
                               .cuda_graphs = in.values[Param::cuda_graphs] != 0,
                               .graph_node_latency_s = in.values[Param::graph_node_latency]};
   const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, eta_value, launch);
-  const bool is_baseline = execution == Execution::eager && !launch.cuda_graphs;
-  const double eager_latency =
-      is_baseline ? b.latency_s()
-                  : execute_graph(in.model->eager, hw, precision, batch, eta_value, launch.launch_overhead_s).latency_s();
-  const double compile_s = execution == Execution::compiled ? in.values[Param::compile_time] : 0.0;
-  double largest_activation_elements = 0;
-  for (const Op& op : graph.ops) {
-    largest_activation_elements = std::max(
-        largest_activation_elements, op.input_elements_per_sample + op.output_elements_per_sample);
+  // The eager baseline: the same pass when eager (only the launches differ), else the eager graph.
+  const LaunchSettings eager_launch{.launch_overhead_s = launch.launch_overhead_s};
+  double eager_latency = 0;
+  if (execution == Execution::eager) {
+    ExecutionBreakdown eager = b;
+    eager.dispatch_s = dispatch_time_s(b.kernel_count, eager_launch);
+    eager_latency = eager.latency_s();
+  } else {
+    eager_latency = execute_graph(in.model->flat_eager, hw, precision, batch, eta_value, eager_launch).latency_s();
   }
-  // Weights resident in memory: every parameter, including embedding rows a pass does not read.
-  const double weights =
-      graph.parameter_count > 0 ? graph.parameter_count : graph.total_weight_elements();
-  const double footprint = (weights + largest_activation_elements * batch) * bytes_per_element(precision);
+  const double compile_s = execution == Execution::compiled ? in.values[Param::compile_time] : 0.0;
+  const double footprint = (graph.resident_weight_elements + graph.largest_activation_elements_per_sample * batch) *
+                           bytes_per_element(precision);
   const double latency = b.latency_s();
   const double utilization = b.gpu_utilization();
   const double power = hw.tdp_w * (hw.idle_power_fraction + (1.0 - hw.idle_power_fraction) * utilization);

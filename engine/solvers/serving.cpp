@@ -151,8 +151,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const Precision weight_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
   const Precision kv_prec = kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])];
   if (!hw.supports(weight_precision)) return {PointStatus::infeasible, precision_unsupported};
-  ServingShape shape;
-  if (!derive_serving_shape(in.model->eager, shape)) return {PointStatus::infeasible, not_a_transformer};
+  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  const ServingShape& shape = in.model->serving_shape;
 
   const double prompt = v[Param::prompt_tokens];
   const double output = v[Param::output_tokens];

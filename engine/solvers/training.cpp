@@ -171,8 +171,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   const HardwareSpec& hw = *in.hardware;
   const auto& v = in.values;
-  ServingShape shape;
-  if (!derive_serving_shape(in.model->eager, shape)) return {PointStatus::infeasible, not_a_transformer};
+  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  const ServingShape& shape = in.model->serving_shape;
   const double n = v[Param::gpus], t = v[Param::tp], p = v[Param::pp], b = v[Param::micro_batch];
   const double dp = data_parallel_degree(n, t, p);
   if (dp == 0) return {PointStatus::infeasible, tp_pp_do_not_divide_gpus};
