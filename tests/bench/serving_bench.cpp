@@ -1,7 +1,6 @@
-// Design points per second of the serving solver alone (one thread): Llama-3-70B on an H100-class
-// device, cycling batch, tp and prompt length so no two consecutive points are equal. Issue 4's
-// goal is >= 1e6 points/s/core.
-//   ./build/tests/bench/dsx_bench --benchmark_filter=Serving
+// Design points per second of the serving and training solvers alone (one thread): Llama-3-70B on an
+// H100-class device, cycling the layout so no two consecutive points are equal.
+//   ./build/tests/bench/dsx_bench --benchmark_filter='Serving|Training'
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -11,6 +10,7 @@
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/solvers/serving.hpp"
+#include "engine/solvers/training.hpp"
 
 namespace {
 
@@ -28,9 +28,7 @@ dsx::PreparedModel llama3_70b() {
   return dsx::prepare_model(a->build(values));
 }
 
-void BM_ServingPoint(benchmark::State& state) {
-  const dsx::ServingSolver solver;
-  const dsx::PreparedModel model = llama3_70b();
+dsx::HardwareSpec h100_class() {
   dsx::HardwareSpec hw;
   hw.peak_flops_per_s[dsx::index_of(dsx::Precision::fp16)] = 989e12;
   hw.peak_flops_per_s[dsx::index_of(dsx::Precision::fp8)] = 1979e12;
@@ -38,6 +36,15 @@ void BM_ServingPoint(benchmark::State& state) {
   hw.memory_bandwidth_bytes_per_s = 3.35e12;
   hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
   hw.price_usd = 25000;
+  hw.tdp_w = 700;
+  hw.idle_power_fraction = 0.3;
+  return hw;
+}
+
+void BM_ServingPoint(benchmark::State& state) {
+  const dsx::ServingSolver solver;
+  const dsx::PreparedModel model = llama3_70b();
+  const dsx::HardwareSpec hw = h100_class();
   dsx::PointInputs in;
   in.hardware = &hw;
   in.model = &model;
@@ -60,5 +67,33 @@ void BM_ServingPoint(benchmark::State& state) {
                                                       benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ServingPoint);
+
+// 1,024 GPUs, global batch 1,024 sequences; tp x pp over {2, 4, 8} x {1, 2, 4, 8} and micro-batch 1 or 2.
+void BM_TrainingPoint(benchmark::State& state) {
+  const dsx::TrainingSolver solver;
+  const dsx::PreparedModel model = llama3_70b();
+  const dsx::HardwareSpec hw = h100_class();
+  dsx::PointInputs in;
+  in.hardware = &hw;
+  in.model = &model;
+  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  in.values[dsx::TrainingSolver::gpus] = 1024;
+  in.values[dsx::TrainingSolver::global_batch] = 1024;
+  std::vector<double> metrics(solver.metrics().size());
+  const double tps[] = {2, 4, 8};
+  const double pps[] = {1, 2, 4, 8};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    in.values[dsx::TrainingSolver::tp] = tps[i % 3];
+    in.values[dsx::TrainingSolver::pp] = pps[i % 4];
+    in.values[dsx::TrainingSolver::micro_batch] = (i & 1) ? 1 : 2;
+    benchmark::DoNotOptimize(solver.evaluate(in, metrics));
+    benchmark::ClobberMemory();
+    ++i;
+  }
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_TrainingPoint);
 
 }  // namespace
