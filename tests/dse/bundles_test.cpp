@@ -101,6 +101,51 @@ TEST(BundleCatalogTest, ShippedBundlesLoadWithSourcesAndOneWayBandwidths) {
   }
 }
 
+// The shipped regions are a usable axis: at least 12 grids, each setting the same four training
+// parameters (so any of them can be swept against any other), each value within the range real grids
+// and data centres span (carbon 0-1,200 g/kWh, PUE 1.0-2.5, WUE 0-5 L/kWh, 0.01-0.6 USD/kWh).
+TEST(BundleCatalogTest, ShippedRegionsSetTheSameFourParametersInPlausibleRanges) {
+  Diagnostics d;
+  const Catalog c = load_catalog(kCatalog, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  const std::vector<std::string> ids = c.bundle_ids("region");
+  EXPECT_GE(ids.size(), 12U);
+  // The first four keep their positions: study axes may name them by index.
+  ASSERT_GE(ids.size(), 4U);
+  EXPECT_EQ(ids[0], "quebec");
+  EXPECT_EQ(ids[1], "eu_average");
+  EXPECT_EQ(ids[2], "texas");
+  EXPECT_EQ(ids[3], "us_average");
+  const Solver& training = *find_solver("training");
+  struct Range {
+    P param;
+    double lo, hi;
+  };
+  const Range ranges[] = {{P::carbon_intensity_g_per_kwh, 0, 1200},
+                          {P::pue, 1.0, 2.5},
+                          {P::wue_l_per_kwh, 0, 5},
+                          {P::electricity_usd_per_kwh, 0.01, 0.6}};
+  for (const std::string& id : ids) {
+    const CatalogBundle& region = *c.find_bundle("region", id);
+    EXPECT_EQ(bundle_value_names(region), "carbon_intensity_g_per_kwh, pue, wue_l_per_kwh, electricity_usd_per_kwh")
+        << id;
+    std::string problem;
+    const auto settings = bundle_settings(region, training, c, problem);
+    ASSERT_TRUE(settings) << id << ": " << problem;
+    ASSERT_EQ(settings->size(), 4U) << id;
+    for (const Range& r : ranges) {
+      int found = 0;
+      for (const BundleSetting& s : *settings) {
+        if (s.param != static_cast<std::size_t>(r.param)) continue;
+        ++found;
+        EXPECT_GE(s.value, r.lo) << id << " " << s.label;
+        EXPECT_LE(s.value, r.hi) << id << " " << s.label;
+      }
+      EXPECT_EQ(found, 1) << id << " parameter " << static_cast<std::size_t>(r.param);
+    }
+  }
+}
+
 TEST(BundleCatalogTest, SettingsFollowTheSolverAndSkipParametersItLacks) {
   Diagnostics d;
   const Catalog c = load_catalog(kCatalog, d);
@@ -246,7 +291,8 @@ TEST(BundleStudyTest, UnknownIdsNameTheClosestAndTheValidOnes) {
                                        "  model: llama3_70b\n"));
   EXPECT_FALSE(l.study);
   EXPECT_NE(l.diagnostics.find("t.yaml:6:20: error: unknown region id 'us_avrage'; did you mean 'us_average'? "
-                               "valid region ids: quebec, eu_average, texas, us_average\n"),
+                               "valid region ids: quebec, eu_average, texas, us_average, california, virginia, "
+                               "oregon, iowa, georgia, ohio, nevada, finland\n"),
             std::string::npos)
       << l.diagnostics;
   // No follow-on "needs a value" for what the region would have set (they have defaults anyway) or
