@@ -4,8 +4,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <exception>
+#include <stdexcept>
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/analysis/derived.hpp"
@@ -29,41 +31,104 @@ std::uint32_t GridGate::check(const PointInputs& in) const {
   return broken ? static_cast<std::uint32_t>(*broken + 1) : 0;
 }
 
-void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
-                    unsigned threads, SweepBlock& block, SweepProgress* progress, const GridGate* gate) {
-  const std::size_t metric_count = solver.metrics().size();
+namespace {
+
+void size_block(std::uint64_t first, std::uint64_t count, std::size_t metric_count, SweepBlock& block) {
   block.first = first;
   block.count = count;
   block.metrics.assign(count * metric_count, 0.0);
   block.results.assign(count, PointResult{});
   block.errors.assign(count, std::string());
   block.excluded.assign(count, 0);
-  const bool gated = gate != nullptr && gate->active();
+}
 
-  auto body = [&](const tbb::blocked_range<std::uint64_t>& range) {
-    PointInputs inputs;
-    for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
-      const std::span<double> out(block.metrics.data() + i * metric_count, metric_count);
-      try {
-        grid.inputs(first + i, inputs);
-        if (gated) {
-          block.excluded[i] = gate->check(inputs);
-          if (block.excluded[i] != 0) continue;
-        }
-        block.results[i] = solver.evaluate(inputs, out);
-      } catch (const std::exception& e) {
-        block.results[i] = {PointStatus::error, 0};
-        block.errors[i] = e.what();
-      } catch (...) {
-        block.results[i] = {PointStatus::error, 0};
-        block.errors[i] = "unknown exception";
+// Evaluates block points [range.begin(), range.end()).
+void evaluate_range(const Grid& grid, const Solver& solver, const GridGate* gate, SweepProgress* progress,
+                    SweepBlock& block, const tbb::blocked_range<std::uint64_t>& range) {
+  const std::size_t metric_count = solver.metrics().size();
+  const bool gated = gate != nullptr && gate->active();
+  PointInputs inputs;
+  for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
+    const std::span<double> out(block.metrics.data() + i * metric_count, metric_count);
+    try {
+      grid.inputs(block.first + i, inputs);
+      if (gated) {
+        block.excluded[i] = gate->check(inputs);
+        if (block.excluded[i] != 0) continue;
       }
+      block.results[i] = solver.evaluate(inputs, out);
+    } catch (const std::exception& e) {
+      block.results[i] = {PointStatus::error, 0};
+      block.errors[i] = e.what();
+    } catch (...) {
+      block.results[i] = {PointStatus::error, 0};
+      block.errors[i] = "unknown exception";
     }
-    if (progress != nullptr) progress->points_done.fetch_add(range.size(), std::memory_order_relaxed);
-  };
-  const int concurrency = threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads);
-  tbb::task_arena arena(concurrency);
-  arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, 1024), body); });
+  }
+  if (progress != nullptr) progress->points_done.fetch_add(range.size(), std::memory_order_relaxed);
+}
+
+constexpr std::uint64_t kPointsPerTask = 1024;
+
+int arena_concurrency(unsigned threads) {
+  return threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads);
+}
+
+}  // namespace
+
+void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first, std::uint64_t count,
+                    unsigned threads, SweepBlock& block, SweepProgress* progress, const GridGate* gate) {
+  size_block(first, count, solver.metrics().size(), block);
+  tbb::task_arena arena(arena_concurrency(threads));
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kPointsPerTask),
+                      [&](const tbb::blocked_range<std::uint64_t>& range) {
+                        evaluate_range(grid, solver, gate, progress, block, range);
+                      });
+  });
+}
+
+struct BackgroundEvaluator::Impl {
+  const Grid& grid;
+  const Solver& solver;
+  SweepProgress* progress;
+  const GridGate* gate;
+  tbb::task_arena arena;
+  tbb::task_group group;
+  bool running = false;
+};
+
+BackgroundEvaluator::BackgroundEvaluator(const Grid& grid, const Solver& solver, unsigned threads,
+                                         SweepProgress* progress, const GridGate* gate)
+    : impl_(new Impl{grid, solver, progress, gate, tbb::task_arena(arena_concurrency(threads)), {}, false}) {}
+
+BackgroundEvaluator::~BackgroundEvaluator() {
+  if (!impl_->running) return;
+  try {
+    wait();
+  } catch (...) {  // the owner is unwinding from its own failure
+  }
+}
+
+void BackgroundEvaluator::start(std::uint64_t first, std::uint64_t count, SweepBlock& block) {
+  if (impl_->running) throw std::logic_error("BackgroundEvaluator::start while a block is running");
+  size_block(first, count, impl_->solver.metrics().size(), block);
+  Impl& impl = *impl_;
+  impl.running = true;
+  impl.arena.execute([&impl, &block, count] {
+    impl.group.run([&impl, &block, count] {
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kPointsPerTask),
+                        [&impl, &block](const tbb::blocked_range<std::uint64_t>& range) {
+                          evaluate_range(impl.grid, impl.solver, impl.gate, impl.progress, block, range);
+                        });
+    });
+  });
+}
+
+void BackgroundEvaluator::wait() {
+  if (!impl_->running) return;
+  impl_->running = false;
+  impl_->arena.execute([this] { impl_->group.wait(); });
 }
 
 ResultTable make_result_table(const ResolvedStudy& study) {

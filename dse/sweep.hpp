@@ -59,6 +59,30 @@ void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first,
                     unsigned threads, SweepBlock& block, SweepProgress* progress = nullptr,
                     const GridGate* gate = nullptr);
 
+// Evaluates blocks in the background while the caller consumes the previous one (keeps rows,
+// commits them): start() hands a block to the worker threads and returns at once; wait() joins them,
+// the calling thread helping with what is left, and returns when the block is complete. With one
+// thread there are no workers and wait() evaluates the whole block. Results are those of
+// evaluate_block: each point is written to its own slot.
+class BackgroundEvaluator {
+ public:
+  // The grid, solver, progress and gate must outlive the evaluator.
+  BackgroundEvaluator(const Grid& grid, const Solver& solver, unsigned threads, SweepProgress* progress,
+                      const GridGate* gate);
+  ~BackgroundEvaluator();  // waits for a block still running
+  BackgroundEvaluator(const BackgroundEvaluator&) = delete;
+  BackgroundEvaluator& operator=(const BackgroundEvaluator&) = delete;
+
+  // Starts points [first, first + count) into `block`, which must not be touched until wait().
+  void start(std::uint64_t first, std::uint64_t count, SweepBlock& block);
+  // Rethrows what the evaluation threw beyond a point's own error.
+  void wait();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // An empty table with the study's columns.
 ResultTable make_result_table(const ResolvedStudy& study);
 

@@ -56,17 +56,30 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
   RowKeeper keeper(study, grid);
   resume_keeper(keeper, store, study, options);
   const GridGate gate(study);
-  SweepBlock block;
+  // Block n + 1 is evaluated while block n's rows are kept and committed.
+  SweepBlock blocks[2];  // before the evaluator: it may still write into one while unwinding
+  BackgroundEvaluator evaluator(grid, *study.solver, options.threads, options.progress, &gate);
   RowKeeper::Change change;
   const std::uint64_t total = std::min(grid.size(), options.end);
   const std::uint64_t block_points = std::max<std::uint64_t>(options.block_points, 1);
-  for (std::uint64_t blocks = 0; keeper.counts().points_done < total && (options.stop == nullptr || *options.stop == 0) &&
-                                 (options.max_blocks == 0 || blocks < options.max_blocks);
-       ++blocks) {
-    const std::uint64_t first = keeper.counts().points_done;
-    const std::uint64_t count = std::min(block_points, total - first);
-    evaluate_block(grid, *study.solver, first, count, options.threads, block, options.progress, &gate);
-    take_and_commit(keeper, block, store, change);
+  std::uint64_t next_first = keeper.counts().points_done;
+  auto start_next = [&](std::uint64_t blocks_started, SweepBlock& block) {
+    if (next_first >= total || (options.stop != nullptr && *options.stop != 0) ||
+        (options.max_blocks != 0 && blocks_started >= options.max_blocks)) {
+      return false;
+    }
+    const std::uint64_t count = std::min(block_points, total - next_first);
+    evaluator.start(next_first, count, block);
+    next_first += count;
+    return true;
+  };
+  std::size_t current = 0;
+  bool running = start_next(0, blocks[current]);
+  for (std::uint64_t blocks_started = 1; running; ++blocks_started) {
+    evaluator.wait();
+    running = start_next(blocks_started, blocks[1 - current]);
+    take_and_commit(keeper, blocks[current], store, change);
+    current = 1 - current;
   }
   return keeper.counts();
 }
