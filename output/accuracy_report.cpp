@@ -1,5 +1,7 @@
 #include "output/accuracy_report.hpp"
 
+#include "output/bibliography.hpp"
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -311,7 +313,7 @@ void write_accuracy_report(const AccuracyReportInputs& in, const std::string& di
     src.points = points;
     rendered.push_back(render_figure_source(src, dir + "/figures"));
   }
-  const std::string md = accuracy_markdown(in, figure);
+  const std::string md = cite_references(accuracy_markdown(in, figure));
   write_file_atomic(dir + "/report.md", md);
 
   write_file_atomic(dir + "/report.html", markdown_page_html(in.template_dir, "How accurate dsx is", md, rendered,

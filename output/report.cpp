@@ -1,6 +1,7 @@
 #include "output/calibration_report.hpp"
 #include "output/report.hpp"
 
+#include "output/bibliography.hpp"
 #include "output/comparisons.hpp"
 
 #include <fmt/format.h>
@@ -1222,8 +1223,8 @@ std::string number_figures_in_reading_order(const std::string& markdown) {
 }
 
 std::string render_report_markdown(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
-  return number_figures_in_reading_order(tidy_markdown(
-      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), Escape::markdown)));
+  return cite_references(number_figures_in_reading_order(tidy_markdown(
+      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), Escape::markdown))));
 }
 
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,

@@ -103,6 +103,15 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       ++expected;
     }
   }
+  // Every source a report names is one its reader can open: no internal handles.
+  for (const char* f : {"report.md", "report.html"}) {
+    std::ifstream in(out / f);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* handle : {"seeds/", "shared/reference"}) {
+      const std::size_t p = text.find(handle);
+      EXPECT_EQ(p, std::string::npos) << name << ": " << f << " names " << text.substr(p == std::string::npos ? 0 : p, 60);
+    }
+  }
   // The report's headline counts the same verdicts as comparisons.csv.
   if (rows > 0) {
     std::ifstream md(out / "report.md");
