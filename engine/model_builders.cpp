@@ -22,6 +22,7 @@
 #include "engine/model_builders.hpp"
 
 #include "engine/builder_support.hpp"
+#include "engine/model_families.hpp"
 
 #include <algorithm>
 #include <array>
@@ -749,9 +750,9 @@ ModelGraph build_pointwise_chain(std::span<const double> values) {
   return g;
 }
 
-const std::array<Architecture, 5>& architecture_table() {
+const std::array<Architecture, 14>& architecture_table() {
   // Families defined in their own files (engine/model_families.hpp) are added with one line each.
-  static const std::array<Architecture, 5> table = {{
+  static const std::array<Architecture, 14> table = {{
     {.name = kTransformer,
      .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral; MHA or GQA; GELU or SwiGLU MLP, dense or mixture of experts)",
      .sample_unit = "sequence",
@@ -777,6 +778,15 @@ const std::array<Architecture, 5>& architecture_table() {
      .sample_unit = "tensor",
      .params = kPointwiseParams,
      .build = &build_pointwise_chain},
+    vit_architecture(),
+    mobilenet_v2_architecture(),
+    mobilenet_v3_large_architecture(),
+    efficientnet_architecture(),
+    convnext_architecture(),
+    mamba_architecture(),
+    encoder_decoder_architecture(),
+    mlp_architecture(),
+    dlrm_architecture(),
   }};
   return table;
 }
