@@ -247,7 +247,8 @@ ModelGraph build_encoder_decoder(std::span<const double> values) {
   auto relative_bias = [&](const std::string& p, double q, double k) {
     if (buckets == 0) return 0.0;
     // Bucketed lookup of H biases per (query, key) pair, computed once per stack.
-    ops.push_back(make_op(p + "relative_position_bias", OpKind::embedding, 0, H * q * k, H * q * k, 0, 1));
+    ops.push_back(make_op(p + "relative_position_bias", OpKind::embedding, 0, H * q * k, H * q * k,
+                          static_cast<double>(buckets) * H, 1));
     return static_cast<double>(buckets) * H;
   };
 
