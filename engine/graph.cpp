@@ -7,7 +7,8 @@ namespace dsx {
 
 namespace {
 constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
-    "matmul", "conv", "attention", "elementwise", "normalization", "reduction", "embedding", "memory"};
+    "matmul", "conv", "attention", "elementwise", "normalization", "reduction", "embedding", "memory",
+    "grouped_conv", "selective_scan", "embedding_bag"};
 }
 
 std::string_view op_kind_name(OpKind k) { return kOpKindNames[static_cast<std::size_t>(k)]; }

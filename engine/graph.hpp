@@ -25,9 +25,13 @@ enum class OpKind : std::uint8_t {
   reduction,      // pooling, softmax over a large axis, loss
   embedding,      // table lookup
   memory,         // copies, transposes, concatenations
+  // Kinds below carry their cost rules in engine/operators.hpp (one constructor each):
+  grouped_conv,    // grouped / depthwise convolution: (C_in / groups) inputs per output, memory-bound
+  selective_scan,  // Mamba's selective SSM scan (Gu & Dao 2023, arXiv:2312.00752, section 3.3)
+  embedding_bag,   // pooled gathers from embedding tables (DLRM): bytes-bound, no table sweep
 };
 
-inline constexpr std::size_t kOpKindCount = 8;
+inline constexpr std::size_t kOpKindCount = 11;
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view name);
 

@@ -21,6 +21,9 @@
 //    by that table.
 #include "engine/model_builders.hpp"
 
+#include "engine/builder_support.hpp"
+#include "engine/model_families.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -36,70 +39,14 @@ namespace dsx {
 
 namespace {
 
-std::string format_number(double v) {
-  std::array<char, 64> buf{};
-  const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  return std::string(buf.data(), res.ptr);
-}
-
-[[noreturn]] void fail(std::string_view arch, const std::string& message) {
-  throw std::invalid_argument(std::string(arch) + ": " + message);
-}
-
-void check_arity(std::string_view arch, std::span<const double> values, std::size_t expected) {
-  if (values.size() != expected) {
-    fail(arch, "expected " + std::to_string(expected) + " parameter values, got " + std::to_string(values.size()));
-  }
-}
-
-// An integer parameter in [min, max]; values arrive as doubles from the catalog reader.
-std::uint64_t count_param(std::string_view arch, std::span<const ArchParamSpec> specs,
-                          std::span<const double> values, std::size_t index, double min,
-                          double max = 1e12) {
-  const double v = values[index];
-  const std::string_view name = specs[index].name;
-  if (!std::isfinite(v) || v != std::floor(v)) {
-    fail(arch, std::string(name) + " must be a whole number, got " + format_number(v));
-  }
-  if (v < min || v > max) {
-    fail(arch, std::string(name) + " must be in [" + format_number(min) + ", " + format_number(max) +
-                   "], got " + format_number(v));
-  }
-  return static_cast<std::uint64_t>(v);
-}
-
-bool flag_param(std::string_view arch, std::span<const ArchParamSpec> specs, std::span<const double> values,
-                std::size_t index) {
-  return count_param(arch, specs, values, index, 0, 1) == 1;
-}
-
-double positive_param(std::string_view arch, std::span<const ArchParamSpec> specs,
-                      std::span<const double> values, std::size_t index) {
-  const double v = values[index];
-  if (!std::isfinite(v) || v <= 0) {
-    fail(arch, std::string(specs[index].name) + " must be positive, got " + format_number(v));
-  }
-  return v;
-}
-
-std::uint32_t as_repeat(std::uint64_t n) {
-  if (n > std::numeric_limits<std::uint32_t>::max()) throw std::invalid_argument("repeat count too large");
-  return static_cast<std::uint32_t>(n);
-}
-
-Op make_op(std::string name, OpKind kind, double flops, double input_elements, double output_elements,
-           double weight_elements, std::uint32_t repeat) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = kind;
-  op.flops_per_sample = flops;
-  op.input_elements_per_sample = input_elements;
-  op.output_elements_per_sample = output_elements;
-  op.weight_elements = weight_elements;
-  op.kernels = 1;
-  op.repeat = repeat;
-  return op;
-}
+using builders::as_repeat;
+using builders::check_arity;
+using builders::count_param;
+using builders::fail;
+using builders::flag_param;
+using builders::format_number;
+using builders::make_op;
+using builders::positive_param;
 
 // ---------------------------------------------------------------------------------------------
 // transformer
@@ -803,7 +750,9 @@ ModelGraph build_pointwise_chain(std::span<const double> values) {
   return g;
 }
 
-constexpr std::array<Architecture, 5> kArchitectures = {{
+const std::array<Architecture, 14>& architecture_table() {
+  // Families defined in their own files (engine/model_families.hpp) are added with one line each.
+  static const std::array<Architecture, 14> table = {{
     {.name = kTransformer,
      .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral; MHA or GQA; GELU or SwiGLU MLP, dense or mixture of experts)",
      .sample_unit = "sequence",
@@ -829,14 +778,25 @@ constexpr std::array<Architecture, 5> kArchitectures = {{
      .sample_unit = "tensor",
      .params = kPointwiseParams,
      .build = &build_pointwise_chain},
-}};
+    vit_architecture(),
+    mobilenet_v2_architecture(),
+    mobilenet_v3_large_architecture(),
+    efficientnet_architecture(),
+    convnext_architecture(),
+    mamba_architecture(),
+    encoder_decoder_architecture(),
+    mlp_architecture(),
+    dlrm_architecture(),
+  }};
+  return table;
+}
 
 }  // namespace
 
-std::span<const Architecture> all_architectures() { return kArchitectures; }
+std::span<const Architecture> all_architectures() { return architecture_table(); }
 
 const Architecture* find_architecture(std::string_view name) {
-  for (const Architecture& a : kArchitectures) {
+  for (const Architecture& a : architecture_table()) {
     if (a.name == name) return &a;
   }
   return nullptr;

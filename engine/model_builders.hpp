@@ -11,6 +11,11 @@
 //  - ds_cnn: Hello Edge / MLPerf Tiny keyword-spotting DS-CNN; a sample is one utterance.
 //  - kernel_profile: seeds/000 lab_07's "N kernels of t each" abstraction; a sample is one pass.
 //    Its bytes_per_kernel is stated at fp16: input = output = bytes_per_kernel / 4 elements.
+// Families in files of their own (engine/model_families.hpp; operator cost rules in engine/operators.hpp):
+//  - vit, mobilenet_v2, mobilenet_v3_large, efficientnet, convnext (model_builders_vision.cpp): images.
+//  - mamba (selective state-space LM; a sample is one sequence), encoder_decoder (T5 over token pairs,
+//    Whisper over 30 s of log-mel frames; cross-attention) (model_builders_sequence.cpp).
+//  - mlp, dlrm (pooled embedding bags, dot or DCNv2 interaction) (model_builders_recsys.cpp).
 // Each graph lists one Op per eager kernel in execution order, so fusion (engine/fusion.hpp) yields
 // the compiled graph; identical blocks (layers, ResNet blocks, profile groups) use Op::repeat.
 #pragma once

@@ -158,7 +158,9 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       for (const auto& [k, v] : m.params) entry["params"][k] = v;
       entry["sample_unit"] = g.sample_unit;
       entry["flops_per_sample"] = g.total_flops_per_sample();
-      entry["parameters"] = g.total_weight_elements();
+      // Resident parameters (embedding tables included); weights_read: what one forward pass reads.
+      entry["parameters"] = g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements();
+      entry["weights_read"] = g.total_weight_elements();
       entry["kernels_eager"] = g.total_kernels();
       entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
       entry["source"] = m.source;
@@ -354,7 +356,9 @@ int catalog_command(const std::vector<std::string>& args) {
       const ModelGraph& g = m.prepared.eager;
       fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n", m.id,
                  m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops), g.sample_unit,
-                 show(g.total_weight_elements(), "parameters", Dimension::count), g.total_kernels(),
+                 show(g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements(), "parameters",
+                      Dimension::count),
+                 g.total_kernels(),
                  m.prepared.compiled.total_kernels(), m.source);
     }
   }

@@ -1,0 +1,23 @@
+// Architecture families defined outside model_builders.cpp, one file per family; the registry in
+// model_builders.cpp lists each with one line. Each builder documents its layout and sources at the
+// top of its definition.
+//  - engine/model_builders_vision.cpp: vit, mobilenet_v2, mobilenet_v3_large, efficientnet, convnext
+//  - engine/model_builders_sequence.cpp: mamba, encoder_decoder (T5, Whisper)
+//  - engine/model_builders_recsys.cpp: mlp, dlrm
+#pragma once
+
+#include "engine/model_builders.hpp"
+
+namespace dsx {
+
+Architecture vit_architecture();
+Architecture mobilenet_v2_architecture();
+Architecture mobilenet_v3_large_architecture();
+Architecture efficientnet_architecture();
+Architecture convnext_architecture();
+Architecture mamba_architecture();
+Architecture encoder_decoder_architecture();
+Architecture mlp_architecture();
+Architecture dlrm_architecture();
+
+}  // namespace dsx

@@ -1,0 +1,90 @@
+// Operator cost rules: the FLOPs, activation elements and weights of one op from its shape, for the
+// operators the CNN, state-space, encoder-decoder and recommendation builders share. Each
+// constructor returns one eager kernel (Op::kernels = 1) or appends the kernels of a composite
+// block in the order eager PyTorch launches them. Conventions (model_builders.cpp): a
+// multiply-accumulate is 2 FLOP, bias adds ride in the epilogue and are not counted, activations are
+// per-sample element counts, weights are the parameters one execution reads whatever the batch.
+//
+// Rules, with Ho x Wo the output map and g the groups:
+//  - conv2d (kind conv when g = 1, grouped_conv otherwise; depthwise is g = C_in = C_out):
+//      FLOPs 2 Ho Wo C_out (C_in / g) kh kw, input C_in H W, output C_out Ho Wo,
+//      weights C_out (C_in / g) kh kw (+ C_out bias); Ho = floor((H + 2 pad_h - kh) / stride) + 1.
+//    A depthwise conv does kh kw MACs per output element against the dense conv's C_in kh kw, so
+//    its intensity is ~kh kw / (2 x bytes per element) FLOP/byte: memory-bound on every GPU.
+//  - patch_embedding (ViT, Dosovitskiy et al. 2021, arXiv:2010.11929 eq. 1): a conv with kernel =
+//    stride = patch, i.e. 2 (H W / p^2) (C p^2) d FLOPs, weights C p^2 d + d.
+//  - causal_conv1d (Mamba's short convolution, arXiv:2312.00752 Figure 3): depthwise over time,
+//    kernel k, left padding k - 1 so the output keeps L steps: 2 L C k FLOPs, weights C k + C.
+//  - selective_scan (Gu & Dao 2023, arXiv:2312.00752, section 3.3 and Algorithm 2), channels
+//    D = E d_model, state N, L steps: FLOPs 9 L D N (discretise A-bar = exp(Delta A) and B-bar x,
+//    the recurrence h = A-bar h + B-bar x as an associative scan, y = C h; A. Gu's count,
+//    github.com/state-spaces/mamba issue #110) + 2 L D for the skip y += D x. The fused kernel reads
+//    x and Delta (2 L D) and B and C (2 L N) from HBM and writes y (L D); the (L, D, N) state
+//    never leaves SRAM (section 3.3.2: "reduce IOs by a factor of O(N)"). Weights: A (D N) and
+//    the skip D (D). Gating by SiLU(z) is a separate element-wise op.
+//  - embedding_bag (DLRM, Naumov et al. 2019, arXiv:1906.00091 section 2.1.1): per sample, each of
+//    T tables gathers `lookups` rows of dimension d and sums them: FLOPs T (lookups - 1) d adds,
+//    input T lookups d elements (the rows gathered), output T d. The tables themselves are not
+//    swept (weights read 0; their size belongs to ModelGraph::parameter_count), so the op sits on
+//    the bandwidth roof at ~1/(2 x bytes per element) FLOP/byte.
+//  - attention_scores / attention_context for Tq queries over Tk keys in H heads of width dh
+//    (self-attention Tq = Tk; cross-attention of an encoder-decoder: Tq decoder, Tk encoder
+//    positions; Vaswani et al. 2017, arXiv:1706.03762 section 3.2.3): QK^T 2 Tq Tk H dh FLOPs,
+//    reads q (Tq H dh) and k (Tk H dh), writes H Tq Tk scores; A V 2 Tq Tk H dh, reads the scores
+//    and v (Tk H dh), writes Tq H dh.
+//  - squeeze_excitation (Hu et al. 2018, arXiv:1709.01507; torchvision SqueezeExcitation):
+//    global average pool (C H W FLOPs), fc1 C -> S and fc2 S -> C as 1x1 convs with bias (kind conv)
+//    (2 C S FLOPs each), the inner activation on S (ReLU or SiLU), the gate (sigmoid or hard-sigmoid, 4 FLOP per
+//    element) on C, and the channel-wise rescale of the C H W map (1 FLOP per element, reads the map
+//    and the C gates): six eager kernels, weights 2 C S + S + C.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/graph.hpp"
+
+namespace dsx {
+
+struct Conv2dShape {
+  std::uint64_t height = 1;   // input map H
+  std::uint64_t width = 1;    // input map W
+  std::uint64_t in_channels = 1;
+  std::uint64_t out_channels = 1;
+  std::uint64_t kernel_h = 1;
+  std::uint64_t kernel_w = 1;
+  std::uint64_t stride = 1;   // both axes (1-D convs use height 1, kernel_h 1)
+  std::uint64_t pad_h = 0;
+  std::uint64_t pad_w = 0;
+  std::uint64_t groups = 1;   // 1 dense; in_channels = out_channels = groups: depthwise
+  bool bias = false;
+
+  std::uint64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride + 1; }
+  std::uint64_t out_width() const { return (width + 2 * pad_w - kernel_w) / stride + 1; }
+  double weight_elements() const;  // kernel (+ bias)
+};
+
+// A square k x k conv with 'same'-style padding k / 2 on a square map (the CNN builders' case).
+Conv2dShape square_conv(std::uint64_t size, std::uint64_t in_channels, std::uint64_t out_channels, std::uint64_t kernel,
+                        std::uint64_t stride, std::uint64_t groups = 1, bool bias = false);
+
+// Throws std::invalid_argument when groups does not divide both channel counts or the kernel does not fit.
+Op conv2d(std::string name, const Conv2dShape& s, std::uint32_t repeat);
+Op patch_embedding(std::string name, std::uint64_t image_size, std::uint64_t channels, std::uint64_t patch,
+                   std::uint64_t d_model, std::uint32_t repeat);
+Op causal_conv1d(std::string name, double length, double channels, double kernel, std::uint32_t repeat);
+Op selective_scan(std::string name, double length, double channels, double state, std::uint32_t repeat);
+Op embedding_bag(std::string name, double tables, double lookups_per_table, double dim, std::uint32_t repeat);
+Op attention_scores(std::string name, double q_tokens, double kv_tokens, double heads, double head_dim,
+                    std::uint32_t repeat);
+Op attention_context(std::string name, double q_tokens, double kv_tokens, double heads, double head_dim,
+                     std::uint32_t repeat);
+
+// Appends the six kernels of a squeeze-excitation block on a channels x map_elements map with
+// `squeeze` inner channels whose activation costs `inner_flops_per_element` (ReLU 1, SiLU 4);
+// `prefix` names them. Returns the block's parameters.
+double append_squeeze_excitation(std::vector<Op>& ops, const std::string& prefix, double channels, double map_elements,
+                                 double squeeze, double inner_flops_per_element, std::uint32_t repeat);
+
+}  // namespace dsx
