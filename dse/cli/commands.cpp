@@ -158,7 +158,9 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       for (const auto& [k, v] : m.params) entry["params"][k] = v;
       entry["sample_unit"] = g.sample_unit;
       entry["flops_per_sample"] = g.total_flops_per_sample();
-      entry["parameters"] = g.total_weight_elements();
+      entry["parameters"] = g.parameter_count;
+      entry["active_parameters"] = g.active_parameters();
+      entry["weights_read_per_pass"] = g.total_weight_elements();
       entry["kernels_eager"] = g.total_kernels();
       entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
       entry["source"] = m.source;
@@ -352,8 +354,16 @@ int catalog_command(const std::vector<std::string>& args) {
     fmt::print("models ({} entries)\n", catalog.models.size());
     for (const CatalogModel& m : catalog.models) {
       const ModelGraph& g = m.prepared.eager;
-      fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n", m.id,
-                 m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops), g.sample_unit,
+      // Total parameters (embedding tables included, as papers count them), the ones a token uses
+      // when they differ (mixture of experts), and the weights one pass reads (gathered tables excluded).
+      const std::string active =
+          g.active_parameters() != g.parameter_count
+              ? fmt::format(" ({} active)", show(g.active_parameters(), "parameters", Dimension::count))
+              : "";
+      fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters{}, {} weights read per pass, {} kernels eager / {} "
+                 "compiled\n    source: {}\n",
+                 m.id, m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops),
+                 g.sample_unit, show(g.parameter_count, "parameters", Dimension::count), active,
                  show(g.total_weight_elements(), "parameters", Dimension::count), g.total_kernels(),
                  m.prepared.compiled.total_kernels(), m.source);
     }
