@@ -301,6 +301,7 @@ int eval_command(const std::vector<std::string>& args) {
 }
 
 int catalog_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args.front() == "import-hf") return import_hf_command({args.begin() + 1, args.end()});
   po::options_description options("dsx catalog options");
   std::string what = "all";
   std::string catalog_dir;
@@ -311,7 +312,8 @@ int catalog_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
-  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]", args,
+  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]\n"
+                                "       dsx catalog import-hf CONFIG.json [--name ID] [--out FILE]", args,
                                 options, positional, vm)) {
     return *code;
   }
