@@ -44,6 +44,7 @@ struct Op {
   double weight_elements = 0;            // parameter elements read per execution (batch-independent)
   std::uint32_t kernels = 1;             // kernel launches per execution in eager mode
   std::uint32_t repeat = 1;              // executions per forward pass (e.g. number of layers)
+  double attention_window = 0;           // attention ops of a sliding-window layer: keys a query attends; 0 = all
 };
 
 // What one "sample" means for a graph: an image, an utterance, a token, a sequence.
@@ -51,13 +52,15 @@ struct ModelGraph {
   std::string id;
   std::string name;
   std::string sample_unit = "sample";
-  double parameter_count = 0;
+  double parameter_count = 0;         // every parameter, embedding tables included (what a checkpoint holds)
+  double active_parameter_count = 0;  // parameters one sample/token uses (mixture of experts: k of E); 0 = all
   std::vector<Op> ops;
   std::string source;
 
   double total_flops_per_sample() const;
   double total_kernels() const;
-  double total_weight_elements() const;
+  double total_weight_elements() const;  // weights one pass reads (gathered embedding tables excluded)
+  double active_parameters() const { return active_parameter_count > 0 ? active_parameter_count : parameter_count; }
 };
 
 // The numbers of a graph's ops that a roofline walk reads, one array per field in op order, so a

@@ -92,6 +92,22 @@ using builders::positive_param;
 // The graph is the materialised form (keys and values up-projected per token, as in training and
 // prefill); decode absorbs W_UK into the query and W_UV into the output projection and attends the
 // latent directly (engine/serving.hpp).
+// Further features (defaults leave every graph above unchanged):
+//  - head_dim = dh > 0: H heads of dh, so queries and the attention output are H dh wide, not d
+//    (Gemma 2 9B: 16 x 256 on a 3584 stream; PaLM: 48 x 256 on 18432): QKV projection d (H dh +
+//    2 kv_heads dh), scores and context 2 T^2 H dh each, output projection H dh -> d.
+//  - qkv_bias = 1: biases on the q, k and v projections only (Qwen2), H dh + 2 kv_heads dh per layer.
+//  - parallel_block = 1 (GPT-J; PaLM, arXiv:2204.02311 section 2; Falcon): y = x + Attn(N(x)) +
+//    MLP(N(x)): one norm per layer and one residual add reading three tensors.
+//  - Multi-query attention (PaLM; Shazeer 2019, arXiv:1911.02150) is kv_heads = 1.
+//  - sliding_window = W > 0 (Longformer, arXiv:2004.05150; Mistral 7B, arXiv:2310.06825 section 2):
+//    a windowed layer's query attends min(T, W) keys, so its scores, softmax and context cover
+//    T x min(T, W) pairs (2 T min(T, W) H dh FLOPs each for QK^T and AV), and its attention ops carry
+//    attention_window = W for the serving view (KV cache capped at W tokens). global_every = n makes
+//    every n-th layer (the n-th, 2n-th, ...) global (Gemma 2, arXiv:2408.00118: n = 2); the pattern
+//    repeats as one block of n layers.
+// Not modelled: ALiBi's score bias (BLOOM, MPT; added inside the score kernel, no parameters),
+// partial rotary dimensions (GPT-J rotates 64 of 256), Gemma 2's post-norms and logit soft-capping.
 // ---------------------------------------------------------------------------------------------
 
 enum TransformerParam : std::size_t {
@@ -119,6 +135,11 @@ enum TransformerParam : std::size_t {
   t_qk_nope_head_dim,
   t_qk_rope_head_dim,
   t_v_head_dim,
+  t_head_dim,
+  t_qkv_bias,
+  t_parallel_block,
+  t_sliding_window,
+  t_global_every,
   t_count
 };
 
@@ -195,6 +216,29 @@ constexpr std::array<ArchParamSpec, t_count> kTransformerParams = {{
      .description = "MLA per-head value dimension (DeepSeek-V3 128)",
      .has_default = true,
      .default_value = 0},
+    {.name = "head_dim",
+     .description = "dimension of one query/key/value head when it is not d_model / heads (Gemma 2 9B 256, PaLM 256); "
+                    "0 = d_model / heads",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "qkv_bias",
+     .description = "1 = the query, key and value projections carry biases, no other linear layer does (Qwen2)",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "parallel_block",
+     .description = "1 = attention and MLP read the same normalised input and add to the residual together "
+                    "(GPT-J, PaLM, Falcon): one norm per layer",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "sliding_window",
+     .description = "keys each query attends in a sliding-window layer (Mistral 4096); 0 = full attention everywhere",
+     .has_default = true,
+     .default_value = 0},
+    {.name = "global_every",
+     .description = "with sliding_window: every n-th layer (the n-th, 2n-th, ...) attends globally, the others in "
+                    "the window (Gemma 2: 2); 0 = every layer windowed",
+     .has_default = true,
+     .default_value = 0},
 }};
 
 constexpr std::string_view kTransformer = "transformer";
@@ -226,10 +270,16 @@ ModelGraph build_transformer(std::span<const double> values) {
   const auto qk_nope = count_param(kTransformer, specs, values, t_qk_nope_head_dim, 0);
   const auto qk_rope = count_param(kTransformer, specs, values, t_qk_rope_head_dim, 0);
   const auto v_head = count_param(kTransformer, specs, values, t_v_head_dim, 0);
+  const auto head_dim = count_param(kTransformer, specs, values, t_head_dim, 0);
+  const bool qkv_bias = flag_param(kTransformer, specs, values, t_qkv_bias);
+  const bool parallel = flag_param(kTransformer, specs, values, t_parallel_block);
+  const auto window = count_param(kTransformer, specs, values, t_sliding_window, 0);
+  const auto global_every = count_param(kTransformer, specs, values, t_global_every, 0);
   const bool mla = kv_lora_rank > 0;
 
-  if (!mla && d_model % heads != 0) {
-    fail(kTransformer, "heads (" + std::to_string(heads) + ") must divide d_model (" + std::to_string(d_model) + ")");
+  if (!mla && head_dim == 0 && d_model % heads != 0) {
+    fail(kTransformer, "heads (" + std::to_string(heads) + ") must divide d_model (" + std::to_string(d_model) +
+                           "), or give head_dim");
   }
   if (kv_heads > heads || heads % kv_heads != 0) {
     fail(kTransformer, "kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(heads) +
@@ -253,6 +303,13 @@ ModelGraph build_transformer(std::span<const double> values) {
     fail(kTransformer, "q_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim describe multi-head latent "
                        "attention; they need kv_lora_rank > 0");
   }
+  if (mla && (head_dim > 0 || qkv_bias || window > 0)) {
+    fail(kTransformer, "head_dim, qkv_bias and sliding_window describe multi-head or grouped-query attention; "
+                       "multi-head latent attention (kv_lora_rank > 0) sets its own head dimensions");
+  }
+  if (global_every > 0 && window == 0) {
+    fail(kTransformer, "global_every describes a pattern of sliding-window layers; it needs sliding_window > 0");
+  }
   if (!embeddings && (positions > 0 || tied)) {
     fail(kTransformer, "positions and tied_embeddings describe the embedding layer; they need embeddings: 1");
   }
@@ -264,22 +321,25 @@ ModelGraph build_transformer(std::span<const double> values) {
   const double T = static_cast<double>(seq_len);
   const double d = static_cast<double>(d_model);
   const double H = static_cast<double>(heads);
-  const double dh = d / H;
+  const double dh = head_dim > 0 ? static_cast<double>(head_dim) : d / H;
+  const double q_width = head_dim > 0 ? H * dh : d;  // width of the queries and of the attention output
   const double d_kv = static_cast<double>(kv_heads) * dh;
   const double F = static_cast<double>(d_ff);
   const double Fe = expert_d_ff > 0 ? static_cast<double>(expert_d_ff) : F;
   const double V = static_cast<double>(vocab);
   const double b = bias ? 1.0 : 0.0;
+  const double b_qkv = bias || qkv_bias ? 1.0 : 0.0;
   const double norm_weights = rms ? d : 2 * d;
   const double norm_flops = rms ? 4.0 : 8.0;
   const OpKind norm_kind = OpKind::normalization;
   const std::string norm_name = rms ? "rmsnorm" : "layernorm";
-  const double scores = H * T * T;  // attention score elements per sample
   const double rq = static_cast<double>(q_lora_rank);
   const double rkv = static_cast<double>(kv_lora_rank);
   const double dqk = static_cast<double>(qk_nope + qk_rope);
   const double dr = static_cast<double>(qk_rope);
   const double dv = static_cast<double>(v_head);
+  // Keys each query attends: T, or min(T, W) in a sliding-window layer.
+  const double window_keys = window > 0 ? std::min(T, static_cast<double>(window)) : T;
 
   ModelGraph g;
   g.sample_unit = "sequence";
@@ -299,36 +359,50 @@ ModelGraph build_transformer(std::span<const double> values) {
   }
 
   auto& ops = g.ops;
-  const double qkv_out = d + 2 * d_kv;
+  const double qkv_out = q_width + 2 * d_kv;
 
-  // One attention sub-layer (norm to residual add) executed `r` times; returns its parameters.
-  auto attention = [&](std::uint32_t r) {
-    ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+  // One attention sub-layer executed `r` times, with its norm and residual add unless it is half of
+  // a parallel block; returns its parameters without the norm. In a sliding-window layer the score,
+  // softmax and context ops cover T x min(T, W) query-key pairs and carry attention_window = W.
+  auto attention = [&](std::uint32_t r, bool windowed, bool sequential) {
+    if (sequential) {
+      ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+    }
+    auto residual = [&] {
+      if (sequential) ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+    };
     if (!mla) {
-      ops.push_back(make_op("qkv_proj", OpKind::matmul, 2 * T * d * qkv_out, T * d, T * qkv_out, d * qkv_out + b * qkv_out, r));
+      const double keys = windowed ? window_keys : T;
+      const double scores = H * T * keys;  // attention score elements per sample
+      const std::size_t first_attention_op = ops.size() + (rope ? 2 : 1);
+      ops.push_back(make_op("qkv_proj", OpKind::matmul, 2 * T * d * qkv_out, T * d, T * qkv_out, d * qkv_out + b_qkv * qkv_out, r));
       if (rope) {
         // In place on the packed QKV buffer: q and k rotated, v passes through.
-        ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * T * (d + d_kv), T * qkv_out, T * qkv_out, 0, r));
+        ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * T * (q_width + d_kv), T * qkv_out, T * qkv_out, 0, r));
       }
-      ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * d, T * (d + d_kv), scores, 0, r));
+      ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * keys * q_width, T * (q_width + d_kv), scores, 0, r));
       ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
       ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
       ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
-      ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * d, scores + T * d_kv, T * d, 0, r));
-      ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * d * d, T * d, T * d, d * d + b * d, r));
-      ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
-      return d * qkv_out + d * d + b * (qkv_out + d);
+      ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * keys * q_width, scores + T * d_kv, T * q_width, 0, r));
+      if (windowed) {
+        for (std::size_t i = first_attention_op; i < ops.size(); ++i) ops[i].attention_window = static_cast<double>(window);
+      }
+      ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * q_width * d, T * q_width, T * d, q_width * d + b * d, r));
+      residual();
+      return d * qkv_out + q_width * d + b_qkv * qkv_out + b * d;
     }
+    const double scores = H * T * T;
     double p = 0;
-    const double q_width = H * dqk;
+    const double q_width_mla = H * dqk;
     if (q_lora_rank > 0) {
       ops.push_back(make_op("mla_q_down_proj", OpKind::matmul, 2 * T * d * rq, T * d, T * rq, d * rq, r));
       ops.push_back(make_op("mla_q_norm", norm_kind, 4 * T * rq, T * rq, T * rq, rq, r));
-      ops.push_back(make_op("mla_q_up_proj", OpKind::matmul, 2 * T * rq * q_width, T * rq, T * q_width, rq * q_width, r));
-      p += d * rq + rq + rq * q_width;
+      ops.push_back(make_op("mla_q_up_proj", OpKind::matmul, 2 * T * rq * q_width_mla, T * rq, T * q_width_mla, rq * q_width_mla, r));
+      p += d * rq + rq + rq * q_width_mla;
     } else {
-      ops.push_back(make_op("mla_q_proj", OpKind::matmul, 2 * T * d * q_width, T * d, T * q_width, d * q_width, r));
-      p += d * q_width;
+      ops.push_back(make_op("mla_q_proj", OpKind::matmul, 2 * T * d * q_width_mla, T * d, T * q_width_mla, d * q_width_mla, r));
+      p += d * q_width_mla;
     }
     const double latent = rkv + dr;
     const double kv_width = H * (dqk - dr + dv);
@@ -341,13 +415,13 @@ ModelGraph build_transformer(std::span<const double> values) {
       const double rotated = T * (H * dr + dr);
       ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * rotated, rotated, rotated, 0, r));
     }
-    ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * H * dqk, 2 * T * q_width, scores, 0, r));
+    ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * H * dqk, 2 * T * q_width_mla, scores, 0, r));
     ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
     ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
     ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
     ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * H * dv, scores + T * H * dv, T * H * dv, 0, r));
     ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * H * dv * d, T * H * dv, T * d, H * dv * d + b * d, r));
-    ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+    residual();
     return p + H * dv * d + b * d;
   };
 
@@ -367,9 +441,13 @@ ModelGraph build_transformer(std::span<const double> values) {
     return 2 * d * f + b * (f + d);
   };
 
-  // One MLP sub-layer (norm to residual add) executed `r` times; returns its parameters.
-  auto feed_forward = [&](bool moe, std::uint32_t r) {
-    ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+  // One MLP sub-layer executed `r` times, with its norm and residual add unless it is half of a
+  // parallel block; returns its parameters without the norm.
+  double expert_params = 0;  // one routed expert
+  auto feed_forward = [&](bool moe, std::uint32_t r, bool sequential) {
+    if (sequential) {
+      ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+    }
     double p = 0;
     if (moe) {
       const double E = static_cast<double>(experts);
@@ -379,31 +457,62 @@ ModelGraph build_transformer(std::span<const double> values) {
       // a T-token forward touches every expert, so each expert op holds all E copies of its weights.
       ops.push_back(make_op("moe_router", OpKind::matmul, 2 * T * d * E, T * d, T * E, d * E, r));
       ops.push_back(make_op("moe_router_topk", OpKind::reduction, 5 * T * E, T * E, 2 * T * K, 0, r));
-      p += E * mlp("expert_", K * T, Fe, E, r) + d * E;
+      expert_params = mlp("expert_", K * T, Fe, E, r);
+      p += E * expert_params + d * E;
       if (shared_experts > 0) p += S * mlp("shared_expert_", S * T, Fe, S, r);
       ops.push_back(make_op("moe_combine", OpKind::elementwise, 2 * K * T * d + S * T * d, (K + S) * T * d + K * T, T * d, 0, r));
     } else {
       p += mlp("mlp_", T, F, 1, r);
     }
-    ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
+    if (sequential) ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
     return p;
+  };
+
+  // One layer executed `r` times (ops in execution order); returns its parameters.
+  auto layer = [&](bool moe, bool windowed, std::uint32_t r) {
+    if (!parallel) {
+      const double attention_params = attention(r, windowed, true);
+      const double mlp_params = feed_forward(moe, r, true);
+      return attention_params + mlp_params + 2 * norm_weights;
+    }
+    // Parallel block (GPT-J; PaLM, Chowdhery et al. 2022 section 2): y = x + Attention(LN(x)) + MLP(LN(x)).
+    ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
+    const double attention_params = attention(r, windowed, false);
+    const double mlp_params = feed_forward(moe, r, false);
+    ops.push_back(make_op("residual_add", OpKind::elementwise, 2 * T * d, 3 * T * d, T * d, 0, r));
+    return attention_params + mlp_params + norm_weights;
+  };
+
+  // Layer i (from 0) attends in the window unless it is one of the global ones.
+  auto windowed_layer = [&](std::uint64_t i) {
+    return window > 0 && (global_every == 0 || (i + 1) % global_every != 0);
+  };
+  // Layers [first, first + count) with the same MLP; a window pattern repeats as one block of
+  // global_every layers, with the layers before and after its whole periods on their own.
+  auto layer_run = [&](std::uint64_t first, std::uint64_t count, bool moe) {
+    if (count == 0) return;
+    if (global_every <= 1) {
+      params += static_cast<double>(count) * layer(moe, windowed_layer(first), as_repeat(count));
+      return;
+    }
+    std::uint64_t i = first;
+    const std::uint64_t end = first + count;
+    for (; i < end && i % global_every != 0; ++i) params += layer(moe, windowed_layer(i), 1);
+    const std::uint64_t periods = (end - i) / global_every;
+    if (periods > 0) {
+      for (std::uint64_t j = 0; j < global_every; ++j) {
+        params += static_cast<double>(periods) * layer(moe, windowed_layer(i + j), as_repeat(periods));
+      }
+      i += periods * global_every;
+    }
+    for (; i < end; ++i) params += layer(moe, windowed_layer(i), 1);
   };
 
   const bool moe = experts > 0;
   const std::uint64_t moe_layers = moe ? layers - dense_layers : 0;
   const std::uint64_t plain_layers = layers - moe_layers;
-  if (plain_layers > 0) {
-    const auto r = as_repeat(plain_layers);
-    const double attention_params = attention(r);  // ops in execution order: attention, then MLP
-    const double mlp_params = feed_forward(false, r);
-    params += static_cast<double>(plain_layers) * (attention_params + mlp_params + 2 * norm_weights);
-  }
-  if (moe_layers > 0) {
-    const auto r = as_repeat(moe_layers);
-    const double attention_params = attention(r);  // ops in execution order: attention, then MLP
-    const double mlp_params = feed_forward(true, r);
-    params += static_cast<double>(moe_layers) * (attention_params + mlp_params + 2 * norm_weights);
-  }
+  layer_run(0, plain_layers, false);
+  layer_run(plain_layers, moe_layers, true);
 
   if (embeddings) {
     ops.push_back(make_op(norm_name + "_final", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, 1));
@@ -411,6 +520,9 @@ ModelGraph build_transformer(std::span<const double> values) {
     params += norm_weights + (tied ? 0 : V * d);
   }
   g.parameter_count = params;
+  // A token passes through k of the E routed experts of each MoE layer.
+  g.active_parameter_count =
+      params - static_cast<double>(moe_layers) * static_cast<double>(experts - experts_per_token) * expert_params;
   return g;
 }
 
@@ -754,7 +866,8 @@ const std::array<Architecture, 14>& architecture_table() {
   // Families defined in their own files (engine/model_families.hpp) are added with one line each.
   static const std::array<Architecture, 14> table = {{
     {.name = kTransformer,
-     .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral; MHA or GQA; GELU or SwiGLU MLP, dense or mixture of experts)",
+     .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral, Gemma 2, PaLM; MHA, GQA, MQA or MLA; "
+                    "sliding-window layers; sequential or parallel block; GELU or SwiGLU MLP, dense or mixture of experts)",
      .sample_unit = "sequence",
      .params = kTransformerParams,
      .build = &build_transformer},

@@ -19,6 +19,13 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   const Op* scores = nullptr;
   const Op* context = nullptr;
   const Op* router = nullptr;
+  const Op* norm = nullptr;  // the first block's pre-attention norm: its weights give d_model
+  const Op* windowed_scores = nullptr;
+  const Op* windowed_context = nullptr;
+  double windowed_layers = 0;
+  double windowed_attention_flops = 0;
+  double window = 0;
+  bool in_window = false;  // the attention-family ops since the last attention_scores are windowed
   const Op* first_expert_matmul = nullptr;
   double layers = 0;
   double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
@@ -39,13 +46,27 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       expert_weights += op.weight_elements * r;
       if (op.kind == OpKind::matmul && first_expert_matmul == nullptr) first_expert_matmul = &op;
     }
+    if (op.kind == OpKind::normalization && norm == nullptr &&
+        (op.name == "rmsnorm_attn" || op.name == "layernorm_attn")) {
+      norm = &op;
+    }
     if (op.kind != OpKind::matmul && is_attention_family(op)) {
       if (op.kind == OpKind::attention && op.name == "attention_scores") {
-        if (scores == nullptr) scores = &op;
+        in_window = op.attention_window > 0;
+        if (in_window) {
+          if (windowed_scores == nullptr) windowed_scores = &op;
+          window = op.attention_window;
+          windowed_layers += r;
+        } else if (scores == nullptr) {
+          scores = &op;
+        }
         layers += r;
       }
-      if (op.kind == OpKind::attention && op.name == "attention_context" && context == nullptr) context = &op;
-      attention_flops += op.flops_per_sample * r;
+      if (op.kind == OpKind::attention && op.name == "attention_context") {
+        if (in_window && windowed_context == nullptr) windowed_context = &op;
+        if (!in_window && context == nullptr) context = &op;
+      }
+      (in_window ? windowed_attention_flops : attention_flops) += op.flops_per_sample * r;
     } else {
       if (op.kind == OpKind::matmul && op.name == "qkv_proj" && qkv == nullptr) qkv = &op;
       if (op.kind == OpKind::matmul && op.name == "mla_kv_down_proj") {
@@ -56,6 +77,12 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       linear_flops += op.flops_per_sample * r;
       linear_elements += (op.input_elements_per_sample + op.output_elements_per_sample) * r;
     }
+  }
+  // A model whose every layer attends in a window describes its attention by those ops.
+  const bool all_windowed = scores == nullptr;
+  if (all_windowed) {
+    scores = windowed_scores;
+    context = windowed_context;
   }
   if (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0) return false;
   ServingShape s;
@@ -79,20 +106,48 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
         attention_flops / (T * T) + layers * 2 * s.heads * ((latent_rank + rope_dim - dqk) + (latent_rank - dv));
   } else {
     if (qkv == nullptr || qkv->input_elements_per_sample <= 0) return false;
-    // qkv_proj reads T x d and writes T x (d + 2 d_kv); attention_scores costs 2 T^2 d and writes H T^2.
     const double t_times_d = qkv->input_elements_per_sample;
-    s.built_seq_len = scores->flops_per_sample / (2 * t_times_d);
+    if (norm != nullptr && norm->input_elements_per_sample > 0) {
+      // The pre-attention norm's weights give d (RMSNorm d, LayerNorm 2 d, told apart by their 4 or 8
+      // FLOPs per element), and qkv_proj reads T x d. (The score ops give T only when head_dim is
+      // d / H and no window bounds the keys.)
+      const bool layernorm = norm->flops_per_sample / norm->input_elements_per_sample > 6;
+      s.built_seq_len = t_times_d / (norm->weight_elements / (layernorm ? 2 : 1));
+    } else if (window == 0) {
+      // qkv_proj reads T x d and writes T x (d + 2 d_kv); attention_scores costs 2 T^2 d and writes H T^2.
+      s.built_seq_len = scores->flops_per_sample / (2 * t_times_d);
+    } else {
+      return false;
+    }
     const double T = s.built_seq_len;
     s.d_model = t_times_d / T;
-    s.heads = scores->output_elements_per_sample / (T * T);
-    s.head_dim = s.d_model / s.heads;
-    const double d_kv = (qkv->output_elements_per_sample / T - s.d_model) / 2;
+    // attention_context writes T x H x head_dim; attention_scores costs 2 x head_dim per score it
+    // writes (head_dim = d / H unless the model sets its own, as Gemma 2 and PaLM do).
+    const double keys = all_windowed ? std::min(T, window) : T;
+    s.head_dim = scores->flops_per_sample / (2 * scores->output_elements_per_sample);
+    s.heads = scores->output_elements_per_sample / (T * keys);
+    const double d_kv = (qkv->output_elements_per_sample / T - s.heads * s.head_dim) / 2;
     s.kv_heads = d_kv / s.head_dim;
     s.kv_elements_per_token = 2 * s.layers * d_kv;
     s.decode_attention_flops_per_query_key = attention_flops / (T * T);
+    if (window > 0) {
+      s.attention_window = window;
+      s.windowed_layers = windowed_layers;
+      s.windowed_kv_elements_per_token = 2 * windowed_layers * d_kv;
+      s.windowed_attention_flops_per_query_key = windowed_attention_flops / (T * std::min(T, window));
+    }
   }
   const double T = s.built_seq_len;
-  s.attention_width = (scores->flops_per_sample + context->flops_per_sample) / (4 * T * T);
+  if (window == 0) {
+    s.attention_width = (scores->flops_per_sample + context->flops_per_sample) / (4 * T * T);
+  } else {
+    // The mean over layers at the built T, so that 4 x layers x T^2 x width is the graph's QK^T + AV.
+    double attention_matmul_flops = 0;
+    for (const Op& op : graph.ops) {
+      if (op.kind == OpKind::attention) attention_matmul_flops += op.flops_per_sample * op.repeat;
+    }
+    s.attention_width = attention_matmul_flops / (4 * T * T * layers);
+  }
   s.parameter_count = graph.parameter_count > 0 ? graph.parameter_count : weights_read;
   s.weight_elements_read = weights_read;
   s.attention_flops_per_query_key = attention_flops / (T * T);
@@ -122,15 +177,23 @@ double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_eleme
 }
 
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element) {
-  return tokens * kv_cache_bytes_per_token(s, kv_bytes_per_element);
+  if (s.attention_window <= 0) return tokens * kv_cache_bytes_per_token(s, kv_bytes_per_element);
+  const double full = s.kv_elements_per_token - s.windowed_kv_elements_per_token;
+  return (full * tokens + s.windowed_kv_elements_per_token * std::min(tokens, s.attention_window)) *
+         kv_bytes_per_element;
 }
 
 double prefill_flops(const ServingShape& s, double prompt_tokens) {
-  return s.linear_flops_per_token * prompt_tokens + s.attention_flops_per_query_key * prompt_tokens * prompt_tokens;
+  const double flops =
+      s.linear_flops_per_token * prompt_tokens + s.attention_flops_per_query_key * prompt_tokens * prompt_tokens;
+  if (s.attention_window <= 0) return flops;
+  return flops + s.windowed_attention_flops_per_query_key * prompt_tokens * std::min(prompt_tokens, s.attention_window);
 }
 
 double decode_flops_per_token(const ServingShape& s, double context_tokens) {
-  return s.linear_flops_per_token + s.decode_attention_flops_per_query_key * context_tokens;
+  const double flops = s.linear_flops_per_token + s.decode_attention_flops_per_query_key * context_tokens;
+  if (s.attention_window <= 0) return flops;
+  return flops + s.windowed_attention_flops_per_query_key * std::min(context_tokens, s.attention_window);
 }
 
 double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, double alpha_s) {
@@ -190,13 +253,13 @@ PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, double seq
 PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,
                        double eta) {
   return forward_time(s, d, sequences, prompt_tokens, prefill_flops(s, prompt_tokens),
-                      prompt_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element), eta);
+                      kv_cache_bytes(s, prompt_tokens, d.kv_bytes_per_element), eta);
 }
 
 PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
                            double eta) {
   return forward_time(s, d, batch, 1, decode_flops_per_token(s, context_tokens),
-                      context_tokens * kv_cache_bytes_per_token(s, d.kv_bytes_per_element), eta);
+                      kv_cache_bytes(s, context_tokens, d.kv_bytes_per_element), eta);
 }
 
 double static_batch_decode_steps(double mean_output_tokens, double batch) {

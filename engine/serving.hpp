@@ -33,6 +33,16 @@
 // per head and pair); serving engines make the same split (SGLang and vLLM run MLA prefill
 // materialised and decode absorbed).
 //
+// Sliding-window attention (Beltagy et al. 2020, arXiv:2004.05150; Mistral 7B, arXiv:2310.06825
+// section 2; Gemma 2, arXiv:2408.00118, alternating local and global layers): the graph's attention ops
+// of a windowed layer carry attention_window = W. Such a layer attends min(c, W) keys at context c, so
+// its prefill costs P x min(P, W) pairs and a decode token min(c, W); its KV cache is a rolling buffer
+// of the last W tokens (Mistral's "rolling buffer cache"), so one sequence's cache is
+// (global layers) x c + (windowed layers) x min(c, W) tokens' worth (kv_cache_bytes), which is what
+// the serving solver's memory and batch fit use. kv_cache_bytes_per_token counts every layer.
+// head_dim need not be d_model / heads (Gemma 2, PaLM): it is read from attention_scores (2 head_dim
+// FLOPs per score), and T from qkv_proj's input over d_model (the pre-attention norm's weights).
+//
 // Decode step (one token for each of B sequences): weights are read once for the whole batch, each
 // sequence reads its own KV cache and moves its non-attention activations (the graph's op inputs and
 // outputs per token, unfused: 12% of the weight stream at batch 256 for Llama-3-70B); time =
@@ -97,6 +107,12 @@ struct ServingShape {
   double experts_per_token = 0;
   double expert_weight_elements = 0;           // all experts, all layers; part of weight_elements_read
   double active_parameter_count = 0;           // parameters one token uses: parameter_count for a dense model
+  // Sliding-window layers (graph ops with attention_window > 0; Mistral, Gemma 2): each query attends
+  // the last W keys, and the layer's KV cache holds only those. 0 when every layer attends globally.
+  double attention_window = 0;                 // W (tokens)
+  double windowed_layers = 0;
+  double windowed_attention_flops_per_query_key = 0;  // all windowed layers, one pair inside the window
+  double windowed_kv_elements_per_token = 0;   // the part of kv_elements_per_token the window caps at W tokens
 };
 
 // False when the graph is not a transformer built by engine/model_builders (no qkv_proj or
@@ -109,11 +125,13 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
 // layer (batch-1 decode reads k experts' weights, a large batch all E); dense: weight_elements_read.
 double weight_elements_read_for_tokens(const ServingShape& s, double tokens);
 
+// Per token of context, every layer counted (the window ignored).
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
+// One sequence's KV cache at `tokens` of context: sliding-window layers hold at most W tokens.
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
 
 // FLOPs of prefilling one prompt of `prompt_tokens`, and of one decode token at `context` tokens
-// (MLA: materialised prefill, absorbed decode).
+// (MLA: materialised prefill, absorbed decode). Sliding-window layers count min(tokens, W) keys per query.
 double prefill_flops(const ServingShape& s, double prompt_tokens);
 double decode_flops_per_token(const ServingShape& s, double context_tokens);
 

@@ -158,9 +158,12 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       for (const auto& [k, v] : m.params) entry["params"][k] = v;
       entry["sample_unit"] = g.sample_unit;
       entry["flops_per_sample"] = g.total_flops_per_sample();
-      // Resident parameters (embedding tables included); weights_read: what one forward pass reads.
-      entry["parameters"] = g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements();
-      entry["weights_read"] = g.total_weight_elements();
+      // Resident parameters (embedding tables included, as papers count them), the ones a token uses
+      // (mixture of experts), and the weights one forward pass reads (gathered tables excluded).
+      const double parameters = g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements();
+      entry["parameters"] = parameters;
+      entry["active_parameters"] = g.active_parameter_count > 0 ? g.active_parameter_count : parameters;
+      entry["weights_read_per_pass"] = g.total_weight_elements();
       entry["kernels_eager"] = g.total_kernels();
       entry["kernels_compiled"] = m.prepared.compiled.total_kernels();
       entry["source"] = m.source;
@@ -301,6 +304,7 @@ int eval_command(const std::vector<std::string>& args) {
 }
 
 int catalog_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args.front() == "import-hf") return import_hf_command({args.begin() + 1, args.end()});
   po::options_description options("dsx catalog options");
   std::string what = "all";
   std::string catalog_dir;
@@ -311,7 +315,8 @@ int catalog_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
-  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]", args,
+  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]\n"
+                                "       dsx catalog import-hf CONFIG.json [--name ID] [--out FILE]", args,
                                 options, positional, vm)) {
     return *code;
   }
@@ -354,11 +359,18 @@ int catalog_command(const std::vector<std::string>& args) {
     fmt::print("models ({} entries)\n", catalog.models.size());
     for (const CatalogModel& m : catalog.models) {
       const ModelGraph& g = m.prepared.eager;
-      fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters, {} kernels eager / {} compiled\n    source: {}\n", m.id,
-                 m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops), g.sample_unit,
-                 show(g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements(), "parameters",
-                      Dimension::count),
-                 g.total_kernels(),
+      // Total parameters (embedding tables included, as papers count them), the ones a token uses
+      // when they differ (mixture of experts), and the weights one pass reads (gathered tables excluded).
+      const double parameters = g.parameter_count > 0 ? g.parameter_count : g.total_weight_elements();
+      const std::string active =
+          g.active_parameter_count > 0 && g.active_parameter_count != parameters
+              ? fmt::format(" ({} active)", show(g.active_parameter_count, "parameters", Dimension::count))
+              : "";
+      fmt::print("  {:<16} {} ({})\n    {} per {}, {} parameters{}, {} weights read per pass, {} kernels eager / {} "
+                 "compiled\n    source: {}\n",
+                 m.id, m.name, m.architecture, show(g.total_flops_per_sample(), "flops", Dimension::flops),
+                 g.sample_unit, show(parameters, "parameters", Dimension::count), active,
+                 show(g.total_weight_elements(), "parameters", Dimension::count), g.total_kernels(),
                  m.prepared.compiled.total_kernels(), m.source);
     }
   }

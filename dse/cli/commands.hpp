@@ -29,6 +29,8 @@ int run_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int eval_command(const std::vector<std::string>& args);
 int catalog_command(const std::vector<std::string>& args);
+// `dsx catalog import-hf` (dse/cli/import_hf.cpp): a Hugging Face config.json as a models.yaml entry.
+int import_hf_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);

@@ -177,7 +177,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
 
   const double full_context = prompt + output;
   const double kv_token = kv_cache_bytes_per_token(shape, dev.kv_bytes_per_element);
-  const double kv_seq = kv_token * full_context;
+  const double kv_seq = dsx::kv_cache_bytes(shape, full_context, dev.kv_bytes_per_element);
   const double kv_seq_gpu = kv_seq * kv_share_per_gpu(shape, n_tp);
   const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element;
   const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu) / kv_seq_gpu);

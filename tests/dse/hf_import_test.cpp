@@ -1,0 +1,124 @@
+// dsx catalog import-hf: real Hugging Face configs (tests/data/hf_configs, sources in its README)
+// import to the parameter counts of the catalog entries of the same models; SHA-256 against the
+// FIPS 180-4 examples; unknown families and missing keys name what is wrong.
+#include "dse/hf_import.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "dse/catalog.hpp"
+#include "dse/diagnostics.hpp"
+#include "dse/sha256.hpp"
+#include "engine/model_builders.hpp"
+#include "tests/test_files.hpp"
+
+namespace dsx {
+namespace {
+
+const std::string kSource = DSX_SOURCE_DIR;
+
+const Catalog& shipped() {
+  static const Catalog catalog = [] {
+    Diagnostics d;
+    return load_catalog(kSource + "/studies/catalog", d);
+  }();
+  return catalog;
+}
+
+ModelGraph imported_graph(const HfImport& entry) {
+  std::map<std::string, double, std::less<>> values(entry.params.begin(), entry.params.end());
+  return build_architecture("transformer", values);
+}
+
+HfImport import_text(const std::string& text, const std::string& name = "config.json") {
+  std::string error;
+  const auto entry = import_hf_config(name, text, "", error);
+  EXPECT_TRUE(entry.has_value()) << error;
+  return entry.value_or(HfImport{});
+}
+
+TEST(Sha256, FipsExamples) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(HfImport, RealConfigsGiveTheCatalogParameterCounts) {
+  const std::map<std::string, std::string> files = {{"llama32_3b.json", "llama32_3b"},
+                                                    {"qwen25_7b.json", "qwen25_7b"},
+                                                    {"gemma2_9b_it.json", "gemma2_9b"},
+                                                    {"gpt2.json", "gpt2"},
+                                                    {"bert_base_uncased.json", "bert_base"}};
+  for (const auto& [file, id] : files) {
+    const std::string path = kSource + "/tests/data/hf_configs/" + file;
+    const std::string text = read_text(path);
+    ASSERT_FALSE(text.empty()) << path;
+    const HfImport entry = import_text(text, path);
+    const CatalogModel* m = shipped().find_model(id);
+    ASSERT_NE(m, nullptr) << id;
+    EXPECT_EQ(imported_graph(entry).parameter_count, m->prepared.eager.parameter_count) << file;
+    EXPECT_NE(entry.yaml.find(sha256_hex(text)), std::string::npos) << file;
+    EXPECT_NE(entry.yaml.find(file), std::string::npos) << file;
+  }
+}
+
+TEST(HfImport, EntriesLoadAsCatalogModels) {
+  const std::string text = read_text(kSource + "/tests/data/hf_configs/gemma2_9b_it.json");
+  std::string error;
+  const auto entry = import_hf_config("gemma2_9b_it.json", text, "my_gemma", error);
+  ASSERT_TRUE(entry) << error;
+  EXPECT_EQ(entry->id, "my_gemma");
+  Catalog c;
+  Diagnostics d;
+  load_models_text("imported.yaml", "models:\n" + entry->yaml, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format() << entry->yaml;
+  ASSERT_NE(c.find_model("my_gemma"), nullptr);
+  // Gemma 2's alternation and head_dim come through.
+  EXPECT_NE(entry->yaml.find("head_dim: 256"), std::string::npos);
+  EXPECT_NE(entry->yaml.find("sliding_window: 4096, global_every: 2"), std::string::npos);
+  // Without --name the id comes from _name_or_path.
+  EXPECT_EQ(import_text(text).id, "gemma_2_9b_it");
+}
+
+// Families without a stored file: their published values (Hugging Face configs of
+// mistralai/Mistral-7B-v0.1, mistralai/Mixtral-8x22B-v0.1, deepseek-ai/DeepSeek-V2), the keys the
+// importer reads, against the catalog entries.
+TEST(HfImport, MistralMixtralAndDeepSeekKeys) {
+  const std::string mistral = R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "sliding_window": 4096,
+      "tie_word_embeddings": false, "vocab_size": 32000})";
+  const HfImport m = import_text(mistral);
+  EXPECT_EQ(imported_graph(m).parameter_count, shipped().find_model("mistral_7b")->prepared.eager.parameter_count);
+  EXPECT_NE(m.yaml.find("sliding_window: 4096"), std::string::npos);
+  const std::string mixtral = R"({"model_type": "mixtral", "hidden_size": 6144, "intermediate_size": 16384,
+      "num_attention_heads": 48, "num_hidden_layers": 56, "num_key_value_heads": 8, "num_local_experts": 8,
+      "num_experts_per_tok": 2, "sliding_window": null, "vocab_size": 32000})";
+  EXPECT_EQ(imported_graph(import_text(mixtral)).parameter_count,
+            shipped().find_model("mixtral_8x22b")->prepared.eager.parameter_count);
+  const std::string deepseek = R"({"model_type": "deepseek_v2", "hidden_size": 5120, "intermediate_size": 12288,
+      "kv_lora_rank": 512, "moe_intermediate_size": 1536, "n_routed_experts": 160, "n_shared_experts": 2,
+      "num_attention_heads": 128, "num_experts_per_tok": 6, "num_hidden_layers": 60, "num_key_value_heads": 128,
+      "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "first_k_dense_replace": 1, "tie_word_embeddings": false, "vocab_size": 102400})";
+  EXPECT_EQ(imported_graph(import_text(deepseek)).parameter_count,
+            shipped().find_model("deepseek_v2")->prepared.eager.parameter_count);
+}
+
+TEST(HfImport, UnknownFamiliesAndMissingKeysAreNamed) {
+  std::string error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "t5"})", "", error));
+  EXPECT_NE(error.find("model_type 't5' is not supported"), std::string::npos) << error;
+  EXPECT_NE(error.find("llama, mistral"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "llama", "hidden_size": 64})", "", error));
+  EXPECT_NE(error.find("missing key 'num_attention_heads'"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"hidden_size": 64})", "", error));
+  EXPECT_NE(error.find("missing key 'model_type'"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", "not json", "", error));
+}
+
+}  // namespace
+}  // namespace dsx
