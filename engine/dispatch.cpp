@@ -20,21 +20,22 @@ double dispatch_time_s(double kernel_count, const LaunchSettings& launch) {
 
 namespace {
 
-// One op's share of a pass, with op_cost's arithmetic (engine/roofline.cpp) in the same order, so
-// the graph and flat walks agree to the last bit.
+// One op's share of a pass: op_cost's roofline (engine/roofline.cpp) with the two divisions taken as
+// products by reciprocals computed once per pass (the results may differ from op_cost's in the last
+// bit). The graph and flat walks both use it, so they agree to the last bit.
 struct Roofs {
   double batch;
   double bytes_per_element;
-  double peak_flops_per_s;  // x eta
-  double bandwidth_bytes_per_s;
+  double seconds_per_flop;     // 1 / (peak x eta)
+  double seconds_per_byte;     // 1 / bandwidth
 };
 
 inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
                    double weight_elements, double kernels, double repeat) {
   const double flops = flops_per_sample * roofs.batch;
   const double bytes = (activation_elements * roofs.batch + weight_elements) * roofs.bytes_per_element;
-  const double compute_s = flops / roofs.peak_flops_per_s;
-  const double memory_s = bytes / roofs.bandwidth_bytes_per_s;
+  const double compute_s = flops * roofs.seconds_per_flop;
+  const double memory_s = bytes * roofs.seconds_per_byte;
   out.compute_s += repeat * compute_s;
   if (memory_s > compute_s) out.memory_s += repeat * (memory_s - compute_s);
   out.kernel_count += repeat * kernels;
@@ -52,7 +53,8 @@ void finish(ExecutionBreakdown& out, const LaunchSettings& launch) {
 
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs{batch, bytes_per_element(precision), hw.peak(precision) * eta, hw.memory_bandwidth_bytes_per_s};
+  const Roofs roofs{batch, bytes_per_element(precision), 1.0 / (hw.peak(precision) * eta),
+                    1.0 / hw.memory_bandwidth_bytes_per_s};
   ExecutionBreakdown out;
   for (const Op& op : graph.ops) {
     add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
@@ -64,7 +66,8 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs{batch, bytes_per_element(precision), hw.peak(precision) * eta, hw.memory_bandwidth_bytes_per_s};
+  const Roofs roofs{batch, bytes_per_element(precision), 1.0 / (hw.peak(precision) * eta),
+                    1.0 / hw.memory_bandwidth_bytes_per_s};
   ExecutionBreakdown out;
   const std::size_t n = graph.size();
   for (std::size_t i = 0; i < n; ++i) {
