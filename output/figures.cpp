@@ -19,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "dse/analysis/blocks.hpp"
 #include "dse/pareto.hpp"
 #include "engine/precision.hpp"
 #include "engine/roofline.hpp"
@@ -582,24 +583,46 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     }
   }
 
-  // The Pareto front among this figure's rows, joined in x order; the knee when it is drawn.
-  std::vector<std::size_t> front;
+  // The Pareto front among this figure's rows, joined in x order; the knee when it is drawn. A study
+  // that groups its fronts (`pareto: group:`) gets one line per group, never one line through the
+  // union of fronts, and no knee (each group has its own).
+  std::vector<std::vector<std::size_t>> fronts;  // one per group, in group-label order
+  std::vector<std::string> front_groups;         // each front's group label ("" without grouping)
+  std::size_t front_points = 0;
   std::optional<std::size_t> knee;
+  const std::vector<std::string>& group_axes = analyses_of(study).pareto.group;
   if (decl.pareto) {
     std::set<std::size_t> in_figure(rows.begin(), rows.end());
-    for (std::size_t r : pareto_rows) {
-      if (in_figure.count(r) != 0 && drawable(r, ys.front())) front.push_back(r);
+    std::vector<std::size_t> group_columns;
+    for (const std::string& g : group_axes) {
+      const auto it = std::find(results.axis_names.begin(), results.axis_names.end(), g);
+      if (it != results.axis_names.end()) group_columns.push_back(static_cast<std::size_t>(it - results.axis_names.begin()));
     }
-    std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
-      const double xa = row_value(x, study, results, a), xb = row_value(x, study, results, b);
-      if (xa != xb) return xa < xb;
-      return row_value(ys.front(), study, results, a) < row_value(ys.front(), study, results, b);
-    });
-    if (study.objectives.size() == 2 && pareto_rows.size() >= 3) {
+    std::map<std::string, std::vector<std::size_t>> by_group;
+    for (std::size_t r : pareto_rows) {
+      if (in_figure.count(r) == 0 || !drawable(r, ys.front())) continue;
+      std::vector<std::string> labels;
+      for (std::size_t c : group_columns) labels.push_back(results.label(r, c));
+      by_group[join(labels, ", ")].push_back(r);
+    }
+    for (auto& [label, members] : by_group) {
+      std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+        const double xa = row_value(x, study, results, a), xb = row_value(x, study, results, b);
+        if (xa != xb) return xa < xb;
+        return row_value(ys.front(), study, results, a) < row_value(ys.front(), study, results, b);
+      });
+      front_points += members.size();
+      front_groups.push_back(label);
+      fronts.push_back(std::move(members));
+    }
+    if (group_columns.empty() && study.objectives.size() == 2 && pareto_rows.size() >= 3 && !fronts.empty()) {
       const auto k = knee_point(results, study.objectives, pareto_rows);
+      const std::vector<std::size_t>& front = fronts.front();
       if (k && k->distance > 0 && std::find(front.begin(), front.end(), k->row) != front.end()) knee = k->row;
     }
   }
+  const bool grouped_fronts = !front_groups.empty() && !front_groups.front().empty();
+  const std::string front_key = grouped_fronts ? "Pareto front of each " + join(group_axes, " x ") : "Pareto front";
 
   // Crossings of every two lines, where the drawn (straight, on log axes straight in log space)
   // segments meet.
@@ -662,7 +685,10 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   };
   for (const Drawn& d : drawn) write_block(d.title, *d.y, d.rows);
   const std::size_t front_block = block;
-  if (!front.empty()) write_block("Pareto front, in x order", ys.front(), front);
+  for (std::size_t g = 0; g < fronts.size(); ++g) {
+    write_block(grouped_fronts ? "Pareto front of " + front_groups[g] + ", in x order" : "Pareto front, in x order",
+                ys.front(), fronts[g]);
+  }
   const std::size_t knee_block = block;
   if (knee) write_block("knee of the Pareto front", ys.front(), {*knee});
   const std::size_t crossing_block = block;
@@ -714,11 +740,11 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (drawn.size() > 1 && !key_names.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(join(key_names, " / ")));
   }
-  const bool show_key = drawn.size() > 1 || !front.empty() || !crossings.empty();
-  const std::size_t key_entries = drawn.size() + (front.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
+  const bool show_key = drawn.size() > 1 || !fronts.empty() || !crossings.empty();
+  const std::size_t key_entries = drawn.size() + (fronts.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
   double height_cm = kPlotHeightCm;
   if (decl.width == FigureWidth::single_column) {
-    double longest = text_cm("Pareto front");
+    double longest = text_cm(front_key);
     for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     if (show_key) gp += commands;
@@ -758,9 +784,10 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
                                   using_clause, is_line ? "linespoints" : "points", i + 1,
                                   gp_string(drawn[i].title)));
   }
-  if (!front.empty()) {
-    clauses.push_back(fmt::format("\"\" index {} {} with lines lc rgb \"#000000\" lw 2 dt solid title \"Pareto front\"",
-                                  front_block, using_clause));
+  for (std::size_t g = 0; g < fronts.size(); ++g) {
+    const std::string front_title = g > 0 ? "notitle" : "title " + gp_string(front_key);
+    clauses.push_back(fmt::format("\"\" index {} {} with lines lc rgb \"#000000\" lw 2 dt solid {}", front_block + g,
+                                  using_clause, front_title));
   }
   if (knee) {
     clauses.push_back(fmt::format(
@@ -800,13 +827,18 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (decl.log_x || decl.log_y) {
     text += fmt::format(" Logarithmic {} axis.", decl.log_x && decl.log_y ? "x and y" : decl.log_x ? "x" : "y");
   }
-  if (!front.empty()) {
+  if (!fronts.empty()) {
     std::vector<std::string> obj;
     for (const Objective& o : study.objectives) {
       obj.push_back(fmt::format("{} {}", o.direction == Direction::minimize ? "minimum" : "maximum", o.metric));
     }
-    text += fmt::format(" The black line is the Pareto front ({}; {} point{} shown).", join(obj, ", "), front.size(),
-                        front.size() == 1 ? "" : "s");
+    if (grouped_fronts) {
+      text += fmt::format(" The black lines are the Pareto fronts of each {}, one line per group ({}; {} point{} shown).",
+                          join(group_axes, " x "), join(obj, ", "), front_points, front_points == 1 ? "" : "s");
+    } else {
+      text += fmt::format(" The black line is the Pareto front ({}; {} point{} shown).", join(obj, ", "), front_points,
+                          front_points == 1 ? "" : "s");
+    }
   }
   if (knee) {
     text += fmt::format(" Circled: the knee, {} ({} = {}, {} = {}).", design_point_text(study, results, *knee, ", "),

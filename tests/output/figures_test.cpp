@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dse/analysis/blocks.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
@@ -174,6 +176,31 @@ TEST(Figures, ScatterDataHoldsExactlyTheFeasibleRowsAndTheFront) {
   EXPECT_NE(src.script.find("title \"Pareto front\""), std::string::npos);
   EXPECT_NE(src.script.find(house_style()), std::string::npos);
   EXPECT_NE(src.description.find("1 infeasible or failed"), std::string::npos) << src.description;
+}
+
+// `pareto: group: [execution]`: one front per execution mode, each its own line; never one line
+// zig-zagging through the union of the fronts, and no single knee.
+TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
+  Small s = small_study();
+  auto analyses = std::make_shared<StudyAnalyses>();
+  analyses->pareto.group = {"execution"};
+  s.study.analyses = analyses;
+  s.study.figures = {scatter_decl()};
+  const FigureSource src = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
+  // Blocks: the two series (3 eager, 2 compiled points), then the compiled front, then the eager one.
+  EXPECT_NE(src.data.find("# index 2: Pareto front of compiled, in x order"), std::string::npos) << src.data;
+  EXPECT_NE(src.data.find("# index 3: Pareto front of eager, in x order"), std::string::npos) << src.data;
+  EXPECT_EQ(src.data.find("knee"), std::string::npos);
+  EXPECT_NE(src.script.find("index 2 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid title "
+                            "\"Pareto front of each execution\""),
+            std::string::npos)
+      << src.script;
+  EXPECT_NE(src.script.find("index 3 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid notitle"),
+            std::string::npos)
+      << src.script;
+  EXPECT_NE(src.description.find("The black lines are the Pareto fronts of each execution, one line per group"),
+            std::string::npos)
+      << src.description;
 }
 
 TEST(Figures, WhereSelectorsFilterRows) {
