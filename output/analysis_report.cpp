@@ -82,13 +82,16 @@ std::string group_text(const std::vector<Selector>& labels, std::string_view eq 
 }
 
 // "hardware = h200, batch = 16": a grid point's labels on every axis.
-std::string point_text(const ResolvedStudy& study, std::uint64_t point) {
+// The swept axes' values at `point` ("batch = 8, execution = eager"), leaving out the axis `except`.
+std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::string_view except = {}) {
   const Grid grid(study);
   std::vector<std::uint32_t> coords(study.axes.size());
   grid.coordinates(point, coords);
   std::vector<std::string> parts;
   for (std::size_t a = 0; a < study.axes.size(); ++a) {
-    if (study.axes[a].values.size() > 1) parts.push_back(study.axes[a].param + " = " + study.axes[a].values[coords[a]].label);
+    if (study.axes[a].values.size() > 1 && study.axes[a].param != except) {
+      parts.push_back(study.axes[a].param + " = " + study.axes[a].values[coords[a]].label);
+    }
   }
   return parts.empty() ? "the single design point" : join(parts, ", ");
 }
@@ -997,6 +1000,86 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
 
 }  // namespace
 
+// The generated answer: per decision the choice, its margin over the next alternative and the
+// smallest change of one input that flips it; the break-evens' statements; the best design point per
+// objective. Every value comes from the same analysis objects as the sections below and the CSVs.
+json answer_context(const ReportInputs& in) {
+  const ResolvedStudy& study = in.study;
+  json lines = json::array();
+  if (in.analysed == nullptr) return json{{"has_answer", false}, {"lines", lines}};
+  for (const SensitivityRun& run : in.analysed->sensitivities) {
+    if (!run.analysis || !run.analysis->decision || run.analysis->decision->best == kNoAlternative) continue;
+    const SensitivityAnalysis& s = *run.analysis;
+    const DecisionResult& d = *s.decision;
+    const SensitivityRequest& r = *run.request;
+    const QuantityDisplay md = metric_display(study, r.metric);
+    const bool minimize = r.direction == Direction::minimize;
+    std::size_t next = kNoAlternative;
+    for (std::size_t i = 0; i < d.base_metrics.size(); ++i) {
+      if (i == d.best || !std::isfinite(d.base_metrics[i])) continue;
+      if (next == kNoAlternative || (minimize ? d.base_metrics[i] < d.base_metrics[next] : d.base_metrics[i] > d.base_metrics[next])) {
+        next = i;
+      }
+    }
+    const double best_value = d.base_metrics[d.best];
+    std::string text = fmt::format("{} is the choice for the {} {} at {}, {}", s.alternatives[d.best],
+                                   minimize ? "lowest" : "highest", metric_words(study, r.metric),
+                                   point_text(study, s.base_point, r.decide), format_quantity(best_value, md));
+    if (next != kNoAlternative) {
+      const double margin = std::fabs(d.base_metrics[next] - best_value) / std::fabs(best_value);
+      text += fmt::format("; next is {} at {} ({} {})", s.alternatives[next], format_quantity(d.base_metrics[next], md),
+                          format_percent(margin), minimize ? "higher" : "lower");
+    }
+    const DecisionFlip* nearest = nullptr;
+    const FlipSearch* nearest_way = nullptr;
+    for (const DecisionFlip& f : d.flips) {
+      for (const FlipSearch* w : {&f.up, &f.down}) {
+        if (w->found && (nearest_way == nullptr || std::fabs(w->relative_change) < std::fabs(nearest_way->relative_change))) {
+          nearest = &f;
+          nearest_way = w;
+        }
+      }
+    }
+    if (nearest != nullptr) {
+      text += fmt::format(". The nearest flip: if {} {} {}, {}.", input_phrase(s.inputs[nearest->input]),
+                          nearest_way->relative_change > 0 ? "rises" : "falls",
+                          format_percent(std::fabs(nearest_way->relative_change)),
+                          nearest_way->new_best == kNoAlternative ? "no alternative keeps a value"
+                                                                  : s.alternatives[nearest_way->new_best] + " takes over");
+    } else if (!d.flips.empty()) {
+      text += fmt::format(". No single input scanned changes it (up to {} either way).",
+                          format_percent(r.flip.max_relative_change));
+    } else {
+      text += ".";
+    }
+    lines.push_back({{"label", r.name}, {"text", text}});
+  }
+  for (const BreakevenRun& b : in.analysed->breakevens) {
+    if (!b.analysis || b.analysis->groups.empty()) continue;
+    const BreakevenAnalysis& a = *b.analysis;
+    const BreakevenGroup& g = a.groups.front();
+    std::vector<std::string> sentences;
+    for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
+    if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
+    std::string text = g.labels.empty() ? join(sentences, " ") : group_text(g.labels) + ": " + join(sentences, " ");
+    if (a.groups.size() > 1) text += fmt::format(" ({} more groups under Break-even points.)", a.groups.size() - 1);
+    lines.push_back({{"label", b.request->name}, {"text", text}});
+  }
+  for (const TopKList& list : in.analysed->top_k) {
+    if (list.rows.empty()) continue;
+    const int col = in.analysed->shown().metric_column(list.objective.metric);
+    if (col < 0) continue;
+    const std::size_t r = list.rows.front();
+    lines.push_back(
+        {{"label", fmt::format("{} {}", list.objective.direction == Direction::minimize ? "lowest" : "highest",
+                               metric_words(study, list.objective.metric))},
+         {"text", fmt::format("{} ({})", row_text(in.analysed->shown(), r),
+                              format_quantity(in.analysed->shown().metric(r, static_cast<std::size_t>(col)),
+                                              metric_display(study, list.objective.metric)))}});
+  }
+  return json{{"has_answer", !lines.empty()}, {"lines", lines}};
+}
+
 json analysis_report_context(const ReportInputs& in) {
   // Analysis figures are numbered after the study's own.
   const std::size_t first_figure = effective_figures(in.study, in.results).size() + 1;
@@ -1007,6 +1090,7 @@ json analysis_report_context(const ReportInputs& in) {
   ctx["fronts"] = fronts_context(in, first_figure);
   ctx["breakeven"] = breakeven_context(in, first_figure);
   ctx["sensitivity"] = sensitivity_context(in, first_figure);
+  ctx["answer"] = answer_context(in);
   return ctx;
 }
 

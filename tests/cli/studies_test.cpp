@@ -112,6 +112,30 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       EXPECT_EQ(p, std::string::npos) << name << ": " << f << " names " << text.substr(p == std::string::npos ? 0 : p, 60);
     }
   }
+  // The generated answer comes first and names the best design point of each objective that
+  // top_k.csv ranks first.
+  if (fs::exists(out / "top_k.csv")) {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    const std::size_t answer = report.find("\n## Answer\n");
+    ASSERT_NE(answer, std::string::npos) << name;
+    const std::size_t first_section = report.find("\n## ");
+    EXPECT_EQ(first_section, answer) << name << ": the answer is not the first section";
+    const std::string answer_text = report.substr(answer, report.find("\n## ", answer + 1) - answer);
+    std::ifstream top(out / "top_k.csv");
+    const std::vector<std::string> head = csv_fields(top);
+    const auto column = [&](const std::string& h) { return std::find(head.begin(), head.end(), h) - head.begin(); };
+    const std::size_t first_axis = static_cast<std::size_t>(column("point_index")) + 1;
+    const std::size_t value_column = static_cast<std::size_t>(column("value"));
+    for (auto row = csv_fields(top); !row.empty(); row = csv_fields(top)) {
+      if (row[static_cast<std::size_t>(column("rank"))] != "1") continue;
+      std::string point;
+      for (std::size_t a = first_axis; a < value_column; ++a) {
+        point += (point.empty() ? "" : ", ") + head[a] + " = " + row[a];
+      }
+      EXPECT_NE(answer_text.find(point), std::string::npos) << name << ": " << point << " not in\n" << answer_text;
+    }
+  }
   // The report's headline counts the same verdicts as comparisons.csv.
   if (rows > 0) {
     std::ifstream md(out / "report.md");
