@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "dse/analysis/blocks.hpp"
+#include "dse/calibration/intervals.hpp"
 #include "dse/grid.hpp"
 #include "output/csv.hpp"
 #include "output/files.hpp"
@@ -859,6 +860,48 @@ json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
   return out;
 }
 
+// The alternative with the best value after the choice; kNoAlternative when no other has a value.
+std::size_t runner_up(const DecisionResult& d, bool minimize) {
+  std::size_t next = kNoAlternative;
+  for (std::size_t i = 0; i < d.base_metrics.size(); ++i) {
+    if (i == d.best || !std::isfinite(d.base_metrics[i])) continue;
+    if (next == kNoAlternative || (minimize ? d.base_metrics[i] < d.base_metrics[next] : d.base_metrics[i] > d.base_metrics[next])) {
+      next = i;
+    }
+  }
+  return next;
+}
+
+// Whether a decision is safe: the 80 % intervals (the table's <metric>_p10 / _p90 columns) of the
+// choice and the next alternative at the base point, and whether they overlap. Empty when the study
+// has no interval for the metric or a row is not in the table.
+std::string decision_interval_sentence(const ReportInputs& in, const SensitivityAnalysis& s, std::size_t best,
+                                       std::size_t next) {
+  if (in.analysed == nullptr || next >= s.alternative_points.size() || best >= s.alternative_points.size()) return "";
+  const ResultTable& t = in.analysed->shown();
+  const std::string& metric = s.request.metric;
+  const int low = t.metric_column(interval_low_name(metric));
+  const int high = t.metric_column(interval_high_name(metric));
+  if (low < 0 || high < 0) return "";
+  const auto row_of = [&](std::uint64_t point) {
+    const auto it = std::find(t.point_index.begin(), t.point_index.end(), point);
+    return it == t.point_index.end() ? t.rows() : static_cast<std::size_t>(it - t.point_index.begin());
+  };
+  const std::size_t best_row = row_of(s.alternative_points[best]);
+  const std::size_t next_row = row_of(s.alternative_points[next]);
+  if (best_row == t.rows() || next_row == t.rows()) return "";
+  const double b_lo = t.metric(best_row, static_cast<std::size_t>(low)), b_hi = t.metric(best_row, static_cast<std::size_t>(high));
+  const double n_lo = t.metric(next_row, static_cast<std::size_t>(low)), n_hi = t.metric(next_row, static_cast<std::size_t>(high));
+  if (!std::isfinite(b_lo) || !std::isfinite(b_hi) || !std::isfinite(n_lo) || !std::isfinite(n_hi)) return "";
+  const bool minimize = s.request.direction == Direction::minimize;
+  const bool apart = minimize ? b_hi < n_lo : b_lo > n_hi;
+  const QuantityDisplay md = metric_display(in.study, metric);
+  return fmt::format("80 % intervals: {} {} to {}, {} {} to {}; {}", s.alternatives[best], format_quantity(b_lo, md),
+                     format_quantity(b_hi, md), s.alternatives[next], format_quantity(n_lo, md), format_quantity(n_hi, md),
+                     apart ? "they do not overlap, so the choice stands within the model's measured error"
+                           : "they overlap, so the margin is inside the model's error: not a safe choice");
+}
+
 json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
   const ResolvedStudy& study = in.study;
   json list = json::array();
@@ -965,6 +1008,8 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
               r.decide, metric_words(study, r.metric), r.direction == Direction::minimize ? "lower" : "higher",
               s.alternatives[d.best], join(values, ", "), format_percent(r.flip.max_relative_change, 2), r.flip.scan_steps,
               format_percent(r.flip.tolerance, 2));
+          const std::string interval = decision_interval_sentence(in, s, d.best, runner_up(d, r.direction == Direction::minimize));
+          if (!interval.empty()) decision["intro"] = decision["intro"].get<std::string>() + " " + interval + ".";
           for (const std::string& sentence : flip_sentences(study, s)) decision["sentences"].push_back({{"text", sentence}});
           const auto cell = [](const FlipSearch& x) {
             if (x.found) return (x.relative_change > 0 ? "+" : "-") + format_percent(std::fabs(x.relative_change));
@@ -1014,13 +1059,7 @@ json answer_context(const ReportInputs& in) {
     const SensitivityRequest& r = *run.request;
     const QuantityDisplay md = metric_display(study, r.metric);
     const bool minimize = r.direction == Direction::minimize;
-    std::size_t next = kNoAlternative;
-    for (std::size_t i = 0; i < d.base_metrics.size(); ++i) {
-      if (i == d.best || !std::isfinite(d.base_metrics[i])) continue;
-      if (next == kNoAlternative || (minimize ? d.base_metrics[i] < d.base_metrics[next] : d.base_metrics[i] > d.base_metrics[next])) {
-        next = i;
-      }
-    }
+    const std::size_t next = runner_up(d, minimize);
     const double best_value = d.base_metrics[d.best];
     std::string text = fmt::format("{} is the choice for the {} {} at {}, {}", s.alternatives[d.best],
                                    minimize ? "lowest" : "highest", metric_words(study, r.metric),
@@ -1029,6 +1068,8 @@ json answer_context(const ReportInputs& in) {
       const double margin = std::fabs(d.base_metrics[next] - best_value) / std::fabs(best_value);
       text += fmt::format("; next is {} at {} ({} {})", s.alternatives[next], format_quantity(d.base_metrics[next], md),
                           format_percent(margin), minimize ? "higher" : "lower");
+      const std::string interval = decision_interval_sentence(in, s, d.best, next);
+      if (!interval.empty()) text += ". " + interval;
     }
     const DecisionFlip* nearest = nullptr;
     const FlipSearch* nearest_way = nullptr;

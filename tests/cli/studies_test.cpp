@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -149,5 +151,53 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
 
 INSTANTIATE_TEST_SUITE_P(Studies, ShippedStudy, ::testing::ValuesIn(shipped_studies()),
                          [](const auto& info) { return info.param; });
+
+}  // namespace
+
+namespace {
+
+// purchase_sensitivity's decisions carry the 80 % intervals of results.csv's <metric>_p10 / _p90
+// columns for the choice and the next alternative, and say whether they overlap.
+TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
+  const fs::path out = fs::temp_directory_path() / ("dsx_answer_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY +
+                              "' run studies/purchase_sensitivity.yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream md(out / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  const std::string line_start = "- **nvidia_purchase**: b200 is the choice";
+  const std::size_t at = report.find(line_start);
+  ASSERT_NE(at, std::string::npos) << report;
+  const std::string line = report.substr(at, report.find('\n', at) - at);
+  EXPECT_NE(line.find("next is h100_sxm"), std::string::npos) << line;
+  // The printed bounds against the CSV rows (model resnet50, batch 64) to the 3 digits printed.
+  std::ifstream csv(out / "results.csv");
+  const std::vector<std::string> head = csv_fields(csv);
+  const auto column = [&](const std::string& h) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
+  };
+  const std::size_t lo = column("cost_per_million_inferences_usd_p10"), hi = column("cost_per_million_inferences_usd_p90");
+  ASSERT_LT(hi, head.size());
+  std::map<std::string, std::pair<double, double>> bounds;
+  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+    if (row[column("model")] == "resnet50" && row[column("batch")] == "64" && !row[lo].empty() && !row[hi].empty()) {
+      bounds[row[column("hardware")]] = {std::stod(row[lo]), std::stod(row[hi])};
+    }
+  }
+  for (const std::string hw : {"b200", "h100_sxm"}) {
+    const std::size_t p = line.find(hw + " ", line.find("80 % intervals:"));
+    ASSERT_NE(p, std::string::npos) << line;
+    std::istringstream in(line.substr(p + hw.size() + 1));
+    double printed_lo = 0, printed_hi = 0;
+    std::string usd, to;
+    in >> printed_lo >> usd >> to >> printed_hi;
+    EXPECT_NEAR(printed_lo, bounds[hw].first, 0.005 * bounds[hw].first) << hw << ": " << line;
+    EXPECT_NEAR(printed_hi, bounds[hw].second, 0.005 * bounds[hw].second) << hw << ": " << line;
+  }
+  const bool overlap = bounds["b200"].second >= bounds["h100_sxm"].first;
+  EXPECT_EQ(line.find("not a safe choice") != std::string::npos, overlap) << line;
+  fs::remove_all(out);
+}
 
 }  // namespace
