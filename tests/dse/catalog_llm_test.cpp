@@ -49,14 +49,16 @@ constexpr Published kTotals[] = {
     {"qwen25_72b", 72.7e9, "Qwen2.5-72B model card: 72.7B"},
     {"gemma2_9b", 8'324'201'984.0 + 917'514'240.0, "Gemma 2 report arXiv:2408.00118 Table 2 (non-embedding + embedding)"},
     {"gemma2_27b", 26'047'480'320.0 + 1'179'648'000.0, "Gemma 2 report Table 2 (non-embedding + embedding)"},
-    {"phi3_mini", 3.8e9, "Phi-3 report arXiv:2404.14219: 3.8B"},
-    {"gptj_6b", 6'053'381'344.0, "mesh-transformer-jax README: 6,053,381,344"},
-    {"mpt_7b", 6.7e9, "mosaicml/mpt-7b model card: 6.7B"},
-    {"mpt_30b", 29.95e9, "mosaicml/mpt-30b model card: 29.95B"},
-    {"bloom_176b", 176'247'271'424.0, "bigscience/bloom model card: 176,247,271,424"},
-    {"opt_175b", 175e9, "OPT arXiv:2205.01068 Table 1: 175B"},
+    {"phi3_mini", 3.8e9, "Phi-3 report arXiv:2404.14219 section 2: 3.8B"},
+    {"gptj_6b", 6'053'381'344.0, "Hugging Face EleutherAI/gpt-j-6b model card: 6,053,381,344"},
+    {"mpt_7b", 6.7e9, "Hugging Face mosaicml/mpt-7b model card: 6.7B"},
+    {"mpt_30b", 29.95e9, "Hugging Face mosaicml/mpt-30b model card: 29.95B"},
+    {"bloom_176b", 176'247'271'424.0, "Hugging Face bigscience/bloom model card v1.3: 176,247,271,424"},
+    {"opt_175b", 175e9, "OPT arXiv:2205.01068 abstract: 175B"},
     {"palm_540b", 540.35e9, "PaLM arXiv:2204.02311 Table 1: 540.35B"},
-    {"falcon_40b", 41.8e9, "Hugging Face tiiuae/falcon-40b: 41.8B"},
+    {"falcon_40b", 83'671'941'120.0 / 2,
+     "tiiuae/falcon-40b pytorch_model.bin.index.json: 83,671,941,120 bytes of bfloat16 = 41,835,970,560 (model page: "
+     "41.8B)"},
     {"deepseek_v2", 236e9, "DeepSeek-V2 arXiv:2405.04434 section 3.1.2: 236B"},
     {"bert_large", 335'141'888.0 - (1024.0 * 1024 + 1024) - 2 * 1024,
      "Hugging Face bert-large-uncased BertModel 335,141,888 less the pooler and token-type table (the paper's 340M "
@@ -82,6 +84,11 @@ TEST(CatalogLlm, ExactCountsWhereTheLayoutIsModelledInFull) {
   EXPECT_EQ(graph("qwen25_7b").parameter_count, 7'615'616'512.0);
   // BLOOM less its embedding LayerNorm (2 x 14336), which is not modelled.
   EXPECT_EQ(graph("bloom_176b").parameter_count, 176'247'271'424.0 - 2 * 14336.0);
+  // Checkpoint totals from pytorch_model.bin.index.json (total_size in bytes of bfloat16 / 2), less or plus the
+  // norm parameters the builder counts differently. Falcon-40B: ln_attn and ln_mlp per parallel block, counted as
+  // one LayerNorm (-60 x 2 x 8192). MPT-30B: its 2 x 48 + 1 LayerNorms have no bias, counted with one (+97 x 7168).
+  EXPECT_EQ(graph("falcon_40b").parameter_count, 83'671'941'120.0 / 2 - 60 * 2 * 8192.0);
+  EXPECT_EQ(graph("mpt_30b").parameter_count, 59'914'401'792.0 / 2 + 97 * 7168.0);
 }
 
 TEST(CatalogLlm, MixturesOfExpertsCountActiveParametersApart) {
