@@ -18,7 +18,6 @@ constexpr double kSecondsPerYear = 365.0 * 24 * 3600;
 constexpr double kSecondsPerHour = 3600.0;
 constexpr double kP99 = 0.99;
 constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
-constexpr double kGpusPerNode = 8;   // HGX/DGX H100, H200, B200 baseboards
 
 constexpr std::array<std::string_view, 2> kOutputLengths = {"uniform", "fixed"};
 
@@ -41,7 +40,7 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .min_value = 1, .max_value = 1e7, .integer = true},
     {.name = "tp", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "tensor-parallel GPUs per replica, inside one node", .has_default = true, .default_value = 1,
-     .min_value = 1, .max_value = 8, .integer = true},
+     .min_value = 1, .max_value = 1024, .integer = true},
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "prefill fraction of peak FLOP/s; 0 = seeds/004 prefill_long_context default (0.40)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
@@ -80,6 +79,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "fixed time of one prefill or decode iteration: scheduling, sampling, launches (default 0; "
                     "calibrated)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 10},
+    {.name = "gpus_per_node", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "GPUs sharing one NVLink domain, the most one replica spans (8: HGX/DGX; 72: GB200 NVL72)",
+     .has_default = true, .default_value = 8, .min_value = 1, .max_value = 1024, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -126,7 +128,7 @@ constexpr std::array<std::string_view, 10> kReasons = {
     "no GPU price: catalog price is 0 and gpu_hour_price is not given",
     "ep > 1 needs a mixture-of-experts model",
     "ep must divide the number of routed experts",
-    "tp x ep GPUs must fit in one node (8 GPUs)",
+    "tp x ep GPUs must fit in one node (gpus_per_node)",
 };
 
 }  // namespace
@@ -161,7 +163,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double n_ep = v[Param::ep];
   if (n_ep > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (n_ep > 1 && std::fmod(shape.experts, n_ep) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
-  if (n_tp * n_ep > kGpusPerNode) return {PointStatus::infeasible, replica_exceeds_node};
+  if (n_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
   const double n_gpus = n_tp * n_ep;
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
 

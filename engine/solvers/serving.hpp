@@ -44,11 +44,11 @@
 //    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
 //    (engine/serving.hpp).
 //  - expert parallelism (ep, mixture of experts only): the replica is tp x ep GPUs of one node (at
-//    most 8); attention data-parallel over ep groups of tp GPUs, routed experts sharded over all of
+//    most gpus_per_node, default 8; 72 on a GB200 NVL72 rack, one NVLink domain); attention data-parallel over ep groups of tp GPUs, routed experts sharded over all of
 //    them, two all-to-alls per MoE layer and forward pass (engine/serving.hpp). memory_bytes counts the
 //    busiest group's ceil(B / ep) sequences; max_batch = ep x the per-group fit; tokens_per_s_per_gpu and
 //    cost count tp x ep GPUs. Infeasible: ep > 1 on a dense model, ep not dividing the routed experts,
-//    tp x ep > 8.
+//    tp x ep > gpus_per_node.
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 
@@ -78,6 +78,7 @@ class ServingSolver final : public TabledSolver {
     memory_efficiency,
     output_lengths,
     step_overhead,
+    gpus_per_node,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -20,28 +20,27 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kRecompute = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kAttention = {"fused", "unfused"};
-constexpr double kGpusPerNode = 8;
 constexpr double kNvlinkAlphaS = 0.5e-6;  // mlsysim alpha_intra
-constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency
+constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency: the default fabric_latency
 constexpr double kBytesPerActivation = 2;  // bf16
 constexpr double kBytesPerGradient = 2;    // bf16 gradients reduced across DP
 constexpr double kLifetimeYears = 3;
 constexpr double kMaintenancePerYear = 0.05;
 constexpr double kCheckpointBytesPerParam = 14;        // 2 bf16 + 4 master + 4 + 4 Adam moments
-constexpr double kCheckpointBandwidthBytesPerS = 100e9;  // mlsysim recovery profile
+constexpr double kCheckpointBandwidthBytesPerS = 100e9;  // mlsysim recovery profile: the default
 constexpr double kRestartS = 300;                        // mlsysim ReliabilityModel recovery time
-constexpr std::array<ComponentCount, 3> kNodeComponents = {{{8, kGpuMttfHours}, {8, kNicMttfHours}, {2, kPsuMttfHours}}};
+constexpr double kPsusPerNode = 2;
 
 constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all GPUs alike"},
     {.name = "model", .kind = ParamKind::model,
      .description = "transformer (catalog id; dense or mixture of experts, MHA/GQA or MLA); its seq_len is used"},
     {.name = "gpus", .kind = ParamKind::number, .dimension = Dimension::count,
-     .description = "accelerators in the job (8 per node)", .has_default = true, .default_value = 1024,
+     .description = "accelerators in the job (gpus_per_node per node)", .has_default = true, .default_value = 1024,
      .min_value = 1, .max_value = 1e7, .integer = true},
     {.name = "tp", .kind = ParamKind::number, .dimension = Dimension::count,
-     .description = "tensor-parallel degree (inside a node)", .has_default = true, .default_value = 8,
-     .min_value = 1, .max_value = 64, .integer = true},
+     .description = "tensor-parallel degree (on NVLink inside a node; a multiple of the node across nodes)",
+     .has_default = true, .default_value = 8, .min_value = 1, .max_value = 1024, .integer = true},
     {.name = "pp", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "pipeline-parallel stages (1F1B)", .has_default = true, .default_value = 1, .min_value = 1,
      .max_value = 1024, .integer = true},
@@ -90,6 +89,21 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "virtual_stages", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "model chunks per pipeline stage: 1 = 1F1B, v > 1 = interleaved 1F1B (Narayanan et al. 2021)",
      .has_default = true, .default_value = 1, .min_value = 1, .max_value = 64, .integer = true},
+    {.name = "gpus_per_node", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "GPUs sharing one NVLink domain (8: DGX/HGX; 72: GB200 NVL72)", .has_default = true,
+     .default_value = 8, .min_value = 1, .max_value = 1024, .integer = true},
+    {.name = "fabric_latency", .kind = ParamKind::number, .dimension = Dimension::time,
+     .description = "one-way latency of a transfer across nodes (default IB NDR, 5 us)", .has_default = true,
+     .default_value = kFabricAlphaS, .min_value = 0, .max_value = 1e-2},
+    {.name = "oversubscription", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "fabric oversubscription k (k:1): transfers across nodes run at fabric_bandwidth / k",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 64},
+    {.name = "straggler_slowdown", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "slowest rank's compute time over the mean (>= 1): a synchronous step waits for it",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 10},
+    {.name = "checkpoint_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "storage write bandwidth of a checkpoint (default 100 GB/s)", .has_default = true,
+     .default_value = kCheckpointBandwidthBytesPerS, .min_value = 0, .max_value = 1e15, .min_exclusive = true},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -121,7 +135,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"time_to_train_s", Dimension::time, "training_tokens / tokens_per_s"},
     {"time_to_train_6pd_s", Dimension::time, "6 P_active D / (N X MFU): check (no attention term)"},
     {"fleet_mtbf_s", Dimension::time, "1 / sum of component failure rates of gpus / 8 nodes"},
-    {"checkpoint_interval_s", Dimension::time, "Daly 2006 optimum, checkpoint = 14 B x P / 100 GB/s"},
+    {"checkpoint_interval_s", Dimension::time, "Daly 2006 optimum for a checkpoint of checkpoint_s"},
     {"goodput", Dimension::dimensionless, "1 - checkpoint / period - (restart + period / 2) / MTBF"},
     {"time_with_failures_s", Dimension::time, "time_to_train_s / goodput"},
     {"gpu_power_w", Dimension::power, "per GPU: TDP x (idle + (1 - idle) x compute share)"},
@@ -132,12 +146,14 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"cost_usd", Dimension::money, "cost of the run"},
     {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
     {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / gpus (what torchtitan and llm-foundry report)"},
+    {"checkpoint_bytes", Dimension::bytes, "one checkpoint: 14 B per parameter (bf16 weights, fp32 master and Adam moments)"},
+    {"checkpoint_s", Dimension::time, "time to write one checkpoint: checkpoint_bytes / checkpoint_bandwidth"},
 }};
 
 constexpr std::array<std::string_view, 12> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
-    "tp exceeds the 8 GPUs of a node",
+    "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
     "tp must divide the attention heads",
     "pp x virtual_stages exceeds the layers (every model chunk needs one)",
     "global_batch is not a multiple of dp x micro_batch",
@@ -176,7 +192,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double n = v[Param::gpus], t = v[Param::tp], p = v[Param::pp], b = v[Param::micro_batch];
   const double dp = data_parallel_degree(n, t, p);
   if (dp == 0) return {PointStatus::infeasible, tp_pp_do_not_divide_gpus};
-  if (t > kGpusPerNode) return {PointStatus::infeasible, tp_exceeds_node};
+  const double node = v[Param::gpus_per_node];
+  if (std::fmod(t > node ? t : node, t > node ? node : t) != 0) return {PointStatus::infeasible, tp_and_node_do_not_nest};
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
   const double chunks_per_stage = v[Param::virtual_stages];
   if (p * chunks_per_stage > shape.layers) return {PointStatus::infeasible, pp_exceeds_layers};
@@ -230,15 +247,16 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
 
   const double nvlink = hw.accelerator_link_bandwidth_bytes_per_s > 0 ? hw.accelerator_link_bandwidth_bytes_per_s
                                                                       : hw.host_link_bandwidth_bytes_per_s;
-  const double nic = v[Param::fabric_bandwidth];
-  const double dp_in_node = std::min(dp, std::max(1.0, std::floor(kGpusPerNode / t)));
+  const double nic = v[Param::fabric_bandwidth] / v[Param::oversubscription];
+  const double fabric_alpha = v[Param::fabric_latency];
+  const double dp_in_node = std::min(dp, std::max(1.0, std::floor(node / t)));
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
   fabric.intra_alpha_s = kNvlinkAlphaS;
   fabric.nic_bandwidth_bytes_per_s = nic;
   fabric.nics_per_node = dp_in_node;  // one NIC per GPU
-  fabric.inter_alpha_s = kFabricAlphaS;
+  fabric.inter_alpha_s = fabric_alpha;
   const double expert_params = shape.expert_weight_elements;
   const double dense_gradient_bytes = (params - expert_params) / (t * p) * kBytesPerGradient;
   const double expert_gradient_bytes = expert_params / (t * p * e) * kBytesPerGradient;
@@ -246,13 +264,13 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
   const double expert_dp = dp / e;
   HierarchicalFabric expert_fabric = fabric;
-  expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(kGpusPerNode / (t * e))));
+  expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(node / (t * e))));
   expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
   const double expert_dp_s =
       expert_gradient_bytes > 0 ? hierarchical_all_reduce_s(expert_gradient_bytes, expert_dp / expert_fabric.gpus_per_node,
                                                             expert_fabric)
                                 : 0.0;
-  const bool ep_in_node = t * e <= kGpusPerNode;
+  const bool ep_in_node = t * e <= node;
   const double dispatch_bytes = b * s * shape.experts_per_token * h * kBytesPerActivation / t;
 
   StepInput step;
@@ -269,15 +287,17 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.data_parallel = dp;
   step.recompute = recompute;
   step.peak_flops_per_s = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
-  step.compute_efficiency = v[Param::eta];
-  step.tp_all_reduce_s = ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
-  step.pp_p2p_s = point_to_point_s(activation_message / t, nic, kFabricAlphaS);
+  step.compute_efficiency = v[Param::eta] / v[Param::straggler_slowdown];
+  // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
+  step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
+                                   : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
+  step.pp_p2p_s = point_to_point_s(activation_message / t, nic, fabric_alpha);
   step.dp_all_reduce_s =
       dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp / dp_in_node, fabric) + expert_dp_s);
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
   step.ep_all_to_all_s = e > 1 ? all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
-                                              ep_in_node ? kNvlinkAlphaS : kFabricAlphaS)
+                                              ep_in_node ? kNvlinkAlphaS : fabric_alpha)
                                : 0.0;
   step.dp_overlap = v[Param::overlap];
   step.gpus = n;
@@ -304,10 +324,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[time_to_train_s] = duration_s;
   out[time_to_train_6pd_s] = training_time_s(active, tokens, n, step.peak_flops_per_s, r.mfu);
 
+  const std::array<ComponentCount, 3> node_components = {
+      {{node, kGpuMttfHours}, {node, kNicMttfHours}, {kPsusPerNode, kPsuMttfHours}}};
   const double mtbf_s =
-      mtbf_h(failure_rate_per_h(kNodeComponents.data(), static_cast<int>(kNodeComponents.size()), n / kGpusPerNode)) *
-      3600.0;
-  const double checkpoint_s = kCheckpointBytesPerParam * params / kCheckpointBandwidthBytesPerS;
+      mtbf_h(failure_rate_per_h(node_components.data(), static_cast<int>(node_components.size()), n / node)) * 3600.0;
+  const double checkpoint_size = kCheckpointBytesPerParam * params;
+  const double checkpoint_s = checkpoint_size / v[Param::checkpoint_bandwidth];
+  out[checkpoint_bytes] = checkpoint_size;
+  out[Metric::checkpoint_s] = checkpoint_s;
   const double interval_s = daly_interval_s(checkpoint_s, mtbf_s);
   const double useful = goodput_fraction(interval_s, checkpoint_s, kRestartS, mtbf_s);
   out[fleet_mtbf_s] = mtbf_s;

@@ -1,7 +1,8 @@
 // Solver "training": one 3D-parallel (TP x PP x DP, plus EP for a mixture of experts) training
 // configuration of a transformer (dense, MoE, MHA/GQA or multi-head latent attention) on
-// `gpus` identical accelerators in 8-GPU nodes (DGX/HGX H100 layout: NVLink inside a node, one NIC per
-// GPU across nodes), mixed-precision (bf16 compute, fp32 master weights) Adam, sequence parallelism on.
+// `gpus` identical accelerators in nodes of `gpus_per_node` (default 8, the DGX/HGX H100 layout; 72
+// for a GB200 NVL72 rack: NVLink inside a node, one NIC per GPU across nodes), mixed-precision (bf16
+// compute, fp32 master weights) Adam, sequence parallelism on.
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
@@ -12,13 +13,19 @@
 //  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
 //    appendix B hardware FLOPs: recomputation included) at eta x bf16 peak; the 1F1B bubble stretches
 //    compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B per layer per micro-batch (6 with full
-//    recomputation) on the one-way NVLink rate, alpha 0.5 us (mlsysim's NVLink latency); PP: 2 point-to-point
-//    transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha 5 us (mlsysim's IB NDR latency);
-//    DP: hierarchical all-reduce of the bf16 gradient shard, the 8 / tp DP peers inside a node on
-//    NVLink and the rest across nodes on the NIC (mlsysim prices DP <= 8 on NVLink even when TP fills
-//    the node: its section 6.6); ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al.
-//    2020 section 7); `overlap` hides that fraction of the DP time behind backward compute.
-//    TP and PP communication are not overlapped.
+//    recomputation) on the one-way NVLink rate, alpha 0.5 us (mlsysim's NVLink latency), or, for a TP
+//    group larger than a node (tp a multiple of gpus_per_node), on the NIC, whose hops bound the ring;
+//    PP: 2 point-to-point transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha
+//    `fabric_latency` (default 5 us, mlsysim's IB NDR latency); DP: hierarchical all-reduce of the
+//    bf16 gradient shard, the gpus_per_node / tp DP peers inside a node on NVLink and the rest across
+//    nodes on the NIC (mlsysim prices DP <= 8 on NVLink even when TP fills the node: its section 6.6);
+//    ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al. 2020 section 7); `overlap`
+//    hides that fraction of the DP time behind backward compute. TP and PP communication are not
+//    overlapped. Every transfer across nodes runs at fabric_bandwidth / `oversubscription` (a
+//    fat-tree oversubscribed k:1 gives each NIC 1/k of its rate under all-to-all load). A tp that does
+//    not nest with the node (neither divides the other) is infeasible: TP groups tile nodes.
+//  - stragglers: a synchronous step waits for its slowest rank; `straggler_slowdown` (>= 1) divides
+//    every GPU's achieved compute rate (Dean and Barroso 2013, The Tail at Scale, CACM 56(2)).
 //  - mixture of experts: compute, MFU/HFU and the 6PD check use the ACTIVE parameters (Mixtral 8x7B:
 //    12.9 B of 46.7 B; DeepSeek-V3: 37.5 B of 671 B) while memory, the gradient all-reduce and the
 //    checkpoint hold all of them. Expert parallelism `ep` (engine/parallelism.hpp, Megatron-Core MoE):
@@ -36,9 +43,10 @@
 //  - sequence length: the model entry's (the graph is built for it; llama3_70b: 2,048).
 //  - tokens per step = DP x m x b x s: each DP replica counts once (mlsysim counts TP x PP times: 6.2).
 //  - MFU/HFU (PaLM appendix B), time to train = D / tokens_per_s, and the 6 P D / (N X MFU) check.
-//  - failures (engine/reliability.hpp): fleet MTBF of gpus / 8 DGX-H100-like nodes from mlsysim's
-//    component MTTFs (8 GPUs, 8 NICs, 2 PSUs per node); a checkpoint of 14 B per parameter (bf16
-//    weights + fp32 master, momentum, variance) written at mlsysim's 100 GB/s checkpoint bandwidth;
+//  - failures (engine/reliability.hpp): fleet MTBF of gpus / gpus_per_node nodes from mlsysim's
+//    component MTTFs (gpus_per_node GPUs and NICs, 2 PSUs per node); a checkpoint of 14 B per
+//    parameter (bf16 weights + fp32 master, momentum, variance; checkpoint_bytes) written at
+//    `checkpoint_bandwidth` (default mlsysim's 100 GB/s; checkpoint_s);
 //    Daly's interval; restart 300 s (mlsysim ReliabilityModel); goodput with rework; time_with_failures
 //    = time_to_train / goodput. Energy, carbon and cost are of the failure-free time_to_train.
 //  - power per GPU from its busy share (compute_s / step_s) on the idle + dynamic model
@@ -47,8 +55,7 @@
 //    energy; the regions of studies/catalog/regions.yaml give mlsysim's WUE); cost per GPU-hour from the
 //    catalog price over 3 years plus 5 %/year maintenance (mlsysim EconomicsModel defaults) plus
 //    electricity (engine/economics.hpp).
-// Fixed here, to stay within the sweep's parameter limit: 8 GPUs and 8 NICs per node, full-bisection fabric, the two
-// alphas above. A fabric catalog would make them parameters.
+// Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
 #include "engine/solver.hpp"
@@ -78,6 +85,11 @@ class TrainingSolver final : public TabledSolver {
     wue_l_per_kwh,
     attention,
     virtual_stages,
+    gpus_per_node,
+    fabric_latency,
+    oversubscription,
+    straggler_slowdown,
+    checkpoint_bandwidth,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -118,12 +130,14 @@ class TrainingSolver final : public TabledSolver {
     cost_usd,
     cost_per_million_tokens_usd,
     tokens_per_s_per_gpu,
+    checkpoint_bytes,
+    checkpoint_s,
     kMetricCount
   };
   enum Reason : std::uint8_t {
     not_a_transformer,
     tp_pp_do_not_divide_gpus,
-    tp_exceeds_node,
+    tp_and_node_do_not_nest,
     tp_must_divide_heads,
     pp_exceeds_layers,
     batch_not_divisible,

@@ -182,6 +182,10 @@ TEST_F(ServingExpertParallelTest, InfeasibleCombinations) {
   run(point(llama8b, Precision::fp16, 8, 1, 2), PointStatus::infeasible, ServingSolver::ep_needs_moe);
   run(point(mixtral, Precision::fp16, 8, 1, 3), PointStatus::infeasible, ServingSolver::ep_must_divide_experts);
   run(point(mixtral, Precision::fp16, 8, 4, 4), PointStatus::infeasible, ServingSolver::replica_exceeds_node);
+  // The same 16 GPUs are one replica in a 72-GPU NVLink domain (GB200 NVL72).
+  auto rack = point(mixtral, Precision::fp16, 8, 4, 4);
+  rack.values[P::gpus_per_node] = 72;
+  run(rack);
   // DeepSeek-V3 at fp16 weights (1.34 TB) fits on no 8 x 141 GiB node, with or without EP.
   run(point(deepseek, Precision::fp16, 1, 8, 1), PointStatus::infeasible, ServingSolver::exceeds_memory);
   run(point(deepseek, Precision::fp16, 1, 1, 8), PointStatus::infeasible, ServingSolver::exceeds_memory);

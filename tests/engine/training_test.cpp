@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/collectives.hpp"
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/parallelism.hpp"
@@ -116,10 +117,66 @@ TEST_F(TrainingSolverTest, InfeasiblePoints) {
   EXPECT_GT(out[M::memory_per_gpu_bytes], hw.memory_bytes);
   EXPECT_EQ(solver.evaluate(point(8, 3, 1, 1), out).reason, TrainingSolver::tp_pp_do_not_divide_gpus);
   EXPECT_EQ(solver.evaluate(point(8, 128, 1, 1), out).reason, TrainingSolver::pp_exceeds_layers);
-  EXPECT_EQ(solver.evaluate(point(16, 1, 1, 1), out).reason, TrainingSolver::tp_exceeds_node);
+  PointInputs six = point(4, 1, 1, 1);  // TP 4 on 6-GPU nodes: groups would straddle nodes
+  six.values[P::gpus_per_node] = 6;
+  EXPECT_EQ(solver.evaluate(six, out).reason, TrainingSolver::tp_and_node_do_not_nest);
   PointInputs odd = point(8, 4, 1, 1);
   odd.values[P::global_batch] = 1000;
   EXPECT_EQ(solver.evaluate(odd, out).reason, TrainingSolver::batch_not_divisible);
+}
+
+// TP 16 on 8-GPU nodes rings through the NICs (50 GB/s, 5 us); on a 16-GPU NVLink domain it stays on
+// NVLink (450 GB/s, 0.5 us): the TP time scales as the two rings of one b s h x 2 B message.
+TEST_F(TrainingSolverTest, TensorParallelismAcrossNodesRingsThroughTheNics) {
+  PointInputs across = point(16, 4, 1, 1);
+  ASSERT_EQ(solver.evaluate(across, out).status, PointStatus::ok);
+  const double across_tp_s = out[M::tp_comm_s];
+  PointInputs inside = across;
+  inside.values[P::gpus_per_node] = 16;
+  ASSERT_EQ(solver.evaluate(inside, out).status, PointStatus::ok);
+  const double message = 1 * 2048 * 8192 * 2.0;  // micro-batch 1, seq 2,048, d_model 8,192, bf16
+  EXPECT_NEAR(across_tp_s / out[M::tp_comm_s],
+              ring_all_reduce_s(message, 16, 50e9, 5e-6) / ring_all_reduce_s(message, 16, 450e9, 0.5e-6), 1e-9);
+  EXPECT_GT(across_tp_s, 5 * out[M::tp_comm_s]);
+}
+
+TEST_F(TrainingSolverTest, OversubscriptionLatencyStragglersAndCheckpoints) {
+  PointInputs base = point(8, 4, 1, 1);
+  base.values[P::fabric_latency] = 0;
+  ASSERT_EQ(solver.evaluate(base, out).status, PointStatus::ok);
+  const std::vector<double> b = out;
+  // 2:1 oversubscription halves the rate of every transfer across nodes: with no latency the
+  // pipeline sends take twice as long.
+  PointInputs oversubscribed = base;
+  oversubscribed.values[P::oversubscription] = 2;
+  ASSERT_EQ(solver.evaluate(oversubscribed, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::pp_comm_s], 2 * b[M::pp_comm_s], 1e-12 * b[M::pp_comm_s]);
+  // Latency adds to each send: 2 sends per micro-batch per stage boundary.
+  PointInputs slow = base;
+  slow.values[P::fabric_latency] = 10e-6;
+  ASSERT_EQ(solver.evaluate(slow, out).status, PointStatus::ok);
+  EXPECT_GT(out[M::pp_comm_s], b[M::pp_comm_s]);
+  // A straggler 25 % slower stretches every GPU's compute by 25 %.
+  PointInputs straggling = base;
+  straggling.values[P::straggler_slowdown] = 1.25;
+  ASSERT_EQ(solver.evaluate(straggling, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::compute_s], 1.25 * b[M::compute_s], 1e-9 * b[M::compute_s]);
+  EXPECT_NEAR(out[M::mfu] * out[M::step_time_s], b[M::mfu] * b[M::step_time_s], 1e-9);
+  // Checkpoint: 14 B per parameter at the storage bandwidth; a slower store checkpoints less often
+  // and keeps less goodput (Daly).
+  EXPECT_NEAR(b[M::checkpoint_bytes], 14 * b[M::active_parameters], 1e-6 * b[M::checkpoint_bytes]);
+  EXPECT_NEAR(b[M::checkpoint_s], b[M::checkpoint_bytes] / 100e9, 1e-12);
+  PointInputs slow_store = base;
+  slow_store.values[P::checkpoint_bandwidth] = 10e9;
+  ASSERT_EQ(solver.evaluate(slow_store, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::checkpoint_s], 10 * b[M::checkpoint_s], 1e-9 * out[M::checkpoint_s]);
+  EXPECT_GT(out[M::checkpoint_interval_s], b[M::checkpoint_interval_s]);
+  EXPECT_LT(out[M::goodput], b[M::goodput]);
+  // 72-GPU nodes: the same GPUs and NICs in fewer nodes, so fewer power supplies fail.
+  PointInputs rack = base;
+  rack.values[P::gpus_per_node] = 72;
+  ASSERT_EQ(solver.evaluate(rack, out).status, PointStatus::ok);
+  EXPECT_GT(out[M::fleet_mtbf_s], b[M::fleet_mtbf_s]);
 }
 
 TEST_F(TrainingSolverTest, RecomputationTradesMemoryForTime) {
