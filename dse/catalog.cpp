@@ -22,11 +22,11 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 18> kHardwareKeys = {
+constexpr std::array<std::string_view, 20> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
     "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
-    "max_threads_per_block", "compute_units"};
+    "max_threads_per_block", "compute_units", "release_year", "unchecked"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 
@@ -63,6 +63,59 @@ constexpr std::array<HardwareField, 6> kOptionalHardwareFields = {{
     {"max_threads_per_block", Dimension::count, kNonNegativeCount, &HardwareSpec::max_threads_per_block},
     {"compute_units", Dimension::count, kNonNegativeCount, &HardwareSpec::compute_units},
 }};
+
+// Plausible ranges of the hardware fields: a value outside its range is an error unless the entry
+// lists the field under `unchecked:`. They catch a slipped unit or exponent (1e-300 B/s, a 1 PB HBM,
+// a 1 MW TDP) while admitting everything from a Cortex-M microcontroller (hundreds of KiB of SRAM at
+// a few GB/s, well under a watt, about 1 GFLOP/s) to a wafer-scale engine (tens of GB of SRAM at PB/s,
+// over 100 PFLOP/s) and a many-terabyte CPU host. A zero that means "none" or "unknown" (an absent
+// accelerator_link, an unknown price) is not checked.
+struct PlausibleRange {
+  std::string_view key;
+  Dimension dimension;
+  double min_value;
+  double max_value;
+  bool zero_allowed;  // 0 means "none" / "unknown"
+};
+constexpr std::array<PlausibleRange, 8> kPlausibleRanges = {{
+    {"peak_flops", Dimension::flop_rate, 1e6, 1e18, true},    // 1 MFLOP/s .. 1 EFLOP/s per precision
+    {"memory", Dimension::bytes, 1024.0, 70368744177664.0, false},  // 1 KiB .. 64 TiB
+    {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
+    {"host_link", Dimension::bandwidth, 1e6, 1e14, false},           // 1 MB/s .. 100 TB/s
+    {"accelerator_link", Dimension::bandwidth, 1e6, 1e14, true},     // 1 MB/s .. 100 TB/s, or 0 = none
+    {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW
+    {"price", Dimension::money, 0.01, 1e7, true},                    // 1 cent .. 10 M USD, or 0 = unknown
+    {"release_year", Dimension::count, 1970, 2040, false},
+}};
+
+const PlausibleRange& plausible_range(std::string_view key) {
+  for (const PlausibleRange& r : kPlausibleRanges) {
+    if (r.key == key) return r;
+  }
+  throw std::logic_error("no plausible range for hardware field '" + std::string(key) + "'");
+}
+
+bool plausible(const PlausibleRange& r, double value) {
+  return (r.zero_allowed && value == 0) || (value >= r.min_value && value <= r.max_value);
+}
+
+std::string plausible_range_text(const PlausibleRange& r) {
+  const auto label = [&](double v) {
+    return r.dimension == Dimension::count ? number_text(v) : exact_quantity_label(v, r.dimension);
+  };
+  return "[" + label(r.min_value) + ", " + label(r.max_value) + "]" + (r.zero_allowed ? " or 0" : "");
+}
+
+// Reports `value` (written at `node`) when it is outside the plausible range of field `key` and the
+// entry does not list `key` under `unchecked:`.
+void check_plausible(const YamlReader& r, const YamlNode& node, std::string_view key, const std::string& name,
+                     double value, const std::vector<std::string>& unchecked) {
+  const PlausibleRange& range = plausible_range(key);
+  if (plausible(range, value)) return;
+  if (std::find(unchecked.begin(), unchecked.end(), key) != unchecked.end()) return;
+  r.error(node, name + " = " + node.text + " is outside the plausible range " + plausible_range_text(range) +
+                    "; if it is deliberate, add '" + std::string(key) + "' to the entry's unchecked: list");
+}
 
 bool valid_id(std::string_view id) {
   if (id.empty()) return false;
@@ -131,6 +184,23 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
     }
   }
   if (id) hw.id = *id;
+  // Fields whose plausible range is not checked: the entry says the value is deliberate.
+  std::vector<std::string> unchecked;
+  if (const YamlNode* n = entry.find("unchecked")) {
+    if (r.expect_sequence(*n, path + ".unchecked")) {
+      std::vector<std::string> keys;
+      for (const PlausibleRange& range : kPlausibleRanges) keys.emplace_back(range.key);
+      for (const YamlNode& item : n->items) {
+        const auto key = r.string(item, path + ".unchecked");
+        if (!key) continue;
+        if (std::find(keys.begin(), keys.end(), *key) == keys.end()) {
+          r.unknown(item, "field with a plausible range", keys);
+          continue;
+        }
+        unchecked.push_back(*key);
+      }
+    }
+  }
   // `base:` copies every field but the source: an entry that changes numbers says where they come from.
   if (const YamlNode* n = r.require(entry, "source", path)) {
     if (auto s = r.string(*n, path + ".source")) hw.source = *s;
@@ -158,6 +228,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
         const std::string name = path + ".peak_flops." + e.key.text;
         if (auto q = r.quantity(e.value, Dimension::flop_rate, name, kNonNegative)) {
           hw.peak_flops_per_s[index_of(*precision)] = q->value;
+          check_plausible(r, e.value, "peak_flops", name, q->value, unchecked);
         }
       }
       bool any = false;
@@ -169,7 +240,19 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
   }
   for (const HardwareField& f : kHardwareFields) {
     if (const YamlNode* n = field(f.key)) {
-      if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
+      const std::string name = path + "." + std::string(f.key);
+      if (auto q = r.quantity(*n, f.dimension, name, f.bounds)) {
+        hw.*f.member = q->value;
+        if (f.key != "idle_power_fraction") check_plausible(r, *n, f.key, name, q->value, unchecked);
+      }
+    }
+  }
+  if (const YamlNode* n = entry.find("release_year")) {
+    const std::string name = path + ".release_year";
+    if (auto q = r.quantity(*n, Dimension::count, name, kNonNegativeCount)) {
+      const std::size_t errors_before_year = r.diags().error_count();
+      check_plausible(r, *n, "release_year", name, q->value, unchecked);
+      if (r.diags().error_count() == errors_before_year) hw.release_year = static_cast<int>(q->value);
     }
   }
   for (const HardwareField& f : kOptionalHardwareFields) {
@@ -458,6 +541,29 @@ std::uint64_t fnv1a(std::string_view data, std::uint64_t hash = 1469598103934665
 
 }  // namespace
 
+std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
+  std::vector<std::string> out;
+  const auto check = [&](std::string_view key, double value) {
+    if (!plausible(plausible_range(key), value) && std::find(out.begin(), out.end(), key) == out.end()) {
+      out.emplace_back(key);
+    }
+  };
+  for (double v : h.peak_flops_per_s) check("peak_flops", v);
+  for (const HardwareField& f : kHardwareFields) {
+    if (f.key != "idle_power_fraction") check(f.key, h.*f.member);
+  }
+  if (h.release_year != 0) check("release_year", h.release_year);
+  return out;
+}
+
+std::string hardware_plausible_ranges_text() {
+  std::string out;
+  for (const PlausibleRange& r : kPlausibleRanges) {
+    out += (out.empty() ? "" : "; ") + std::string(r.key) + " " + plausible_range_text(r);
+  }
+  return out;
+}
+
 void read_hardware_entries(const YamlReader& r, const YamlNode& list, std::string_view path, Catalog& into,
                            std::vector<std::string>* broken_ids) {
   if (!r.expect_sequence(list, path)) return;
@@ -595,6 +701,7 @@ std::string catalog_hash(const Catalog& catalog) {
     for (double v : h.peak_flops_per_s) field(number_text(v));
     for (const HardwareField& f : kHardwareFields) field(number_text(h.*f.member));
     for (const HardwareField& f : kOptionalHardwareFields) field(number_text(h.*f.member));
+    field(std::to_string(h.release_year));
     canonical += '\x1E';
   }
   for (const CatalogModel& m : catalog.models) {

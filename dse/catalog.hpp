@@ -91,6 +91,12 @@ struct YamlNode;
 void read_bundle_entries(const YamlReader& reader, const YamlNode& list, std::string_view path, const BundleKind& kind,
                          Catalog& into, std::vector<std::string>* broken_ids = nullptr);
 
+// The fields of `h` whose values lie outside the loader's plausible ranges (dse/catalog.cpp): an entry
+// that holds such a value had them under `unchecked:`, and a resolved study writes them there again.
+std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h);
+// "peak_flops [1 MFLOP/s, 1 EFLOP/s] or 0; memory [1 KiB, 64 TiB]; ...", for documentation and tests.
+std::string hardware_plausible_ranges_text();
+
 // A stable hash (hex) of the catalog's content, for manifest.json.
 std::string catalog_hash(const Catalog& catalog);
 

@@ -68,6 +68,14 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("registers_per_sm", h.registers_per_sm, Dimension::count);
   optional("max_threads_per_block", h.max_threads_per_block, Dimension::count);
   optional("compute_units", h.compute_units, Dimension::count);
+  if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
+  // A value outside the loader's plausible ranges was marked deliberate; the resolved file says so too.
+  const std::vector<std::string> unchecked = implausible_hardware_fields(h);
+  if (!unchecked.empty()) {
+    out += "      unchecked: [";
+    for (std::size_t i = 0; i < unchecked.size(); ++i) out += (i > 0 ? ", " : "") + unchecked[i];
+    out += "]\n";
+  }
 }
 
 void write_model(std::string& out, const CatalogModel& m) {

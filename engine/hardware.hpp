@@ -34,6 +34,7 @@ struct HardwareSpec {
   // Parallel compute units a kernel's thread blocks are spread over (NVIDIA SMs, AMD CUs): the
   // denominator of wave quantization (engine/solvers/gemm.hpp); 0 = unknown.
   double compute_units = 0;
+  int release_year = 0;  // year the part first shipped or was announced for sale; 0 = unknown
   std::string source;
 
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }

@@ -144,6 +144,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["tdp_w"] = hw.tdp_w;
       entry["idle_power_fraction"] = hw.idle_power_fraction;
       entry["price_usd"] = hw.price_usd;
+      entry["release_year"] = hw.release_year > 0 ? nlohmann::ordered_json(hw.release_year) : nullptr;
       entry["source"] = hw.source;
       out["hardware"].push_back(entry);
     }
@@ -349,8 +350,9 @@ int catalog_command(const std::vector<std::string>& args) {
         peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", precision_name(p),
                              show(hw.peak(p), "peak_flops_per_s", Dimension::flop_rate));
       }
-      fmt::print("  {:<16} {}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n", hw.id,
-                 hw.name, peaks, show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
+      fmt::print("  {:<16} {}{}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n", hw.id,
+                 hw.name, hw.release_year > 0 ? fmt::format(" ({})", hw.release_year) : "", peaks,
+                 show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
                  show(hw.memory_bandwidth_bytes_per_s, "memory_bandwidth_bytes_per_s", Dimension::bandwidth),
                  show(hw.tdp_w, "tdp_w", Dimension::power), show(hw.price_usd, "price_usd", Dimension::money), hw.source);
     }

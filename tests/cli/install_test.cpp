@@ -57,7 +57,7 @@ TEST(Install, TheInstalledTreeRunsAShippedStudyWithItsOwnData) {
   const std::string complete = "bash -c 'source \"" + prefix + "/share/bash-completion/completions/dsx\"; ";
   const CommandResult words = run_shell(complete + "COMP_WORDS=(\"" + dsx +
                                         "\" eval gemm hardware=h10); COMP_CWORD=3; _dsx; echo ${COMPREPLY[@]}'");
-  EXPECT_EQ(words.out, "hardware=h100_sxm\n");
+  EXPECT_EQ(words.out, "hardware=h100_sxm hardware=h100_pcie\n");
 
   // The installed Python module reads the installed data too.
   if (std::string(DSX_PYTHON).empty()) {

@@ -138,7 +138,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
             "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
-            "max_threads_per_block, compute_units\n"
+            "max_threads_per_block, compute_units, release_year, unchecked\n"
             "      colour: red\n"
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
@@ -285,6 +285,104 @@ TEST(CatalogTest, KernelLimitsAreCheckedLikeOtherFields) {
             "                             ^~\n");
 }
 
+TEST(CatalogTest, ReleaseYearIsOptionalAndChecked) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: a100_2020, base: a100_80gb_sxm, source: "year", release_year: 2020}
+  - {id: copy, base: a100_2020, source: "copy keeps the year"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->release_year, 0);  // left out: unknown
+  EXPECT_EQ(c.find_hardware("a100_2020")->release_year, 2020);
+  EXPECT_EQ(c.find_hardware("copy")->release_year, 2020);
+
+  Diagnostics bad;
+  Catalog b;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: y1, base: a100_80gb_sxm, source: "t", release_year: 1820}
+  - {id: y2, base: a100_80gb_sxm, source: "t", release_year: 2020.5}
+  - {id: y3, base: a100_80gb_sxm, source: "t", release_year: 2100, unchecked: [release_year]}
+)yaml", b, bad);
+  EXPECT_EQ(bad.format(),
+            "hw.yaml:24:62: error: hardware[2].release_year = 1820 is outside the plausible range [1970, 2040]; if it "
+            "is deliberate, add 'release_year' to the entry's unchecked: list\n"
+            "    - {id: y1, base: a100_80gb_sxm, source: \"t\", release_year: 1820}\n"
+            "                                                               ^~~~\n"
+            "hw.yaml:25:62: error: hardware[3].release_year must be an integer, got '2020.5'\n"
+            "    - {id: y2, base: a100_80gb_sxm, source: \"t\", release_year: 2020.5}\n"
+            "                                                               ^~~~~~\n");
+  EXPECT_EQ(b.find_hardware("y1"), nullptr);
+  ASSERT_NE(b.find_hardware("y3"), nullptr);
+  EXPECT_EQ(b.find_hardware("y3")->release_year, 2100);
+}
+
+// Plausible ranges: a slipped unit or exponent is an error naming the field, the value and the range.
+TEST(CatalogTest, ImplausibleValuesAreErrorsUnlessMarkedDeliberate) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: typo
+    base: a100_80gb_sxm
+    source: "t"
+    peak_flops: {fp16: 312 EFLOP/s}
+    memory: 1 PB
+    memory_bandwidth: 1e-300 B/s
+    accelerator_link: 1 B/s
+    tdp: 1 MW
+    price: 15e9 USD
+)yaml", c, d);
+  EXPECT_EQ(c.find_hardware("typo"), nullptr);
+  const std::string text = d.format();
+  for (const char* expected : {
+           "hw.yaml:27:24: error: hardware[2].peak_flops.fp16 = 312 EFLOP/s is outside the plausible range "
+           "[1 MFLOP/s, 1 EFLOP/s] or 0; if it is deliberate, add 'peak_flops' to the entry's unchecked: list",
+           "hw.yaml:28:13: error: hardware[2].memory = 1 PB is outside the plausible range [1 KiB, 64 TiB]",
+           "hw.yaml:29:23: error: hardware[2].memory_bandwidth = 1e-300 B/s is outside the plausible range "
+           "[1 MB/s, 100 PB/s]",
+           "hw.yaml:30:23: error: hardware[2].accelerator_link = 1 B/s is outside the plausible range "
+           "[1 MB/s, 100 TB/s] or 0",
+           "hw.yaml:31:10: error: hardware[2].tdp = 1 MW is outside the plausible range [1 mW, 100 kW]",
+       }) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
+  }
+  EXPECT_EQ(d.errors().size(), 6U) << text;  // and the price
+
+  // Marked deliberate: loaded as written. An unknown field name in the list is an error.
+  Diagnostics ok;
+  Catalog c2;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: wafer
+    base: a100_80gb_sxm
+    source: "a deliberate what-if"
+    memory: 1 PB
+    tdp: 1 MW
+    unchecked: [memory, tdp]
+  - {id: bad_list, base: a100_80gb_sxm, source: "t", unchecked: [memroy]}
+)yaml", c2, ok);
+  ASSERT_NE(c2.find_hardware("wafer"), nullptr) << ok.format();
+  EXPECT_DOUBLE_EQ(c2.find_hardware("wafer")->memory_bytes, 1e15);
+  EXPECT_EQ(implausible_hardware_fields(*c2.find_hardware("wafer")), (std::vector<std::string>{"memory", "tdp"}));
+  EXPECT_TRUE(implausible_hardware_fields(*c2.find_hardware("a100_80gb_sxm")).empty());
+  ASSERT_EQ(ok.errors().size(), 1U) << ok.format();
+  EXPECT_NE(ok.format().find("unknown field with a plausible range 'memroy'; did you mean 'memory'?"),
+            std::string::npos)
+      << ok.format();
+}
+
+// The ranges admit both ends of the market: a Cortex-M microcontroller (1 MiB of SRAM, about
+// 1 GFLOP/s, a fraction of a watt, a few dollars) and a GB200 (186 GiB, 8 TB/s, 10 PFLOP/s fp4, 1.2 kW).
+TEST(CatalogTest, PlausibleRangesAdmitAMicrocontrollerAndAGb200) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", R"yaml(hardware:
+  - {id: mcu, name: MCU, source: "t", peak_flops: {fp32: 0.96 GFLOP/s}, memory: 1 MiB, memory_bandwidth: 1.9 GB/s,
+     host_link: 1.9 GB/s, accelerator_link: 0 GB/s, tdp: 0.3 W, idle_power_fraction: 0.3, price: 10 USD,
+     release_year: 2017}
+  - {id: gb200, name: GB200, source: "t", peak_flops: {fp4: 10 PFLOP/s}, memory: 186 GiB, memory_bandwidth: 8 TB/s,
+     host_link: 450 GB/s, accelerator_link: 900 GB/s, tdp: 1200 W, idle_power_fraction: 0.3, price: 0 USD,
+     release_year: 2024}
+)yaml", c, d);
+  EXPECT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.hardware.size(), 2U);
+}
+
 TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   // FNV-1a 64 of no bytes is the offset basis 0xcbf29ce484222325 (Fowler, Noll, Vo).
   EXPECT_EQ(catalog_hash(Catalog{}), "cbf29ce484222325");
@@ -302,6 +400,9 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   Catalog e = a;
   e.hardware[0].registers_per_sm = 65536;
   EXPECT_NE(catalog_hash(a), catalog_hash(e));
+  Catalog y = a;
+  y.hardware[0].release_year = 2020;
+  EXPECT_NE(catalog_hash(a), catalog_hash(y));
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+// The shipped hardware catalog against its datasheets: every accelerator's ridge point (dense peak at
+// its main precision over memory bandwidth, engine/roofline.hpp) is recomputed here from the numbers
+// its source cites, so a slipped digit in hardware.yaml fails a test that names the datasheet.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dse/catalog.hpp"
+#include "engine/roofline.hpp"
+
+namespace dsx {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = [] {
+    Diagnostics diags;
+    Catalog loaded = load_catalog(DSX_SOURCE_DIR "/studies/catalog", diags);
+    EXPECT_FALSE(diags.has_errors()) << diags.format();
+    return loaded;
+  }();
+  return c;
+}
+
+struct Datasheet {
+  const char* id;
+  Precision precision;      // the part's main dense matrix precision
+  double peak_tflop_per_s;  // as its source prints it, sparse figures halved
+  double bandwidth_tb_per_s;
+  const char* source;
+};
+
+// Every accelerator of studies/catalog/hardware.yaml, in file order.
+const std::vector<Datasheet>& datasheets() {
+  static const std::vector<Datasheet> d = {
+      {"a100_40gb_sxm", Precision::fp16, 312, 1.555, "A100 datasheet (2020): 312 TFLOPS, 1,555 GB/s"},
+      {"a100_80gb_sxm", Precision::fp16, 312, 2.039, "A100 datasheet (2021): 312 TFLOPS, 2,039 GB/s"},
+      {"h100_sxm", Precision::fp16, 1979.0 / 2, 3.35, "H100 datasheet: 1,979 sparse, 3.35 TB/s"},
+      {"h200", Precision::fp16, 1979.0 / 2, 4.8, "H200 datasheet: 1,979 sparse, 4.8 TB/s"},
+      {"b200", Precision::fp16, 36000.0 / 8 / 2, 8, "HGX B200 datasheet: 36 PFLOPS sparse for 8 GPUs, 8 TB/s"},
+      {"mi300x", Precision::fp16, 1307.4, 5.3, "MI300X data sheet: 1,307.4 TFLOPS, 5.3 TB/s"},
+      {"l4", Precision::fp16, 242.0 / 2, 0.3, "L4 datasheet: 242 sparse, 300 GB/s"},
+      {"jetson_agx_orin_64gb", Precision::fp16, 170.0 / 2 / 2, 0.2048,
+       "Jetson AGX Orin: GPU 170 sparse INT8 TOPS, fp16 at half the int8 rate, 204.8 GB/s"},
+      {"mobile_npu", Precision::int8, 10, 0.068, "seeds/000 lab_07: 10 TOPS, 68 GB/s"},
+      {"v100_16gb_sxm2", Precision::fp16, 125, 0.9, "V100 datasheet: 125 Tensor TFLOPS, 900 GB/s"},
+      {"v100_32gb_sxm2", Precision::fp16, 125, 0.9, "V100 datasheet: 125 Tensor TFLOPS, 900 GB/s"},
+      {"t4", Precision::fp16, 65, 0.32, "T4 datasheet: 65 TFLOPS mixed precision, 320 GB/s"},
+      {"l40s", Precision::fp16, 362.05, 0.864, "L40S datasheet: 362.05 dense (733 sparse), 864 GB/s"},
+      {"a100_40gb_pcie", Precision::fp16, 312, 1.555, "A100 datasheet (2020), PCIe: 312 TFLOPS, 1,555 GB/s"},
+      {"a100_80gb_pcie", Precision::fp16, 312, 1.935, "A100 datasheet (2021), 80GB PCIe: 312 TFLOPS, 1,935 GB/s"},
+      {"h100_pcie", Precision::fp16, 1513.0 / 2, 2.0, "H100 datasheet, PCIe: 1,513 sparse, 2 TB/s"},
+      {"gh200_96gb", Precision::fp16, 1979.0 / 2, 4.0, "GH200: H100 compute, 96 GB HBM3 at 4 TB/s"},
+      {"gb200", Precision::fp16, 2500, 8, "GB200 NVL72 per GPU: 2.5 PFLOPS dense, 8 TB/s"},
+      {"mi250x", Precision::fp16, 383, 3.2768, "MI250X data sheet: 383 TFLOPS, 3.2768 TB/s"},
+      {"mi325x", Precision::fp16, 1307.4, 6, "MI325X: MI300X compute, 6 TB/s"},
+      {"mi355x", Precision::fp16, 2400e6 * 512 * 2 * 1024 / 1e12, 8,
+       "MI355X: 2,400 MHz x 512 FMA x 2 x 1,024 matrix cores, 8 TB/s"},
+      {"gaudi2", Precision::bf16, 432, 2.46, "Gaudi 2 white paper: 432 BF16 TFLOPS, 2.46 TB/s"},
+      {"gaudi3", Precision::bf16, 1835, 3.7, "Gaudi 3 white paper: 1,835 BF16 TFLOPS, 3.7 TB/s"},
+      {"trn2", Precision::bf16, 667, 2.9, "AWS Trainium2 architecture: 667 BF16 TFLOPS, 2.9 TB/s"},
+  };
+  return d;
+}
+
+TEST(HardwareCatalog, EveryAcceleratorHasADatasheetRidgeTest) {
+  std::vector<std::string> tested;
+  for (const Datasheet& d : datasheets()) tested.emplace_back(d.id);
+  EXPECT_EQ(catalog().hardware_ids(), tested) << "add the new entry's datasheet arithmetic to datasheets()";
+}
+
+TEST(HardwareCatalog, RidgePointsMatchTheDatasheets) {
+  for (const Datasheet& d : datasheets()) {
+    const HardwareSpec* hw = catalog().find_hardware(d.id);
+    ASSERT_NE(hw, nullptr) << d.id;
+    const double expected = d.peak_tflop_per_s / d.bandwidth_tb_per_s;  // FLOP per byte
+    const double ridge = ridge_point_flop_per_byte(hw->peak(d.precision), hw->memory_bandwidth_bytes_per_s);
+    EXPECT_NEAR(ridge, expected, 1e-3 * expected) << d.id << ": " << d.source;
+  }
+}
+
+// Published ridge points: seeds/003 (and DESIGN.md section 3) quote the H100 SXM's 989 TFLOP/s over
+// 3.35 TB/s as about 295 FLOP/byte; the B200's 2.25 PFLOP/s over 8 TB/s is 281 (NVIDIA HGX B200).
+TEST(HardwareCatalog, PublishedRidgePoints) {
+  const auto ridge = [](const char* id) {
+    const HardwareSpec* hw = catalog().find_hardware(id);
+    return hw == nullptr ? 0.0 : ridge_point_flop_per_byte(hw->peak(Precision::fp16), hw->memory_bandwidth_bytes_per_s);
+  };
+  EXPECT_NEAR(ridge("h100_sxm"), 295, 1);
+  EXPECT_NEAR(ridge("b200"), 281, 1);
+  // A memory-rich part with the same compute has a lower ridge: MI325X vs MI300X, H200 vs H100.
+  EXPECT_LT(ridge("mi325x"), ridge("mi300x"));
+  EXPECT_LT(ridge("h200"), ridge("h100_sxm"));
+}
+
+// Every entry carries a release year and a source; ids are lowercase snake_case.
+TEST(HardwareCatalog, EntriesAreComplete) {
+  std::set<std::string> seen;
+  for (const HardwareSpec& hw : catalog().hardware) {
+    EXPECT_FALSE(hw.source.empty()) << hw.id;
+    if (hw.id != "mobile_npu") EXPECT_GE(hw.release_year, 2017) << hw.id;  // the seed's NPU has none
+    for (char c : hw.id) EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << hw.id;
+    EXPECT_TRUE(implausible_hardware_fields(hw).empty()) << hw.id;
+    EXPECT_TRUE(seen.insert(hw.id).second) << hw.id;
+  }
+}
+
+}  // namespace
+}  // namespace dsx
