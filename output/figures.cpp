@@ -1046,7 +1046,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
             "{} index {} using ({}):1:(0):({}):($1-h):($1+h) with boxxyerror lt {} title {} noenhanced",
             block == 0 ? gp_string(decl.name + ".dat") : "\"\"", block, hi, hi,
             kBarLinetypeBase + static_cast<int>(colours[block] % kBarColours.size()),
-            gp_string(colour_axis->values[colours[block]].label)));
+            gp_string(colour_axis->param + " = " + colour_axis->values[colours[block]].label)));
       }
     }
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";

@@ -243,6 +243,17 @@ TEST(Figures, StackedBarsCarryEverySegmentAndTotal) {
   EXPECT_NE(src.script.find("with boxxyerror lt 13 title \"dispatch\""), std::string::npos);
 }
 
+// Bars coloured by an axis name it in the key: "execution = eager", not a bare "eager".
+TEST(Figures, BarColoursAreNamedWithTheirAxis) {
+  Small s = small_study();
+  FigureDecl d = bars_decl();
+  d.y = {"latency_s"};
+  s.study.figures = {d};
+  const FigureSource src = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
+  EXPECT_NE(src.script.find("title \"execution = eager\""), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("title \"execution = compiled\""), std::string::npos) << src.script;
+}
+
 TEST(Figures, BarsRejectAMetricAsCategoryAndLogScales) {
   const Small s = small_study();
   FigureDecl d = bars_decl();
