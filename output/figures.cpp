@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "dse/analysis/blocks.hpp"
+#include "dse/calibration/intervals.hpp"
 #include "dse/pareto.hpp"
 #include "engine/precision.hpp"
 #include "engine/roofline.hpp"
@@ -672,14 +673,30 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   dat += fmt::format("# x = {}{}; y = {}; SI units\n", x.name,
                      x.numeric ? "" : " (position along the axis)", ys.size() == 1 ? ys.front().name : "per block");
   dat += "# columns: x y point_index design_point; one gnuplot index block per series\n";
+  // The 80 % interval of a metric from the study's calibration profile (<metric>_p10 / _p90 columns):
+  // error bars on a scatter, a band along a line.
+  const auto interval_columns = [&](const Column& yc) -> std::optional<std::pair<std::size_t, std::size_t>> {
+    if (!yc.is_metric) return std::nullopt;
+    const int lo = results.metric_column(interval_low_name(yc.name));
+    const int hi = results.metric_column(interval_high_name(yc.name));
+    if (lo < 0 || hi < 0) return std::nullopt;
+    return std::pair{static_cast<std::size_t>(lo), static_cast<std::size_t>(hi)};
+  };
   std::size_t block = 0;
   auto write_block = [&](std::string_view heading, const Column& yc, const std::vector<std::size_t>& block_rows) {
     if (block > 0) dat += "\n\n";
-    dat += fmt::format("# index {}: {} (y = {})\n", block, one_line(heading), yc.name);
+    const auto interval = interval_columns(yc);
+    dat += fmt::format("# index {}: {} (y = {}{})\n", block, one_line(heading), yc.name,
+                       interval ? "; then its 80 % interval, p10 and p90" : "");
     for (std::size_t r : block_rows) {
-      dat += fmt::format("{} {} {} {}\n", format_exact(row_value(x, study, results, r)),
+      dat += fmt::format("{} {} {} {}", format_exact(row_value(x, study, results, r)),
                          format_exact(row_value(yc, study, results, r)), results.point_index[r],
                          dat_string(design_point_text(study, results, r, " ")));
+      if (interval) {
+        dat += fmt::format(" {} {}", format_exact(results.metric(r, interval->first)),
+                           format_exact(results.metric(r, interval->second)));
+      }
+      dat += '\n';
     }
     ++block;
   };
@@ -779,10 +796,20 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   const std::string yexpr = gp_scaled(2, ya.scale.factor);
   const std::string using_clause = fmt::format("using {}:{}", xexpr, yexpr);
   const std::string data_file = gp_string(decl.name + ".dat");
+  bool drew_intervals = false;
   for (std::size_t i = 0; i < drawn.size(); ++i) {
-    clauses.push_back(fmt::format("{} index {} {} with {} lt {} title {} noenhanced", i == 0 ? data_file : "\"\"", i,
-                                  using_clause, is_line ? "linespoints" : "points", i + 1,
-                                  gp_string(drawn[i].title)));
+    if (interval_columns(*drawn[i].y)) {
+      const std::string lo = gp_scaled(5, ya.scale.factor), hi = gp_scaled(6, ya.scale.factor);
+      clauses.push_back(
+          is_line ? fmt::format("{} index {} using {}:{}:{} with filledcurves fs transparent solid 0.18 noborder lt {} "
+                                "notitle",
+                                clauses.empty() ? data_file : "\"\"", i, xexpr, lo, hi, i + 1)
+                  : fmt::format("{} index {} using {}:{}:{}:{} with yerrorbars lt {} dt solid pt -1 lw 0.6 notitle",
+                                clauses.empty() ? data_file : "\"\"", i, xexpr, yexpr, lo, hi, i + 1));
+      drew_intervals = true;
+    }
+    clauses.push_back(fmt::format("{} index {} {} with {} lt {} title {} noenhanced", clauses.empty() ? data_file : "\"\"",
+                                  i, using_clause, is_line ? "linespoints" : "points", i + 1, gp_string(drawn[i].title)));
   }
   for (std::size_t g = 0; g < fronts.size(); ++g) {
     const std::string front_title = g > 0 ? "notitle" : "title " + gp_string(front_key);
@@ -826,6 +853,10 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   }
   if (decl.log_x || decl.log_y) {
     text += fmt::format(" Logarithmic {} axis.", decl.log_x && decl.log_y ? "x and y" : decl.log_x ? "x" : "y");
+  }
+  if (drew_intervals) {
+    text += is_line ? " Shaded: the 80 % interval of each point from the calibration profile (p10 to p90)."
+                    : " Bars: the 80 % interval of each point from the calibration profile (p10 to p90).";
   }
   if (!fronts.empty()) {
     std::vector<std::string> obj;

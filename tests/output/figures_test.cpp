@@ -243,6 +243,43 @@ TEST(Figures, StackedBarsCarryEverySegmentAndTotal) {
   EXPECT_NE(src.script.find("with boxxyerror lt 13 title \"dispatch\""), std::string::npos);
 }
 
+// A metric with <metric>_p10 / _p90 columns (the calibration profile's 80 % intervals) gets error bars
+// on a scatter and a band along a line; the data file carries the bounds.
+TEST(Figures, IntervalsAreDrawnAsErrorBarsAndBands) {
+  Small s = small_study();
+  ResultTable& t = s.results;
+  const std::size_t nm = t.metric_names.size();
+  std::vector<double> widened;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    widened.insert(widened.end(), t.metrics.begin() + static_cast<std::ptrdiff_t>(r * nm),
+                   t.metrics.begin() + static_cast<std::ptrdiff_t>((r + 1) * nm));
+    const double energy = t.metric(r, InferenceSolver::energy_per_sample_j);
+    const double throughput = t.metric(r, InferenceSolver::throughput_samples_per_s);
+    widened.insert(widened.end(), {0.8 * energy, 1.3 * energy, 0.7 * throughput, 1.2 * throughput});
+  }
+  t.metrics = widened;
+  for (const char* c : {"energy_per_sample_j_p10", "energy_per_sample_j_p90", "throughput_samples_per_s_p10",
+                        "throughput_samples_per_s_p90"}) {
+    t.metric_names.emplace_back(c);
+  }
+  s.study.figures = {scatter_decl(), line_decl()};
+  const FigureSource scatter = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
+  EXPECT_NE(scatter.script.find("with yerrorbars"), std::string::npos) << scatter.script;
+  EXPECT_NE(scatter.description.find("Bars: the 80 % interval"), std::string::npos) << scatter.description;
+  const auto rows = data_rows(scatter.data);
+  ASSERT_GE(rows.size(), 1u);
+  ASSERT_EQ(rows[0].size(), 6u);
+  const std::size_t point = std::stoul(rows[0][2]);
+  EXPECT_EQ(std::strtod(rows[0][4].c_str(), nullptr), 0.8 * t.metric(point, InferenceSolver::energy_per_sample_j));
+  const FigureSource line = build_figure(s.study.figures[1], s.study, s.results, s.pareto);
+  EXPECT_NE(line.script.find("with filledcurves fs transparent solid"), std::string::npos) << line.script;
+  EXPECT_NE(line.description.find("Shaded: the 80 % interval"), std::string::npos) << line.description;
+  // Without the columns, neither.
+  const Small plain = small_study();
+  const FigureSource none = build_figure(scatter_decl(), plain.study, plain.results, plain.pareto);
+  EXPECT_EQ(none.script.find("yerrorbars"), std::string::npos);
+}
+
 // Bars coloured by an axis name it in the key: "execution = eager", not a bare "eager".
 TEST(Figures, BarColoursAreNamedWithTheirAxis) {
   Small s = small_study();
