@@ -31,4 +31,11 @@ struct ResultTable {
 
 std::string_view status_name(PointStatus s);
 
+// A solver parameter a study does not sweep, with its value as written (or the default or calibrated
+// value it took): the same for every row (dse/study.hpp fixed_inputs).
+struct FixedInput {
+  std::string name;
+  std::string label;
+};
+
 }  // namespace dsx

@@ -15,6 +15,7 @@
 
 #include "dse/catalog.hpp"
 #include "dse/diagnostics.hpp"
+#include "dse/results.hpp"
 #include "engine/solver.hpp"
 
 namespace dsx {
@@ -149,6 +150,9 @@ struct ResolvedStudy {
 
   std::uint64_t point_count() const;  // product of axis sizes (checked for overflow at load)
 };
+
+// The parameters neither an axis nor a bundle axis sets, in the solver's order.
+std::vector<FixedInput> fixed_inputs(const ResolvedStudy& study);
 
 // Loads and resolves `file`. Catalog files are read from `catalog_dir`. Returns nullopt when any
 // error was reported.

@@ -107,6 +107,17 @@ std::uint64_t ResolvedStudy::point_count() const {
   return total;
 }
 
+std::vector<FixedInput> fixed_inputs(const ResolvedStudy& study) {
+  const auto params = study.solver->params();
+  std::vector<FixedInput> out;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    const BundleUse* use = study.bundle_setting(p);
+    if (study.is_axis[p] || (use != nullptr && use->axis >= 0)) continue;
+    out.push_back({std::string(params[p].name), study.fixed_labels[p]});
+  }
+  return out;
+}
+
 std::string resolved_study_yaml(const ResolvedStudy& study) {
   const auto params = study.solver->params();
   std::string out;

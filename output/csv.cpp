@@ -11,11 +11,15 @@ namespace dsx {
 
 namespace {
 
-void append_header(std::string& out, const ResultTable& t) {
+void append_header(std::string& out, const ResultTable& t, std::span<const FixedInput> fixed) {
   out += "point_index";
   for (const auto& a : t.axis_names) {
     out += ',';
     append_csv_field(out, a);
+  }
+  for (const FixedInput& f : fixed) {
+    out += ',';
+    append_csv_field(out, f.name);
   }
   out += ",status,detail";
   for (const auto& m : t.metric_names) {
@@ -25,7 +29,17 @@ void append_header(std::string& out, const ResultTable& t) {
   out += '\n';
 }
 
-void append_row(std::string& out, const ResultTable& t, std::size_t row) {
+// The fixed inputs' fields with their leading commas: the same text in every row.
+std::string fixed_fields(std::span<const FixedInput> fixed) {
+  std::string out;
+  for (const FixedInput& f : fixed) {
+    out += ',';
+    append_csv_field(out, f.label);
+  }
+  return out;
+}
+
+void append_row(std::string& out, const ResultTable& t, std::size_t row, std::string_view fixed) {
   char buf[32];
   const auto end = fmt::format_to(buf, "{}", t.point_index[row]);
   out.append(buf, end);
@@ -33,6 +47,7 @@ void append_row(std::string& out, const ResultTable& t, std::size_t row) {
     out += ',';
     append_csv_field(out, t.label(row, a));
   }
+  out += fixed;
   out += ',';
   out += status_name(t.status[row]);
   out += ',';
@@ -53,8 +68,8 @@ void check_shape(const ResultTable& t) {
 }
 
 // A rough size guess that avoids most reallocations of a large export.
-void reserve_for(std::string& out, const ResultTable& t, std::size_t rows) {
-  out.reserve(64 + rows * (16 + 12 * (t.axis_names.size() + t.metric_names.size())));
+void reserve_for(std::string& out, const ResultTable& t, std::size_t rows, std::size_t fixed_bytes) {
+  out.reserve(64 + rows * (16 + fixed_bytes + 12 * (t.axis_names.size() + t.metric_names.size())));
 }
 
 }  // namespace
@@ -80,24 +95,27 @@ void append_csv_number(std::string& out, double value) {
   out.append(buf, end);
 }
 
-std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows) {
+std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows,
+                        std::span<const FixedInput> fixed) {
   check_shape(table);
   for (const std::size_t r : rows) {
     if (r >= table.rows()) throw std::invalid_argument("csv: row " + std::to_string(r) + " is not in the table");
   }
+  const std::string fixed_text = fixed_fields(fixed);
   std::string out;
-  reserve_for(out, table, rows.size());
-  append_header(out, table);
-  for (const std::size_t r : rows) append_row(out, table, r);
+  reserve_for(out, table, rows.size(), fixed_text.size());
+  append_header(out, table, fixed);
+  for (const std::size_t r : rows) append_row(out, table, r, fixed_text);
   return out;
 }
 
-std::string results_csv(const ResultTable& table) {
+std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed) {
   check_shape(table);
+  const std::string fixed_text = fixed_fields(fixed);
   std::string out;
-  reserve_for(out, table, table.rows());
-  append_header(out, table);
-  for (std::size_t r = 0; r < table.rows(); ++r) append_row(out, table, r);
+  reserve_for(out, table, table.rows(), fixed_text.size());
+  append_header(out, table, fixed);
+  for (std::size_t r = 0; r < table.rows(); ++r) append_row(out, table, r, fixed_text);
   return out;
 }
 

@@ -2,7 +2,10 @@
 //
 // Format: RFC 4180 fields (a field holding a comma, a double quote, CR or LF is enclosed in double
 // quotes, and each double quote inside it is doubled); records end with LF. Columns: point_index,
-// the axis names, status, detail, the metric names — the layout of the store's results table.
+// the axis names, the fixed inputs (every solver parameter that is not swept, with its value as the
+// study wrote it or the default/calibrated value it took, the same in every row, so that the CSVs of
+// two studies can be concatenated without losing what distinguished them), status, detail, the metric
+// names. Without fixed inputs this is the layout of the store's results table.
 // Numbers are written in the C locale as the shortest decimal that reads back to the same double
 // (fmt's default format, which uses the Dragonbox algorithm: J. Jeon, 2020), so every value round-trips exactly through strtod;
 // NaN is an empty field, infinities are "inf" and "-inf", and -0.0 is written "0" because the
@@ -23,10 +26,11 @@
 namespace dsx {
 
 // Every row of `table`, in table order.
-std::string results_csv(const ResultTable& table);
+std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed = {});
 // The given rows of `table`, in the order given, under the same header. Throws
 // std::invalid_argument for a row the table does not hold.
-std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows);
+std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows,
+                        std::span<const FixedInput> fixed = {});
 // The rows of a Pareto front (row indices as dse/pareto.hpp returns them), in ascending row order.
 std::string pareto_csv(const ResultTable& table, std::span<const std::size_t> front_rows);
 

@@ -103,12 +103,7 @@ nlohmann::ordered_json point_json(const ResolvedStudy& study, const PointInputs&
       out["inputs"][std::string(study.solver->params()[axis.sets[i]].name)] = axis.set_labels[i];
     }
   }
-  for (std::size_t p = 0; p < study.solver->params().size(); ++p) {
-    const BundleUse* use = study.bundle_setting(p);
-    if (!study.is_axis[p] && (use == nullptr || use->axis < 0)) {
-      out["inputs"][std::string(study.solver->params()[p].name)] = study.fixed_labels[p];
-    }
-  }
+  for (const FixedInput& f : fixed_inputs(study)) out["inputs"][f.name] = f.label;
   out["status"] = status;
   if (!reason.empty()) out["reason"] = reason;
   out["calibration"] = study.calibration ? nlohmann::json(study.calibration_name) : nlohmann::json(nullptr);

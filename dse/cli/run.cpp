@@ -117,8 +117,9 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   const std::vector<std::size_t>& front = analysed.fronts.rows;
   checkpoint();
   store.write_pareto(point_indices_of(results, front));
-  write_file_atomic(run_dir + "/results.csv", results_csv(all));
-  write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front));
+  const std::vector<FixedInput> fixed = fixed_inputs(study);
+  write_file_atomic(run_dir + "/results.csv", results_csv(all, fixed));
+  write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
   checkpoint();
   write_analysis_outputs(study, analysed, store, run_dir);

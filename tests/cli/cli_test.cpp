@@ -57,6 +57,21 @@ TEST_F(QuickstartRun, WritesTheRunFolder) {
   EXPECT_NE(one_.out.find("report.html"), std::string::npos) << one_.out;
 }
 
+TEST_F(QuickstartRun, ResultsCarryTheFixedInputsAfterTheAxes) {
+  ASSERT_EQ(one_.exit_code, 0) << one_.out;
+  for (const char* file : {"results.csv", "pareto.csv"}) {
+    std::istringstream csv(read_text(dir_ / "t1" / file));
+    std::string header, first;
+    std::getline(csv, header);
+    std::getline(csv, first);
+    const std::size_t fixed_at = header.find(",precision,batch,eta,");
+    ASSERT_NE(fixed_at, std::string::npos) << file << ": " << header;
+    EXPECT_LT(header.find(",launch_overhead,"), fixed_at) << header;
+    EXPECT_LT(fixed_at, header.find(",status,")) << header;
+    EXPECT_NE(first.find(",fp16,1,0.5,"), std::string::npos) << file << ": " << first;
+  }
+}
+
 TEST_F(QuickstartRun, ReportShowsTheSeedHeadline) {
   ASSERT_EQ(one_.exit_code, 0) << one_.out;
   const std::string md = read_text(dir_ / "t1" / "report.md");

@@ -95,6 +95,19 @@ TEST(CsvTest, ExactBytesOfATinyTable) {
   EXPECT_EQ(results_csv(tiny_table()), want);
 }
 
+TEST(CsvTest, FixedInputsFollowTheAxesInEveryRow) {
+  const std::vector<FixedInput> fixed = {{"model", "llama3_8b"}, {"arrival_rate", "0.2 /s"}, {"note", "a, b"}};
+  const std::string want =
+      "point_index,hardware,batch_size,model,arrival_rate,note,status,detail,latency_s,tokens_per_s\n"
+      "0,A100,32,llama3_8b,0.2 /s,\"a, b\",ok,,0.5,1500\n"
+      "5,\"TPU\nv5e\",128,llama3_8b,0.2 /s,\"a, b\",error,\"line1\r\nline2\",1.5e-05,inf\n";
+  const std::vector<std::size_t> rows = {0, 2};
+  EXPECT_EQ(results_csv(tiny_table(), rows, fixed), want);
+  const auto all = parse_csv(results_csv(tiny_table(), fixed));
+  ASSERT_EQ(all.size(), 4U);
+  for (const auto& record : all) EXPECT_EQ(record.size(), 10U);
+}
+
 TEST(CsvTest, QuotesOnlyWhatMustBeQuoted) {
   const std::pair<std::string, std::string> cases[] = {
       {"plain", "plain"},
