@@ -419,6 +419,21 @@ std::string design_point_text(const ResolvedStudy& study, const ResultTable& res
 
 std::string metric_words(const Column& c) { return c.display.label.empty() ? c.name : c.display.label; }
 
+// A drawn point's hover text: its design point, one input per line, then the figure's x and y.
+std::vector<std::string> hover_lines(const ResolvedStudy& study, const ResultTable& results, std::size_t row,
+                                     const Column& x, const Column& y) {
+  std::vector<std::string> lines;
+  for (const Axis& a : study.axes) {
+    const int col = results.axis_column(a.param);
+    if (col >= 0) lines.push_back(a.param + " = " + results.label(row, static_cast<std::size_t>(col)));
+  }
+  for (const Column* c : {&x, &y}) {
+    if (!c->is_metric) continue;
+    lines.push_back(metric_words(*c) + " = " + format_quantity(row_value(*c, study, results, row), c->display));
+  }
+  return lines;
+}
+
 // ---- scatter and line ----
 
 struct Crossing {
@@ -672,7 +687,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
                      is_line ? "line plot," : "scatter plot,", one_line(study.name));
   dat += fmt::format("# x = {}{}; y = {}; SI units\n", x.name,
                      x.numeric ? "" : " (position along the axis)", ys.size() == 1 ? ys.front().name : "per block");
-  dat += "# columns: x y point_index design_point; one gnuplot index block per series\n";
+  dat += "# columns: x y point_index design_point [p10 p90] hover; one gnuplot index block per series\n";
   // The 80 % interval of a metric from the study's calibration profile (<metric>_p10 / _p90 columns):
   // error bars on a scatter, a band along a line.
   const auto interval_columns = [&](const Column& yc) -> std::optional<std::pair<std::size_t, std::size_t>> {
@@ -696,6 +711,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
         dat += fmt::format(" {} {}", format_exact(results.metric(r, interval->first)),
                            format_exact(results.metric(r, interval->second)));
       }
+      dat += ' ';
+      dat += dat_hypertext(hover_lines(study, results, r, x, yc));
       dat += '\n';
     }
     ++block;
@@ -810,6 +827,13 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     }
     clauses.push_back(fmt::format("{} index {} {} with {} lt {} title {} noenhanced", clauses.empty() ? data_file : "\"\"",
                                   i, using_clause, is_line ? "linespoints" : "points", i + 1, gp_string(drawn[i].title)));
+  }
+  // A transparent marker over every point carries its inputs and metrics as hover text (an SVG
+  // <title> after svg_hover_titles; nothing in the PDF and PNG).
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    clauses.push_back(fmt::format("\"\" index {} {}:{} with labels hypertext point pt 7 ps 1.2 lc rgb \"#ff000000\" "
+                                  "noenhanced notitle",
+                                  i, using_clause, interval_columns(*drawn[i].y) ? 7 : 5));
   }
   for (std::size_t g = 0; g < fronts.size(); ++g) {
     const std::string front_title = g > 0 ? "notitle" : "title " + gp_string(front_key);
@@ -2052,6 +2076,33 @@ std::string svg_for_inlining(std::string_view svg, std::string_view id_prefix, s
   return out;
 }
 
+std::string svg_hover_titles(std::string_view svg) {
+  static constexpr std::string_view kOpen = "<g onmousemove=\"gnuplot_svg.showHypertext(evt,'";
+  static constexpr std::string_view kClose = "')\" onmouseout=\"gnuplot_svg.hideHypertext()\"><title> </title>";
+  std::string out;
+  out.reserve(svg.size());
+  std::size_t at = 0;
+  for (std::size_t open = svg.find(kOpen); open != std::string_view::npos; open = svg.find(kOpen, at)) {
+    const std::size_t text = open + kOpen.size();
+    const std::size_t close = svg.find(kClose, text);
+    if (close == std::string_view::npos) throw std::runtime_error("svg_hover_titles: unterminated hypertext");
+    out.append(svg.substr(at, open - at));
+    out += "<g><title>";
+    for (std::size_t i = text; i < close; ++i) {
+      if (svg[i] == '\\' && i + 1 < close && svg[i + 1] == 'n') {
+        out += '\n';
+        ++i;
+      } else {
+        out += svg[i];
+      }
+    }
+    out += "</title>";
+    at = close + kClose.size();
+  }
+  out.append(svg.substr(at));
+  return out;
+}
+
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir) {
   namespace fs = std::filesystem;
   if (!figure_file_name_ok(src.name)) {
@@ -2091,9 +2142,8 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
     std::string pdf = read_file(work + "/" + src.name + ".pdf");
     normalize_pdf_dates(pdf);
     write_file_atomic(fig.pdf_path, pdf);
-    fs::rename(work + "/" + src.name + ".svg", fig.svg_path);
+    write_file_atomic(fig.svg_path, svg_hover_titles(read_file(work + "/" + src.name + ".svg")));
     fs::rename(work + "/" + src.name + ".png", fig.png_path);
-    record_written_file(fig.svg_path);
     record_written_file(fig.png_path);
   } catch (...) {
     fs::remove_all(work, ec);

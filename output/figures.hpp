@@ -124,6 +124,10 @@ void run_gnuplot(const std::string& gp_path, const std::string& working_dir,
 // each value's length (digits become the fixed date's digits, zone digits become 0).
 void normalize_pdf_dates(std::string& pdf);
 
+// gnuplot's hypertext labels (SVG terminal) with their JavaScript handlers replaced by plain <title>
+// elements, which a browser shows on hover without any script; the \n escapes become line breaks.
+std::string svg_hover_titles(std::string_view svg);
+
 // An SVG file made fit to sit inside an HTML page next to other figures: the XML declaration and
 // DOCTYPE go, every id (and every reference to one) gets `id_prefix`, the root <svg> gets role="img"
 // and an aria-label, and gnuplot's <title> becomes `label`.

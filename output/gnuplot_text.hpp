@@ -14,6 +14,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dsx {
 
@@ -59,6 +60,32 @@ inline std::string dat_string(std::string_view s) {
     if (c == '"') c = '\'';
     if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
     out += c;
+  }
+  out += '"';
+  return out;
+}
+
+// A point's hover text as a quoted .dat string for `with labels hypertext`: lines joined by the
+// escape \\n, which gnuplot's data-file reader turns into the two characters \n that the SVG
+// terminal passes on and svg_hover_titles (output/figures.hpp) turns into line breaks. gnuplot 5.4
+// writes hypertext into an SVG attribute and a JavaScript string without escaping quotes, so single
+// and double quotes become typographic ones and a backslash becomes U+2216; control characters
+// become spaces.
+inline std::string dat_hypertext(const std::vector<std::string>& lines) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += "\\\\n";
+    for (const char c : lines[i]) {
+      if (c == '\'') {
+        out += "\u2019";
+      } else if (c == '"') {
+        out += "\u201d";
+      } else if (c == '\\') {
+        out += "\u2216";
+      } else {
+        out += static_cast<unsigned char>(c) < 0x20 || c == '\x7f' ? ' ' : c;
+      }
+    }
   }
   out += '"';
   return out;

@@ -19,6 +19,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
+#include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
 #include "tests/test_files.hpp"
@@ -268,7 +269,7 @@ TEST(Figures, IntervalsAreDrawnAsErrorBarsAndBands) {
   EXPECT_NE(scatter.description.find("Bars: the 80 % interval"), std::string::npos) << scatter.description;
   const auto rows = data_rows(scatter.data);
   ASSERT_GE(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 6u);
+  ASSERT_EQ(rows[0].size(), 7u);
   const std::size_t point = std::stoul(rows[0][2]);
   EXPECT_EQ(std::strtod(rows[0][4].c_str(), nullptr), 0.8 * t.metric(point, InferenceSolver::energy_per_sample_j));
   const FigureSource line = build_figure(s.study.figures[1], s.study, s.results, s.pareto);
@@ -367,6 +368,44 @@ TEST(Figures, RenderingTwiceGivesIdenticalBytes) {
     ++files;
   }
   EXPECT_EQ(files, 15u);
+}
+
+// Each drawn point carries its design point and the figure's metrics as an SVG <title>, shown on
+// hover without a script; quotes in labels cannot break out of gnuplot's attribute.
+TEST(Figures, PointsShowTheirInputsAndMetricsOnHover) {
+  Small s = small_study();
+  s.study.figures = {scatter_decl()};
+  const FigureSource src = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
+  const auto rows = data_rows(src.data);
+  ASSERT_GE(rows.size(), 1u);
+  ASSERT_EQ(rows[0].size(), 5u);
+  const std::size_t point = std::stoul(rows[0][2]);
+  EXPECT_EQ(rows[0][4].find("execution = " + s.results.label(point, 0) + "\\\\n"), 0u) << rows[0][4];
+  EXPECT_NE(rows[0][4].find("latency = "), std::string::npos) << rows[0][4];
+  EXPECT_NE(src.script.find(":5 with labels hypertext point"), std::string::npos) << src.script;
+
+  TempDir dir("hover");
+  const ReportInputs inputs{s.study, s.results, s.pareto, RunInfo{}, dir.path(), ""};
+  const auto figures = render_figures(inputs);
+  ASSERT_EQ(figures.size(), 1u);
+  const std::string svg = read_file(figures[0].svg_path);
+  EXPECT_EQ(svg.find("onmousemove"), std::string::npos);
+  EXPECT_EQ(svg.find("gnuplot_svg"), std::string::npos);
+  const std::size_t title = svg.find("<g><title>execution = ");
+  ASSERT_NE(title, std::string::npos);
+  const std::string text = svg.substr(title, svg.find("</title>", title) - title);
+  EXPECT_NE(text.find("\nbatch = "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nlatency = "), std::string::npos) << text;
+}
+
+TEST(Figures, HoverTextIsSafeInsideGnuplotsAttribute) {
+  EXPECT_EQ(dat_hypertext({"model = it's \"x\"", "path = a\\b\tc"}),
+            "\"model = it\u2019s \u201dx\u201d\\\\npath = a\u2216b c\"");
+  EXPECT_EQ(svg_hover_titles("<g onmousemove=\"gnuplot_svg.showHypertext(evt,'a = 1\\nb &lt; 2')\" "
+                             "onmouseout=\"gnuplot_svg.hideHypertext()\"><title> </title><use/></g>"),
+            "<g><title>a = 1\nb &lt; 2</title><use/></g>");
+  EXPECT_EQ(svg_hover_titles("<svg></svg>"), "<svg></svg>");
+  EXPECT_THROW(svg_hover_titles("<g onmousemove=\"gnuplot_svg.showHypertext(evt,'a"), std::runtime_error);
 }
 
 TEST(Figures, AnEmptyFigureStillRenders) {
