@@ -302,6 +302,12 @@ void check_syntax(const TemplateText& t, Diagnostics& diags) {
   diags.error(location_of(t, offset), message, close == std::string::npos ? 2 : close + 2 - offset);
 }
 
+// Every template of `set` parsed; problems added to `diags`.
+void check_set_syntax(const TemplateSet& set, Diagnostics& diags) {
+  check_syntax(set.main, diags);
+  for (const auto& [name, t] : set.partials) check_syntax(t, diags);
+}
+
 mustache::data to_data(const json& j) {
   switch (j.type()) {
     case json::value_t::object: {
@@ -344,8 +350,7 @@ std::string render_templates(const std::string& template_dir, const std::string&
                              Escape escape) {
   const TemplateSet set = load_templates(template_dir, main_name);
   Diagnostics diags;
-  check_syntax(set.main, diags);
-  for (const auto& [name, t] : set.partials) check_syntax(t, diags);
+  check_set_syntax(set, diags);
   if (!diags.has_errors()) {
     StrictChecker checker(set, diags);
     checker.check(set.main, {Frame{&context, false}}, 0);
@@ -1232,6 +1237,29 @@ std::string render_report_html(const ReportInputs& inputs, const std::vector<Ren
   return markdown_page_html(inputs.template_dir, inputs.study.title.empty() ? inputs.study.name : inputs.study.title,
                             markdown, report_figures(inputs, figures), inputs.study.name, inputs.info.study_hash,
                             inputs.info.dsx_version, inputs.info.git_revision, inputs.trust_study_html);
+}
+
+void check_report_templates(const std::string& template_dir) {
+  Diagnostics diags;
+  std::vector<std::string> missing;
+  bool partials_checked = false;
+  for (const char* main_name : {"report.md.mustache", "report.html.mustache"}) {
+    try {
+      const TemplateSet set = load_templates(template_dir, main_name);
+      if (partials_checked) {
+        check_syntax(set.main, diags);
+      } else {
+        check_set_syntax(set, diags);
+        partials_checked = true;
+      }
+    } catch (const std::runtime_error& e) {
+      missing.emplace_back(e.what());
+    }
+  }
+  std::string problems;
+  for (const std::string& m : missing) problems += m + "\n";
+  if (diags.has_errors()) problems += diags.format();
+  if (!problems.empty()) throw std::runtime_error(problems);
 }
 
 void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {

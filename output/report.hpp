@@ -69,6 +69,12 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs);
 // Throws std::runtime_error for a missing or broken template (file:line:col: error: ...).
 void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures);
 
+// Reads template_dir's report.md.mustache, report.html.mustache and partials and checks their
+// Mustache syntax, so a missing or broken template is found before a sweep rather than after it.
+// Throws std::runtime_error with every problem (file:line:col: error: ...). Names a template uses
+// are checked against the report's data only when it renders.
+void check_report_templates(const std::string& template_dir);
+
 // The pieces render_report is made of, for tests and for other front ends.
 
 // `markdown` with its figures numbered 1, 2, 3 in the order they appear (each section numbers its

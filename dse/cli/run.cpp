@@ -184,6 +184,17 @@ std::string template_dir_for(const std::string& option, const ResolvedStudy& stu
   return own.empty() ? default_template_dir() : own;
 }
 
+// Checked before any work, so a mistyped --template fails in the first second, not after the sweep.
+bool report_templates_usable(std::string_view command, const std::string& template_dir) {
+  try {
+    check_report_templates(template_dir);
+    return true;
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "dsx {}: error: the report templates cannot be used; nothing was done\n{}", command, e.what());
+    return false;
+  }
+}
+
 int run_command(const std::vector<std::string>& args) {
   po::options_description options("dsx run options");
   std::string file, out_dir, catalog_dir, template_dir, shard_text;
@@ -237,6 +248,7 @@ int run_command(const std::vector<std::string>& args) {
     return kBadInput;
   }
   const ResolvedStudy& study = *loaded;
+  if (!shard && !report_templates_usable("run", template_dir_for(template_dir, study))) return kBadInput;
   const std::string run_dir = out_dir.empty() ? "runs/" + study.name : out_dir;
   const RunFolderClaim claim = claim_run_folder(run_dir, "dsx run " + file, WhenHeld::fail);
   if (!claim.lock) {
@@ -384,7 +396,7 @@ int report_command(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
-  if (auto code = parse_options("report", "dsx report RUN_DIR [--templates DIR]", args, options, positional, vm)) {
+  if (auto code = parse_options("report", "dsx report RUN_DIR [--template DIR] [--trust-study-html]", args, options, positional, vm)) {
     return *code;
   }
   const std::string resolved = run_dir + "/study.resolved.yaml";
@@ -410,6 +422,7 @@ int report_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "{}", diags.format());
     return kBadInput;
   }
+  if (!report_templates_usable("report", template_dir_for(template_dir, *study))) return kBadInput;
   ResultStore store(store_path, StoreMode::read_write);
   if (const std::string problem = store_mismatch(store, *study, read_file(resolved)); !problem.empty()) {
     fmt::print(stderr, "dsx report: error: {}\n  to sweep the study again: dsx run STUDY.yaml --out {} --fresh\n",

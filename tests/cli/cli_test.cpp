@@ -223,6 +223,37 @@ TEST(Cli, AStudyRendersWithItsOwnTemplateFolder) {
   fs::remove_all(dir);
 }
 
+// A template folder that cannot render is found before the sweep: exit 2, no run folder.
+TEST(Cli, UnusableTemplatesFailBeforeTheSweep) {
+  const fs::path dir = fs::temp_directory_path() / ("dsx_template_early_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Result missing = dsx("run studies/quickstart.yaml --quiet --template '" + (dir / "none").string() +
+                             "' --out '" + (dir / "run").string() + "'");
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("the report templates cannot be used; nothing was done"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("none/report.md.mustache: error: report template not found"), std::string::npos)
+      << missing.out;
+  EXPECT_FALSE(fs::exists(dir / "run"));
+
+  fs::create_directories(dir);
+  fs::copy(fs::path(DSX_SOURCE_DIR) / "templates", dir / "broken", fs::copy_options::recursive);
+  std::ofstream(dir / "broken" / "partials" / "answer.mustache", std::ios::app) << "{{#rows}} never closed\n";
+  const Result broken = dsx("run studies/quickstart.yaml --quiet --template '" + (dir / "broken").string() +
+                            "' --out '" + (dir / "run").string() + "'");
+  EXPECT_EQ(broken.exit_code, 2) << broken.out;
+  EXPECT_NE(broken.out.find("answer.mustache:"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find(": error: unclosed section \"rows\""), std::string::npos) << broken.out;
+  EXPECT_FALSE(fs::exists(dir / "run"));
+
+  ASSERT_EQ(dsx("run studies/quickstart.yaml --quiet --out '" + (dir / "run").string() + "'").exit_code, 0);
+  const Result report = dsx("report '" + (dir / "run").string() + "' --template '" + (dir / "broken").string() + "'");
+  EXPECT_EQ(report.exit_code, 2) << report.out;
+  EXPECT_NE(report.out.find("dsx report: error: the report templates cannot be used"), std::string::npos) << report.out;
+  const Result help = dsx("report --help");
+  EXPECT_NE(help.out.find("usage: dsx report RUN_DIR [--template DIR]"), std::string::npos) << help.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ATemplateFolderOutsideTheStudyIsRefused) {
   const fs::path dir = fs::temp_directory_path() / ("dsx_template_escape_" + std::to_string(::getpid()));
   fs::create_directories(dir);
