@@ -13,6 +13,7 @@
 #include "engine/solvers/inference.hpp"
 #include "engine/solvers/matmul_tiling.hpp"
 #include "engine/solvers/memory_bandwidth.hpp"
+#include "engine/solvers/queueing.hpp"
 #include "engine/solvers/serving.hpp"
 #include "engine/solvers/training.hpp"
 
@@ -32,6 +33,7 @@ const GemmSolver kGemm;
 const AttentionSolver kAttention;
 const MemoryBandwidthSolver kMemoryBandwidth;
 const CollectivesSolver kCollectives;
+const QueueingSolver kQueueing;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -47,6 +49,7 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kAttention,
     &kMemoryBandwidth,
     &kCollectives,
+    &kQueueing,
 });
 }  // namespace
 
