@@ -8,6 +8,7 @@
 #include "engine/solvers/data_pipeline.hpp"
 #include "engine/solvers/dispatch_tax.hpp"
 #include "engine/solvers/efficiency.hpp"
+#include "engine/solvers/fleet.hpp"
 #include "engine/solvers/foundations.hpp"
 #include "engine/solvers/gemm.hpp"
 #include "engine/solvers/inference.hpp"
@@ -34,6 +35,7 @@ const AttentionSolver kAttention;
 const MemoryBandwidthSolver kMemoryBandwidth;
 const CollectivesSolver kCollectives;
 const QueueingSolver kQueueing;
+const FleetSolver kFleet;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -50,6 +52,7 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kMemoryBandwidth,
     &kCollectives,
     &kQueueing,
+    &kFleet,
 });
 }  // namespace
 
