@@ -15,6 +15,7 @@
 #include "engine/solvers/matmul_tiling.hpp"
 #include "engine/solvers/memory_bandwidth.hpp"
 #include "engine/solvers/queueing.hpp"
+#include "engine/solvers/scaling.hpp"
 #include "engine/solvers/serving.hpp"
 #include "engine/solvers/training.hpp"
 
@@ -36,6 +37,7 @@ const MemoryBandwidthSolver kMemoryBandwidth;
 const CollectivesSolver kCollectives;
 const QueueingSolver kQueueing;
 const FleetSolver kFleet;
+const ScalingSolver kScaling;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -53,6 +55,7 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kCollectives,
     &kQueueing,
     &kFleet,
+    &kScaling,
 });
 }  // namespace
 
