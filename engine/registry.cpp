@@ -17,6 +17,7 @@
 #include "engine/solvers/queueing.hpp"
 #include "engine/solvers/scaling.hpp"
 #include "engine/solvers/serving.hpp"
+#include "engine/solvers/synthesis.hpp"
 #include "engine/solvers/training.hpp"
 
 namespace dsx {
@@ -38,6 +39,7 @@ const CollectivesSolver kCollectives;
 const QueueingSolver kQueueing;
 const FleetSolver kFleet;
 const ScalingSolver kScaling;
+const SynthesisSolver kSynthesis;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -56,6 +58,7 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kQueueing,
     &kFleet,
     &kScaling,
+    &kSynthesis,
 });
 }  // namespace
 
