@@ -15,7 +15,7 @@
 //
 // M/G/1: Poisson arrivals, one server, service times of mean E[S] and coefficient of variation
 // cv = sd(S) / E[S] (M/D/1 is cv = 0, M/M/1 cv = 1). The mean wait is the Pollaczek-Khinchine
-// formula (Kleinrock 1975, section 5.6, eq. 5.76; Harchol-Balter 2013, section 23.2):
+// formula (Kleinrock 1975, Queueing Systems Vol. 1, chapter 5; Harchol-Balter 2013, chapter 23):
 //   E[W] = lambda E[S^2] / (2 (1 - rho)) = rho E[S] (1 + cv^2) / (2 (1 - rho)),  rho = lambda E[S]
 // and P(W > 0) = rho exactly (an arrival waits when the server is busy, which by PASTA it is a share
 // rho of the time; Wolff, "Poisson Arrivals See Time Averages", Operations Research 30(2), 1982).

@@ -55,8 +55,8 @@ constexpr std::array<MetricSpec, ScalingSolver::kMetricCount> kMetrics = {{
     {"predicted_loss", Dimension::dimensionless, "E + A / N^alpha + B / D^beta (Hoffmann et al. Approach 3; nats/token)"},
     {"eta_used", Dimension::dimensionless, "eta, or the training_large regime default"},
     {"training_time_s", Dimension::time, "6 N D / (gpus x peak x eta)"},
-    {"gpu_hours", Dimension::count, "gpus x training_time_s / 3,600"},
-    {"cost_usd", Dimension::money, "gpu_hours x gpu_hour_price"},
+    {"gpu_time_s", Dimension::time, "gpus x training_time_s (GPU-seconds; / 3,600 for GPU-hours)"},
+    {"cost_usd", Dimension::money, "gpu_time_s / 3,600 x gpu_hour_price"},
 }};
 
 constexpr std::array<std::string_view, 3> kReasons = {
@@ -117,7 +117,7 @@ PointResult ScalingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[predicted_loss] = chinchilla_loss(n, d);
   out[eta_used] = eta;
   out[training_time_s] = t;
-  out[gpu_hours] = v[Param::gpus] * t / 3600.0;
+  out[gpu_time_s] = v[Param::gpus] * t;
   out[cost_usd] = run_cost_usd(v[Param::gpu_hour_price], v[Param::gpus], t);
   return {};
 }

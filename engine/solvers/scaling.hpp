@@ -49,7 +49,7 @@ class ScalingSolver final : public TabledSolver {
     predicted_loss,
     eta_used,
     training_time_s,
-    gpu_hours,
+    gpu_time_s,
     cost_usd,
     kMetricCount
   };
