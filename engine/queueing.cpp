@@ -51,4 +51,24 @@ double mmc_wait_quantile_s(const MmcResult& r, double arrival_rate_per_s, double
   return std::log(r.wait_probability / (1.0 - q)) / (servers * service_rate_per_s - arrival_rate_per_s);
 }
 
+Mg1Result mg1_queue(double arrival_rate_per_s, double mean_service_s, double service_cv) {
+  Mg1Result r;
+  r.utilization = arrival_rate_per_s * mean_service_s;
+  r.stable = r.utilization < 1.0;
+  if (!r.stable) {
+    r.wait_probability = 1.0;
+    r.mean_wait_s = std::numeric_limits<double>::infinity();
+    return r;
+  }
+  r.wait_probability = r.utilization;
+  r.mean_wait_s = r.utilization * mean_service_s * (1.0 + service_cv * service_cv) / (2.0 * (1.0 - r.utilization));
+  return r;
+}
+
+double mg1_wait_quantile_s(const Mg1Result& r, double q) {
+  if (!r.stable) return std::numeric_limits<double>::infinity();
+  if (r.wait_probability <= 1.0 - q) return 0.0;
+  return r.mean_wait_s / r.wait_probability * std::log(r.wait_probability / (1.0 - q));
+}
+
 }  // namespace dsx

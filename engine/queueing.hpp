@@ -12,6 +12,24 @@
 // exact, no factorials, no allocation (c up to ~1e6). A wait probability below 1e-30 is returned as 0.
 // Unlike mlsysim's TailLatencyModel (shared/reference mlsysim-models 6.12) no Kingman factor is
 // applied to quantiles and an unstable queue reports its true rho = lambda / (c mu).
+//
+// M/G/1: Poisson arrivals, one server, service times of mean E[S] and coefficient of variation
+// cv = sd(S) / E[S] (M/D/1 is cv = 0, M/M/1 cv = 1). The mean wait is the Pollaczek-Khinchine
+// formula (Kleinrock 1975, Queueing Systems Vol. 1, chapter 5; Harchol-Balter 2013, chapter 23):
+//   E[W] = lambda E[S^2] / (2 (1 - rho)) = rho E[S] (1 + cv^2) / (2 (1 - rho)),  rho = lambda E[S]
+// and P(W > 0) = rho exactly (an arrival waits when the server is busy, which by PASTA it is a share
+// rho of the time; Wolff, "Poisson Arrivals See Time Averages", Operations Research 30(2), 1982).
+// The waiting-time distribution has no closed form for general service (for M/D/1 it is Crommelin's
+// alternating series, Crommelin, "Delay probability formulae when the holding times are constant",
+// P.O. Elect. Engrs. J. 25, 1932, which cancels catastrophically at the tails of a loaded queue).
+// Tails use the exponential approximation: P(W > t) = rho exp(-rho t / E[W]), an atom 1 - rho at
+// zero and an exponential of mean E[W] / rho given a wait, so the mean is exact and M/M/1 is
+// reproduced exactly; heavy-traffic theory says the conditional wait tends to an exponential
+// (Kingman, "The single server queue in heavy traffic", Proc. Cambridge Phil. Soc. 57(4), 1961).
+// Against Crommelin's exact M/D/1 series (D = 1) the p99 wait is high by 28 % at rho 0.3, 17 % at 0.5,
+// 9 % at 0.7, 6 % at 0.8, 3 % at 0.9 and 1 % at 0.95; the median is low by 23 % at rho 0.7, 8 % at 0.8
+// and 2 % at 0.9 (tests/engine/queueing_test.cpp checks rho 0.8 and 0.9). The approximation errs
+// towards the conservative side at the p99 of a lightly loaded queue.
 #pragma once
 
 namespace dsx {
@@ -33,5 +51,18 @@ double mmc_wait_quantile_s(double arrival_rate_per_s, double service_rate_per_s,
 // The same from an already solved queue (no second Erlang C evaluation).
 double mmc_wait_quantile_s(const MmcResult& queue, double arrival_rate_per_s, double service_rate_per_s,
                            double servers, double q);
+
+struct Mg1Result {
+  double utilization = 0;       // rho = lambda E[S]; >= 1 means unstable
+  bool stable = false;
+  double wait_probability = 0;  // rho; 1 when unstable
+  double mean_wait_s = 0;       // Pollaczek-Khinchine; +inf when unstable
+};
+
+Mg1Result mg1_queue(double arrival_rate_per_s, double mean_service_s, double service_cv);
+
+// The q-quantile (0 < q < 1) of the wait under the exponential tail approximation above; +inf when
+// the queue is unstable.
+double mg1_wait_quantile_s(const Mg1Result& queue, double q);
 
 }  // namespace dsx

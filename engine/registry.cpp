@@ -8,12 +8,16 @@
 #include "engine/solvers/data_pipeline.hpp"
 #include "engine/solvers/dispatch_tax.hpp"
 #include "engine/solvers/efficiency.hpp"
+#include "engine/solvers/fleet.hpp"
 #include "engine/solvers/foundations.hpp"
 #include "engine/solvers/gemm.hpp"
 #include "engine/solvers/inference.hpp"
 #include "engine/solvers/matmul_tiling.hpp"
 #include "engine/solvers/memory_bandwidth.hpp"
+#include "engine/solvers/queueing.hpp"
+#include "engine/solvers/scaling.hpp"
 #include "engine/solvers/serving.hpp"
+#include "engine/solvers/synthesis.hpp"
 #include "engine/solvers/training.hpp"
 
 namespace dsx {
@@ -32,6 +36,10 @@ const GemmSolver kGemm;
 const AttentionSolver kAttention;
 const MemoryBandwidthSolver kMemoryBandwidth;
 const CollectivesSolver kCollectives;
+const QueueingSolver kQueueing;
+const FleetSolver kFleet;
+const ScalingSolver kScaling;
+const SynthesisSolver kSynthesis;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -47,6 +55,10 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kAttention,
     &kMemoryBandwidth,
     &kCollectives,
+    &kQueueing,
+    &kFleet,
+    &kScaling,
+    &kSynthesis,
 });
 }  // namespace
 
