@@ -100,7 +100,9 @@ TEST(TransformerFeatures, ParallelBlockSharesOneNormAndOneResidualAdd) {
   EXPECT_EQ(seq.total_kernels() - par.total_kernels(), 2 * L);
   EXPECT_EQ(count_named(par, "residual_add"), L);
   for (const Op& op : par.ops) {
-    if (op.name == "residual_add") EXPECT_DOUBLE_EQ(op.input_elements_per_sample, 3 * T * d);
+    if (op.name == "residual_add") {
+      EXPECT_DOUBLE_EQ(op.input_elements_per_sample, 3 * T * d);
+    }
   }
   ServingShape s;
   ASSERT_TRUE(derive_serving_shape(par, s));
@@ -136,7 +138,9 @@ TEST(TransformerFeatures, SlidingWindowBoundsAttentionAndTheKvCache) {
   EXPECT_EQ(win.parameter_count, full.parameter_count);
   EXPECT_DOUBLE_EQ(flops_of(win, OpKind::matmul), flops_of(full, OpKind::matmul));
   for (const Op& op : win.ops) {
-    if (op.name == "attention_softmax") EXPECT_DOUBLE_EQ(op.input_elements_per_sample, 8 * T * W);
+    if (op.name == "attention_softmax") {
+      EXPECT_DOUBLE_EQ(op.input_elements_per_sample, 8 * T * W);
+    }
   }
   ServingShape s;
   ASSERT_TRUE(derive_serving_shape(win, s));
