@@ -37,16 +37,17 @@
 //   compute is unchanged under balanced routing: EP ranks hold 1/EP of the experts and receive EP
 //   times the tokens for them.
 //   Frozen weights (LoRA fine-tuning, Hu et al. 2021): the backward pass of a linear layer is two
-//   GEMMs of the forward's size, one for the input gradient and one for the weight gradient
-//   (Narayanan et al. SC'21, section 5.1: "the backward pass requires double the number of FLOPs
-//   since we need to calculate the gradients with respect to both input and weight tensors"); a
-//   frozen weight needs only the first, so its parameters cost 2 N forward + 2 N backward = 4 N per
+//   GEMMs of the forward's size, one for the input gradient and one for the weight gradient (the
+//   derivation of Narayanan et al. SC'21 eq. 3: the backward pass costs twice the forward because
+//   it computes gradients with respect to both the input and the weight tensors); a frozen weight
+//   needs only the first, so its parameters cost 2 N forward + 2 N backward = 4 N per
 //   token instead of 6 N, and the trainable adapters 6 A. Attention has no weights: its 12 L H Q T
 //   is unchanged. Full recomputation repeats the forward of both.
-//   FP8 training (NVIDIA Transformer Engine, "Using FP8 with Transformer Engine"; Micikevicius et al.,
-//   "FP8 Formats for Deep Learning", arXiv 2209.05433, 2022, section 4): the GEMMs of the linear layers
-//   run in fp8, attention's score, softmax and context products in bf16; so the 6 N part runs at the
-//   fp8 peak and the attention FLOPs at `attention_peak_flops_per_s`.
+//   FP8 training (NVIDIA Transformer Engine, "Using FP8 with Transformer Engine": fp8_autocast runs the
+//   GEMMs of its Linear, LayerNormLinear and LayerNormMLP modules in fp8, and its recipe leaves dot-product
+//   attention in bf16 unless fp8_dpa is set; the E4M3/E5M2 formats of Micikevicius et al., "FP8 Formats
+//   for Deep Learning", arXiv 2209.05433, 2022): the 6 N part runs at the fp8 peak and the attention
+//   FLOPs at `attention_peak_flops_per_s`.
 //   Context parallelism (Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
 //   Context", 2023; NVIDIA Megatron-Core context parallel): the sequence is split over cp ranks
 //   (each computes 1 / cp of the replica's FLOPs) and each attention layer passes the K and V blocks

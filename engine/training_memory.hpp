@@ -14,7 +14,7 @@
 //    section 2): both moments in 8 bits (2 B) plus one fp32 absolute maximum per block of 2,048
 //    values of each state (2 x 4 / 2048 B): a quarter of Adam's 8 B of state.
 //  - Adafactor (Shazeer and Stern, "Adafactor: Adaptive Learning Rates with Sublinear Memory Cost",
-//    ICML 2018, sections 3-4, no first moment as in their section 7): the second moment of an
+//    ICML 2018, section 3; momentum dropped, as the abstract's final configuration): the second moment of an
 //    n x m matrix is factored into n + m fp32 row and column sums, 4 (n + m) / (n m) B per parameter;
 //    approximated here with every matrix square of side `matrix_side` (d_model): 8 / d_model B.
 //  - Lion (Chen et al., "Symbolic Discovery of Optimization Algorithms", NeurIPS 2023, Program 1):

@@ -9,9 +9,9 @@
 //  - precision: the compute time uses the hardware's dense peak of that precision (studies/catalog/
 //    hardware.yaml); a hardware without it is infeasible (bf16 on hardware without bf16 runs at the fp16
 //    peak, as before). fp32 and tf32 keep 4-byte weights, gradients and activations and no master copy;
-//    bf16 and fp16 2-byte ones plus the fp32 master. fp8 follows NVIDIA Transformer Engine ("Using FP8
-//    with Transformer Engine", and Micikevicius et al., "FP8 Formats for Deep Learning", arXiv
-//    2209.05433, 2022, section 4): the linear layers' GEMMs run at the fp8 peak, attention (scores,
+//    bf16 and fp16 2-byte ones plus the fp32 master. fp8 follows NVIDIA Transformer Engine's default
+//    recipe (engine/parallelism.hpp; formats of Micikevicius et al., "FP8 Formats for Deep Learning",
+//    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak, attention (scores,
 //    softmax, context) at the bf16 peak; weights stay bf16 with an fp32 master copy, activations and
 //    communication bf16 (TE's fp8 casts held for backward are not counted). MFU/HFU and the TFLOP/s
 //    metrics are against the training precision's peak, for fp8 against the bf16 peak (a stated choice,

@@ -93,7 +93,7 @@ TEST_F(LoraSolverTest, FrozenBaseHasNoGradientsOrOptimizerStates) {
 }
 
 // Frozen weights skip their weight-gradient GEMMs: 4 N + 6 A + 12 L h s FLOPs per token against
-// 6 N + 12 L h s (Narayanan et al. SC'21 section 5.1: backward = input + weight gradients).
+// 6 N + 12 L h s (Narayanan et al. SC'21, eq. 3: backward = input + weight gradients).
 TEST_F(LoraSolverTest, ComputesFourNPlusSixA) {
   const std::vector<double> full = run(kFull), lora = run(kLora);
   const double n = full[M::active_parameters], a = 159907840.0, attention = 12.0 * 32 * 4096 * 2048;
