@@ -383,8 +383,23 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
                                    : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
   step.pp_p2p_s = point_to_point_s(activation_message / t, nic, fabric_alpha);
-  step.dp_all_reduce_s =
-      dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp_group / dp_in_node, fabric) + expert_dp_s);
+  const double dp_nodes = dp_group / dp_in_node;
+  if (lora && zero >= 3) {
+    // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base
+    // included, is all-gathered for the forward and again for the backward (one all-reduce's volume;
+    // Rajbhandari et al. 2020 section 7, with gradients and weights of different sizes).
+    const double weight_bytes = (params - expert_params) / (t * p) * mem.base_weight_bytes_per_param +
+                                adapters / (t * p) * element_bytes;
+    const double expert_weight_bytes = expert_params / (t * p * e) * mem.base_weight_bytes_per_param;
+    step.dp_all_reduce_s =
+        0.5 * hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) +
+        hierarchical_all_reduce_s(weight_bytes, dp_nodes, fabric) +
+        (expert_weight_bytes > 0
+             ? hierarchical_all_reduce_s(expert_weight_bytes, expert_dp / expert_fabric.gpus_per_node, expert_fabric)
+             : 0.0);
+  } else {
+    step.dp_all_reduce_s = dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) + expert_dp_s);
+  }
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
   step.ep_all_to_all_s = e > 1 ? all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,

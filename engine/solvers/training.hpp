@@ -34,7 +34,8 @@
 //    base frozen in bf16 (lora) or 4-bit NF4 (qlora, dequantised to the training precision for its
 //    GEMMs, whose cost is not counted), with no gradients or optimizer states; FLOPs 4 N + 6 A +
 //    attention per token (engine/parallelism.hpp); the DP all-reduce carries the adapters' gradients
-//    only; the checkpoint the adapters' state only. Adapter activations are not added.
+//    only, and at ZeRO-3 a reduce-scatter of them plus two all-gathers of every weight (the frozen
+//    base at its storage bytes); the checkpoint the adapters' state only. Adapter activations are not added.
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with

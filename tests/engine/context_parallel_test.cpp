@@ -57,6 +57,16 @@ TEST_F(ContextParallelTest, SplitsTheSequenceOverCpRanks) {
   EXPECT_NEAR(out[M::optimizer_bytes], params / 16 * 12 / 64, 1);
   // TP x CP = 8 fits the node: the K/V ring runs on NVLink and hides behind attention compute.
   EXPECT_DOUBLE_EQ(out[M::cp_comm_s], 0);
+  // The gradients are reduced over the 64 DP x CP ranks, 2 per node (tp 4 apart) on NVLink and 32
+  // nodes on the NICs.
+  HierarchicalFabric fabric;
+  fabric.gpus_per_node = 2;
+  fabric.intra_bandwidth_bytes_per_s = 450e9;
+  fabric.intra_alpha_s = 0.5e-6;
+  fabric.nic_bandwidth_bytes_per_s = 50e9;
+  fabric.nics_per_node = 2;
+  fabric.inter_alpha_s = 5e-6;
+  EXPECT_NEAR(out[M::dp_comm_s], hierarchical_all_reduce_s(params / 16 * 2, 32, fabric), 1e-12);
 }
 
 // A slow fabric (1 GB/s per NIC) with TP 8 x CP 2 across nodes: the ring's transfer outlasts the

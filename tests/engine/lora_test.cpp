@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "engine/collectives.hpp"
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/parallelism.hpp"
@@ -56,7 +57,7 @@ class LoraSolverTest : public ::testing::Test {
   const PreparedModel model = prepared(kLlama2_7b);
 
   // One 8-GPU node, data parallel, no recomputation, ZeRO 0.
-  std::vector<double> run(double finetune) const {
+  std::vector<double> run(double finetune, double zero = 0) const {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
@@ -65,7 +66,7 @@ class LoraSolverTest : public ::testing::Test {
     in.values[P::tp] = 1;
     in.values[P::global_batch] = 64;
     in.values[P::recompute] = 0;
-    in.values[P::zero_stage] = 0;
+    in.values[P::zero_stage] = zero;
     in.values[P::finetune] = finetune;
     std::vector<double> out(TrainingSolver::kMetricCount);
     EXPECT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
@@ -90,6 +91,26 @@ TEST_F(LoraSolverTest, FrozenBaseHasNoGradientsOrOptimizerStates) {
   // The checkpoint holds the adapters' weights, master and moments only.
   EXPECT_NEAR(lora[M::checkpoint_bytes], 14 * a, 1);
   EXPECT_LT(lora[M::dp_comm_s], full[M::dp_comm_s] / 10);
+}
+
+// ZeRO-3 over the 8 GPUs of one node (NVLink, 450 GB/s, 0.5 us): the adapters' gradients are
+// reduce-scattered, the weights (the 4.127-bit base and the bf16 adapters) all-gathered twice.
+TEST_F(LoraSolverTest, ZeroThreeGathersTheFrozenBase) {
+  const std::vector<double> full = run(kFull, 3), qlora = run(kQlora, 3);
+  const double n = full[M::trainable_parameters], a = 159907840.0;
+  HierarchicalFabric node;
+  node.gpus_per_node = 8;
+  node.intra_bandwidth_bytes_per_s = 450e9;
+  node.intra_alpha_s = 0.5e-6;
+  node.nic_bandwidth_bytes_per_s = 50e9;
+  node.nics_per_node = 8;
+  node.inter_alpha_s = 5e-6;
+  EXPECT_NEAR(full[M::dp_comm_s], 1.5 * hierarchical_all_reduce_s(2 * n, 1, node), 1e-12);
+  EXPECT_NEAR(qlora[M::dp_comm_s],
+              0.5 * hierarchical_all_reduce_s(2 * a, 1, node) +
+                  hierarchical_all_reduce_s(n * 4.127 / 8 + 2 * a, 1, node),
+              1e-12);
+  EXPECT_NEAR(qlora[M::weights_bytes], (n * 4.127 / 8 + 2 * a) / 8, 1);
 }
 
 // Frozen weights skip their weight-gradient GEMMs: 4 N + 6 A + 12 L h s FLOPs per token against
