@@ -189,7 +189,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
 }};
 
-constexpr std::array<std::string_view, 16> kReasons = {
+constexpr std::array<std::string_view, 17> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -206,6 +206,7 @@ constexpr std::array<std::string_view, 16> kReasons = {
     "tp x pp x cp does not divide gpus",
     "tp x cp and gpus_per_node must nest: one divides the other (TP x CP groups tile nodes)",
     "seq_len must be a multiple of 2 x cp (the load-balanced causal split gives each rank 2 chunks)",
+    "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -254,6 +255,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (e > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
   if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
+  if (e > 1 && t > 1 && v[Param::sequence_parallel] != 1) return {PointStatus::infeasible, ep_tp_needs_sequence_parallel};
   const Precision precision = kComputePrecision[static_cast<std::size_t>(v[Param::precision])];
   // bf16 on hardware without it runs at the fp16 peak (fp16 with loss scaling).
   const double bf16_peak = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);

@@ -27,8 +27,10 @@
 //    gradient all-reduce and ZeRO sharding run over the dp x cp ranks holding the same weights.
 //  - sequence_parallel: off keeps the Korthikanti et al. 2022 Table 2 "tensor parallel" activations
 //    (LayerNorm, dropout and their inputs replicated over TP); the TP traffic is the same either way
-//    (an all-reduce, or a reduce-scatter + all-gather of equal volume: their section 4.2.2). The MoE
-//    dispatch keeps its per-TP-rank share.
+//    (an all-reduce, or a reduce-scatter + all-gather of equal volume: their section 4.2.2). Expert
+//    parallelism with tp > 1 needs it on, as Megatron-Core requires (megatron/core/transformer/
+//    transformer_config.py: "When using expert parallelism and tensor parallelism, sequence
+//    parallelism must be used"; moe/README.md), so the MoE dispatch keeps its per-TP-rank share.
 //  - finetune lora / qlora (Hu et al. 2021, LoRA; Dettmers et al. 2023, QLoRA): adapters of rank
 //    lora_rank on every linear layer of the blocks (engine/serving.hpp adapter_in_out_elements); the
 //    base frozen in bf16 (lora) or 4-bit NF4 (qlora, dequantised to the training precision for its
@@ -192,6 +194,7 @@ class TrainingSolver final : public TabledSolver {
     tp_pp_cp_do_not_divide_gpus,
     tp_cp_and_node_do_not_nest,
     cp_must_divide_sequence,
+    ep_tp_needs_sequence_parallel,
   };
 
   TrainingSolver();

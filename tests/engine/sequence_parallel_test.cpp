@@ -66,5 +66,25 @@ TEST_F(SequenceParallelTest, KeepsTheTensorParallelTraffic) {
   EXPECT_GT(off[M::memory_per_gpu_bytes], on[M::memory_per_gpu_bytes]);
 }
 
+// Megatron-Core refuses expert parallelism with tensor parallelism unless sequence parallelism is on.
+TEST_F(SequenceParallelTest, ExpertParallelismWithTensorParallelismNeedsIt) {
+  const published::Values values = published::mixtral_8x7b();
+  const PreparedModel mixtral = prepare_model(build_architecture("transformer", {values.begin(), values.end()}));
+  PointInputs in;
+  in.hardware = &hw;
+  in.model = &mixtral;
+  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  in.values[P::tp] = 2;
+  in.values[P::ep] = 8;
+  in.values[P::sequence_parallel] = 0;
+  std::vector<double> out(TrainingSolver::kMetricCount);
+  EXPECT_EQ(solver.evaluate(in, out).reason, TrainingSolver::ep_tp_needs_sequence_parallel);
+  in.values[P::sequence_parallel] = 1;
+  EXPECT_NE(solver.evaluate(in, out).reason, TrainingSolver::ep_tp_needs_sequence_parallel);
+  in.values[P::tp] = 1;
+  in.values[P::sequence_parallel] = 0;
+  EXPECT_NE(solver.evaluate(in, out).reason, TrainingSolver::ep_tp_needs_sequence_parallel);
+}
+
 }  // namespace
 }  // namespace dsx
