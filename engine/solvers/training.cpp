@@ -224,7 +224,8 @@ double busiest_stage_layers(double layers, double stages, double chunks_per_stag
 
 TrainingSolver::TrainingSolver()
     : TabledSolver("training",
-                   "3D-parallel LLM training (+ expert parallelism): memory per GPU, step time, MFU/HFU, time, cost, energy and carbon",
+                   "3D-parallel LLM training and LoRA fine-tuning (+ expert and context parallelism): memory per GPU, step time, "
+                   "MFU/HFU, time, cost, energy and carbon",
                    kParams, kMetrics, kReasons) {}
 
 PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
