@@ -258,7 +258,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
   if (e > 1 && t > 1 && v[Param::sequence_parallel] != 1) return {PointStatus::infeasible, ep_tp_needs_sequence_parallel};
   const Precision precision = kComputePrecision[static_cast<std::size_t>(v[Param::precision])];
-  // bf16 on hardware without it runs at the fp16 peak (fp16 with loss scaling).
+  // bf16 on hardware without a bf16 peak runs at its fp16 peak, as the solver always has.
   const double bf16_peak = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
   if (precision != Precision::bf16 && !hw.supports(precision)) return {PointStatus::infeasible, precision_unsupported};
   const bool fp8 = precision == Precision::fp8;
