@@ -1,5 +1,6 @@
 #include "engine/parallelism.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dsx {
@@ -19,29 +20,40 @@ double pipeline_stretch(double stages, double microbatches, double virtual_stage
   return 1.0 + (stages - 1.0) / (virtual_stages * microbatches);
 }
 
-double model_flops_per_token(double parameters, double layers, double hidden, double seq_len) {
-  return 6.0 * parameters + 12.0 * layers * hidden * seq_len;
+double model_flops_per_token(double parameters, double layers, double hidden, double seq_len, double frozen) {
+  return 6.0 * parameters + 4.0 * frozen + 12.0 * layers * hidden * seq_len;
 }
 
-double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute) {
+double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute,
+                                double frozen) {
   const double attention_forward = 4.0 * layers * hidden * seq_len;
   double extra = 0.0;
   if (recompute == 1) extra = attention_forward;
-  if (recompute >= 2) extra = 2.0 * parameters + attention_forward;
-  return model_flops_per_token(parameters, layers, hidden, seq_len) + extra;
+  if (recompute >= 2) extra = 2.0 * (parameters + frozen) + attention_forward;
+  return model_flops_per_token(parameters, layers, hidden, seq_len, frozen) + extra;
+}
+
+double attention_flops_per_token(double layers, double hidden, double seq_len, int recompute) {
+  return (recompute >= 1 ? 16.0 : 12.0) * layers * hidden * seq_len;
 }
 
 StepResult training_step(const StepInput& in) {
   StepResult r;
   const double tokens_per_microbatch = in.micro_batch * in.seq_len;
-  const double shard = in.tensor_parallel * in.pipeline_parallel;
+  const double shard = in.tensor_parallel * in.pipeline_parallel * in.context_parallel;
   const double hw_flops =
-      hardware_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.recompute);
-  const double model_flops = model_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len);
+      hardware_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.recompute, in.frozen_parameters);
+  const double model_flops =
+      model_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.frozen_parameters);
+  const double attention_peak = in.attention_peak_flops_per_s > 0 ? in.attention_peak_flops_per_s : in.peak_flops_per_s;
+  // Attention FLOPs at their own peak, as the equivalent FLOPs at peak_flops_per_s (+0 when they agree).
+  const double timed_flops =
+      hw_flops + attention_flops_per_token(in.layers, in.hidden, in.seq_len, in.recompute) *
+                     (in.peak_flops_per_s / attention_peak - 1.0);
   const double even_layers = in.layers / in.pipeline_parallel;
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : even_layers;
   const double imbalance = even_layers > 0 ? layers_per_stage / even_layers : 1.0;
-  r.compute_s = hw_flops * tokens_per_microbatch * in.microbatches / shard /
+  r.compute_s = timed_flops * tokens_per_microbatch * in.microbatches / shard /
                 (in.peak_flops_per_s * in.compute_efficiency) * imbalance;
   const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
   r.bubble_s = r.compute_s * (stretch - 1.0);
@@ -56,11 +68,19 @@ StepResult training_step(const StepInput& in) {
                                              in.microbatches * in.ep_all_to_all_s
                                        : 0.0;
   r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;
-  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s;
+  if (in.context_parallel > 1) {
+    const double attention_layer_s = 4.0 * in.hidden * in.seq_len * tokens_per_microbatch /
+                                     (in.tensor_parallel * in.context_parallel) /
+                                     (attention_peak * in.compute_efficiency);
+    const double exchanges_per_layer = in.recompute >= 2 ? 4.0 : 3.0;  // forward 1, backward 2, recomputed 1
+    r.cp_comm_s = exchanges_per_layer * layers_per_stage * in.microbatches *
+                  std::max(0.0, in.cp_kv_exchange_s - attention_layer_s);
+  }
+  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s + r.cp_comm_s;
 
   r.tokens_per_step = in.data_parallel * in.microbatches * tokens_per_microbatch;
   r.tokens_per_s = r.tokens_per_step / r.step_s;
-  const double peak_total = in.gpus * in.peak_flops_per_s;
+  const double peak_total = in.gpus * (in.mfu_peak_flops_per_s > 0 ? in.mfu_peak_flops_per_s : in.peak_flops_per_s);
   r.mfu = model_flops * r.tokens_per_s / peak_total;
   r.hfu = hw_flops * r.tokens_per_s / peak_total;
   r.scaling_efficiency = r.compute_s / r.step_s;

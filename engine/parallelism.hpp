@@ -36,6 +36,25 @@
 //   6 with full recomputation (the forward's 2 again), like the TP all-reduces above. Per-GPU expert
 //   compute is unchanged under balanced routing: EP ranks hold 1/EP of the experts and receive EP
 //   times the tokens for them.
+//   Frozen weights (LoRA fine-tuning, Hu et al. 2021): the backward pass of a linear layer is two
+//   GEMMs of the forward's size, one for the input gradient and one for the weight gradient (the
+//   derivation of Narayanan et al. SC'21 eq. 3: the backward pass costs twice the forward because
+//   it computes gradients with respect to both the input and the weight tensors); a frozen weight
+//   needs only the first, so its parameters cost 2 N forward + 2 N backward = 4 N per
+//   token instead of 6 N, and the trainable adapters 6 A. Attention has no weights: its 12 L H Q T
+//   is unchanged. Full recomputation repeats the forward of both.
+//   FP8 training (NVIDIA Transformer Engine, "Using FP8 with Transformer Engine": fp8_autocast runs the
+//   GEMMs of its Linear, LayerNormLinear and LayerNormMLP modules in fp8, and its recipe leaves dot-product
+//   attention in bf16 unless fp8_dpa is set; the E4M3/E5M2 formats of Micikevicius et al., "FP8 Formats
+//   for Deep Learning", arXiv 2209.05433, 2022): the 6 N part runs at the fp8 peak and the attention
+//   FLOPs at `attention_peak_flops_per_s`.
+//   Context parallelism (Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
+//   Context", 2023; NVIDIA Megatron-Core context parallel): the sequence is split over cp ranks
+//   (each computes 1 / cp of the replica's FLOPs) and each attention layer passes the K and V blocks
+//   around a ring: forward cp - 1 steps of b (s / cp) 2 kv_heads head_dim elements, backward twice
+//   that (K, V and their gradients), full recomputation the forward's again. Each step's transfer
+//   overlaps the attention block computed meanwhile, so a layer exposes max(0, exchange - attention
+//   compute) of it (Ring Attention section 3: compute hides communication when the block is large).
 #pragma once
 
 namespace dsx {
@@ -47,13 +66,17 @@ double pipeline_bubble_fraction(double stages, double microbatches, double virtu
 // Step time / bubble-free compute time: 1 + (p-1)/(v m).
 double pipeline_stretch(double stages, double microbatches, double virtual_stages);
 
-// PaLM appendix B.
-double model_flops_per_token(double parameters, double layers, double hidden, double seq_len);
+// PaLM appendix B; `frozen` parameters (no weight gradients) add 4 FLOPs per token each.
+double model_flops_per_token(double parameters, double layers, double hidden, double seq_len, double frozen = 0);
 // recompute: 0 none, 1 selective, 2 full.
-double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute);
+double hardware_flops_per_token(double parameters, double layers, double hidden, double seq_len, int recompute,
+                                double frozen = 0);
+// Attention's share of hardware_flops_per_token: 12 L H Q T, plus 4 L H Q T recomputed (selective, full).
+double attention_flops_per_token(double layers, double hidden, double seq_len, int recompute);
 
 struct StepInput {
-  double parameters = 0;       // active parameters (mixture of experts: those one token uses)
+  double parameters = 0;       // active trainable parameters (mixture of experts: those one token uses)
+  double frozen_parameters = 0;  // active parameters without weight gradients (LoRA's base)
   double layers = 0;
   double stage_layers = 0;     // layers of the busiest pipeline stage; 0 = layers / pipeline_parallel
   double hidden = 0;           // attention width (d_model for MHA/GQA)
@@ -67,7 +90,11 @@ struct StepInput {
   int recompute = 0;           // 0 none, 1 selective, 2 full
   double activation_bytes_per_element = 2;
   double gradient_bytes_per_element = 2;
-  double peak_flops_per_s = 0;  // one GPU, the training precision
+  double peak_flops_per_s = 0;  // one GPU, the training precision (fp8: the linear layers' GEMMs)
+  double attention_peak_flops_per_s = 0;  // attention's precision; 0 = peak_flops_per_s
+  double mfu_peak_flops_per_s = 0;        // the peak MFU and HFU refer to; 0 = peak_flops_per_s
+  double context_parallel = 1;
+  double cp_kv_exchange_s = 0;  // one layer's forward K/V ring for one micro-batch over the CP ranks
   double compute_efficiency = 1;  // achieved / peak on the GEMMs (eta)
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
@@ -87,6 +114,7 @@ struct StepResult {
   double tp_comm_s = 0;        // exposed
   double pp_comm_s = 0;
   double ep_comm_s = 0;        // expert-parallel all-to-alls
+  double cp_comm_s = 0;        // exposed context-parallel K/V exchange
   double dp_comm_s = 0;        // exposed
   double step_s = 0;
   double tokens_per_step = 0;  // global: DP x m x b x s

@@ -35,6 +35,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double linear_flops = 0;
   double linear_elements = 0;
   double weights_read = 0;
+  double adapter_in_out = 0;
+  double adapter_in_out_rows = 0;  // per sample: summed over the rows each matrix multiplies
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
     weights_read += op.weight_elements * r;
@@ -76,6 +78,16 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       if (op.kind == OpKind::matmul && op.name == "mla_kv_up_proj" && kv_up == nullptr) kv_up = &op;
       linear_flops += op.flops_per_sample * r;
       linear_elements += (op.input_elements_per_sample + op.output_elements_per_sample) * r;
+      if (op.kind == OpKind::matmul && op.weight_elements > 0 && op.flops_per_sample > 0 && op.name != "moe_router" &&
+          op.name != "lm_head") {
+        // A matmul of `rows` rows: in = rows d_in, out = rows d_out, flops = 2 rows d_in d_out.
+        const double rows = op.input_elements_per_sample * op.output_elements_per_sample / (op.flops_per_sample / 2);
+        const double d_in = op.input_elements_per_sample / rows, d_out = op.output_elements_per_sample / rows;
+        const double copies = std::max(1.0, std::floor(op.weight_elements / (d_in * d_out)));
+        const double in_out = (op.name == "qkv_proj" ? 3 * d_in : d_in) + d_out;
+        adapter_in_out += in_out * copies * r;
+        adapter_in_out_rows += in_out * rows * r;
+      }
     }
   }
   // A model whose every layer attends in a window describes its attention by those ops.
@@ -154,6 +166,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.linear_flops_per_token = linear_flops / T;
   s.linear_activation_elements_per_token = linear_elements / T;
   s.active_parameter_count = s.parameter_count;
+  s.adapter_in_out_elements = adapter_in_out;
+  s.active_adapter_in_out_elements = adapter_in_out_rows / T;
   if (router != nullptr && first_expert_matmul != nullptr) {
     // moe_router writes T x E logits; the first expert matmul reads k x T token rows of d.
     s.experts = router->output_elements_per_sample / T;

@@ -113,6 +113,12 @@ struct ServingShape {
   double windowed_layers = 0;
   double windowed_attention_flops_per_query_key = 0;  // all windowed layers, one pair inside the window
   double windowed_kv_elements_per_token = 0;   // the part of kv_elements_per_token the window caps at W tokens
+  // Low-rank adapters on every linear layer of the blocks (QLoRA's placement: Dettmers et al. 2023,
+  // section 4; router and LM head excluded; qkv_proj as separate q, k, v matrices, as Hugging Face
+  // PEFT applies them): LoRA of rank r adds r (d_in + d_out) parameters per d_in x d_out matrix
+  // (Hu et al., "LoRA", ICLR 2022, section 4.1), so r x these are the adapters' parameters.
+  double adapter_in_out_elements = 0;          // sum of d_in + d_out over the matrices, all layers and experts
+  double active_adapter_in_out_elements = 0;   // the same over the matrices one token passes (k of E experts)
 };
 
 // False when the graph is not a transformer built by engine/model_builders (no qkv_proj or

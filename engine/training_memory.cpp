@@ -4,18 +4,22 @@ namespace dsx {
 
 double weight_bytes_per_param(bool mixed_precision) { return mixed_precision ? 2.0 : 4.0; }
 
-double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision) {
+double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision, double matrix_side) {
   const double master = mixed_precision ? 4.0 : 0.0;
   switch (optimizer) {
     case Optimizer::sgd: return master;
     case Optimizer::sgd_momentum: return master + 4.0;
     case Optimizer::adam: return master + 8.0;
+    case Optimizer::adam_8bit: return master + 2.0 + 2.0 * 4.0 / 2048.0;
+    case Optimizer::adafactor: return master + (matrix_side > 0 ? 8.0 / matrix_side : 0.0);
+    case Optimizer::lion: return master + 4.0;
   }
   return 0.0;
 }
 
-double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision) {
-  return 2.0 * weight_bytes_per_param(mixed_precision) + optimizer_bytes_per_param(optimizer, mixed_precision);
+double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision, double matrix_side) {
+  return 2.0 * weight_bytes_per_param(mixed_precision) +
+         optimizer_bytes_per_param(optimizer, mixed_precision, matrix_side);
 }
 
 double activation_bytes_per_layer(double seq_len, double micro_batch, double hidden, double heads,
@@ -47,9 +51,18 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
     return in.zero_stage >= stage ? dense_params / dp + expert_params / expert_dp : dense_params + expert_params;
   };
   const double wb = weight_bytes_per_param(in.mixed_precision);
-  m.weights_bytes = sharded(3) * wb;
-  m.gradients_bytes = sharded(2) * wb;
-  m.optimizer_bytes = sharded(1) * optimizer_bytes_per_param(in.optimizer, in.mixed_precision);
+  const double ob = optimizer_bytes_per_param(in.optimizer, in.mixed_precision, in.hidden);
+  if (in.frozen_base) {
+    const double adapters = in.adapter_parameters / model_parallel;
+    auto adapter_sharded = [&](int stage) { return in.zero_stage >= stage ? adapters / dp : adapters; };
+    m.weights_bytes = sharded(3) * in.base_weight_bytes_per_param + adapter_sharded(3) * wb;
+    m.gradients_bytes = adapter_sharded(2) * wb;
+    m.optimizer_bytes = adapter_sharded(1) * ob;
+  } else {
+    m.weights_bytes = sharded(3) * wb;
+    m.gradients_bytes = sharded(2) * wb;
+    m.optimizer_bytes = sharded(1) * ob;
+  }
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : in.layers / in.pipeline_parallel;
   m.activations_bytes = in.layers > 0 && in.hidden > 0
                             ? layers_per_stage * in.in_flight_microbatches *
@@ -57,6 +70,7 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
                                                              in.tensor_parallel, in.sequence_parallel, in.recompute,
                                                              in.attention)
                             : 0.0;
+  m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
   m.buffers_bytes = in.communication_buffer_bytes;
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes + m.buffers_bytes;
   m.fits = m.total_bytes <= in.capacity_bytes;

@@ -9,6 +9,33 @@
 // Adam state at every precision, double-counting the master weights in fp32: its section 6.19.)
 // ZeRO (same paper, section 5): stage 1 divides the optimizer states by DP, stage 2 also the
 // gradients, stage 3 also the weights.
+// Other optimizers, state bytes per parameter on top of the fp32 master copy:
+//  - 8-bit Adam (Dettmers et al., "8-bit Optimizers via Block-wise Quantization", ICLR 2022,
+//    section 2): both moments in 8 bits (2 B) plus one fp32 absolute maximum per block of 2,048
+//    values of each state (2 x 4 / 2048 B): a quarter of Adam's 8 B of state.
+//  - Adafactor (Shazeer and Stern, "Adafactor: Adaptive Learning Rates with Sublinear Memory Cost",
+//    ICML 2018, section 3; momentum dropped, as the abstract's final configuration): the second moment of an
+//    n x m matrix is factored into n + m fp32 row and column sums, 4 (n + m) / (n m) B per parameter;
+//    approximated here with every matrix square of side `matrix_side` (d_model): 8 / d_model B.
+//  - Lion (Chen et al., "Symbolic Discovery of Optimization Algorithms", NeurIPS 2023, Program 1):
+//    one fp32 momentum, 4 B, as SGD with momentum.
+// Low-rank adaptation (Hu et al., "LoRA: Low-Rank Adaptation of Large Language Models", ICLR 2022):
+// the base weights are frozen (no gradients, no optimizer states) and stored at
+// `base_weight_bytes_per_param`: 2 B in bf16, or QLoRA's 4-bit NormalFloat with double quantization,
+// 4.127 bits = 0.516 B per parameter (Dettmers et al., "QLoRA: Efficient Finetuning of Quantized
+// LLMs", NeurIPS 2023, section 3: 4 bits plus 0.127 bits of quantization constants). The
+// `adapter_parameters` train as a full model would: weights, gradients and optimizer states. QLoRA's
+// paged optimizer moves the adapters' states to host memory only under memory pressure; they are
+// counted on the GPU. ZeRO shards the frozen base at stage 3 like any weights.
+// Precision: `weight_bytes_per_param` 2 in mixed precision (bf16, fp16, and fp8 training, which keeps
+// bf16 weights and an fp32 master copy: NVIDIA Transformer Engine, "Using FP8 with Transformer
+// Engine"), 4 in fp32/tf32. Activations scale with `activation_bytes_per_element` / 2 from the
+// 16-bit Table 2 below (the 1-byte dropout masks, 2 s b h of 34 s b h, are scaled too: an
+// overestimate of 2 s b h in fp32).
+// Context parallelism (Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
+// Context", ICLR 2024; NVIDIA Megatron-Core context parallel): each of the `context_parallel` ranks
+// holds s / cp tokens of every sequence, so its activations are divided by cp; the KV block being
+// received (2 kv_heads head_dim s / cp per layer in flight) is not counted.
 //
 // Activations (Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models",
 // MLSys 2023 / arXiv 2205.05198, section 4 and Table 2), bytes per transformer layer with 16-bit
@@ -37,17 +64,18 @@
 
 namespace dsx {
 
-enum class Optimizer { sgd, sgd_momentum, adam };
+enum class Optimizer { sgd, sgd_momentum, adam, adam_8bit, adafactor, lion };
 enum class Recomputation { none, selective, full };
 // How attention runs: materialising the s x s scores (the paper's accounting) or fused (FlashAttention).
 enum class AttentionKernel { unfused, fused };
 
-// Optimizer-state bytes per parameter (fp32 master copy included when mixed_precision).
-double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision);
+// Optimizer-state bytes per parameter (fp32 master copy included when mixed_precision). matrix_side
+// is the side of Adafactor's (square) factored matrices; the other optimizers ignore it.
+double optimizer_bytes_per_param(Optimizer optimizer, bool mixed_precision, double matrix_side = 0);
 // Weight (= gradient) bytes per parameter: 2 in mixed precision, 4 in fp32.
 double weight_bytes_per_param(bool mixed_precision);
 // Weights + gradients + optimizer states per parameter before activations (16 for mixed Adam).
-double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision);
+double model_state_bytes_per_param(Optimizer optimizer, bool mixed_precision, double matrix_side = 0);
 
 // Korthikanti et al. Table 2: activation bytes of one transformer layer for one micro-batch.
 double activation_bytes_per_layer(double seq_len, double micro_batch, double hidden, double heads,
@@ -70,6 +98,12 @@ struct TrainingMemoryInput {
   double in_flight_microbatches = 1;  // min(m, p) under 1F1B
   Optimizer optimizer = Optimizer::adam;
   bool mixed_precision = true;
+  double activation_bytes_per_element = 2;  // 4 in fp32/tf32
+  double context_parallel = 1;              // CP: activations divided by it
+  // Low-rank adaptation: the base (`parameters`) is frozen, stored at base_weight_bytes_per_param.
+  bool frozen_base = false;
+  double base_weight_bytes_per_param = 2;
+  double adapter_parameters = 0;  // trainable LoRA adapters (whole model)
   int zero_stage = 0;  // 0..3
   Recomputation recompute = Recomputation::none;
   AttentionKernel attention = AttentionKernel::unfused;

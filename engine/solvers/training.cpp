@@ -20,13 +20,21 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kRecompute = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kAttention = {"fused", "unfused"};
+constexpr std::array<std::string_view, 5> kPrecisions = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+constexpr std::array<Precision, 5> kComputePrecision = {Precision::fp32, Precision::tf32, Precision::bf16,
+                                                        Precision::fp16, Precision::fp8};
+constexpr std::array<std::string_view, 5> kOptimizers = {"adamw", "adam_8bit", "adafactor", "sgd_momentum", "lion"};
+constexpr std::array<Optimizer, 5> kOptimizerKind = {Optimizer::adam, Optimizer::adam_8bit, Optimizer::adafactor,
+                                                     Optimizer::sgd_momentum, Optimizer::lion};
+constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+constexpr std::array<std::string_view, 3> kFinetune = {"full", "lora", "qlora"};
+constexpr int kLora = 1, kQlora = 2;
+constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
+constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
 constexpr double kNvlinkAlphaS = 0.5e-6;  // mlsysim alpha_intra
 constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency: the default fabric_latency
-constexpr double kBytesPerActivation = 2;  // bf16
-constexpr double kBytesPerGradient = 2;    // bf16 gradients reduced across DP
 constexpr double kLifetimeYears = 3;
 constexpr double kMaintenancePerYear = 0.05;
-constexpr double kCheckpointBytesPerParam = 14;        // 2 bf16 + 4 master + 4 + 4 Adam moments
 constexpr double kCheckpointBandwidthBytesPerS = 100e9;  // mlsysim recovery profile: the default
 constexpr double kRestartS = 300;                        // mlsysim ReliabilityModel recovery time
 constexpr double kPsusPerNode = 2;
@@ -62,7 +70,7 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "tokens of the whole run (D)", .has_default = true, .default_value = 15e12, .min_value = 1,
      .max_value = 1e16},
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "achieved fraction of bf16 peak on the per-GPU compute", .has_default = true,
+     .description = "achieved fraction of the training precision's peak on the per-GPU compute", .has_default = true,
      .default_value = 0.5, .min_value = 0, .max_value = 1, .min_exclusive = true},
     {.name = "fabric_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "one-way bandwidth of one GPU's NIC (default IB NDR 400 Gb/s = 50 GB/s)", .has_default = true,
@@ -104,6 +112,30 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "checkpoint_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "storage write bandwidth of a checkpoint (default 100 GB/s)", .has_default = true,
      .default_value = kCheckpointBandwidthBytesPerS, .min_value = 0, .max_value = 1e15, .min_exclusive = true},
+    {.name = "precision", .kind = ParamKind::choice, .choices = kPrecisions,
+     .description = "training precision: fp32/tf32 (fp32 weights and activations, no master copy), bf16/fp16 "
+                    "(16-bit weights, activations, gradients; fp32 master), fp8 (Transformer Engine: linear-layer "
+                    "GEMMs at the fp8 peak, attention in bf16, bf16 weights and fp32 master)",
+     .has_default = true, .default_value = 2},
+    {.name = "optimizer", .kind = ParamKind::choice, .choices = kOptimizers,
+     .description = "optimizer whose states are kept per trainable parameter: adamw 8 B, adam_8bit 2 B, adafactor "
+                    "8 / d_model B (factored), sgd_momentum 4 B, lion 4 B (plus the fp32 master in mixed precision)",
+     .has_default = true, .default_value = 0},
+    {.name = "cp", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "context-parallel degree: each sequence split over cp ranks, K/V passed around a ring "
+                    "(gpus = tp x pp x cp x dp; on NVLink while tp x cp fits a node)",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 1024, .integer = true},
+    {.name = "sequence_parallel", .kind = ParamKind::choice, .choices = kOffOn,
+     .description = "Megatron sequence parallelism: LayerNorm and dropout activations sharded over tp "
+                    "(Korthikanti et al. 2022); the TP traffic keeps its volume",
+     .has_default = true, .default_value = 1},
+    {.name = "finetune", .kind = ParamKind::choice, .choices = kFinetune,
+     .description = "full training, or LoRA / QLoRA adapters of rank lora_rank on every linear layer of the blocks "
+                    "over a frozen base (bf16, or 4-bit NF4 for qlora)",
+     .has_default = true, .default_value = 0},
+    {.name = "lora_rank", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "rank r of the LoRA adapters (finetune lora or qlora; default QLoRA's 64)", .has_default = true,
+     .default_value = kQloraRank, .min_value = 1, .max_value = 65536, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -113,27 +145,30 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"tp_comm_s", Dimension::time, "tensor-parallel all-reduces per step"},
     {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
     {"ep_comm_s", Dimension::time, "expert-parallel dispatch and combine all-to-alls per step"},
-    {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step"},
+    {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step (over dp x cp ranks)"},
     {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)"},
     {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s"},
     {"tokens_per_s", Dimension::rate, "global training tokens per second (DP x m x b x s / step)"},
-    {"mfu", Dimension::dimensionless, "model FLOPs utilization (PaLM appendix B)"},
-    {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation)"},
+    {"mfu", Dimension::dimensionless,
+     "model FLOPs utilization (PaLM appendix B; 4 N + 6 A + attention for LoRA) against the training precision's "
+     "dense peak; fp8 against the bf16 peak, so fp8 and bf16 runs share one scale"},
+    {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation), against the peak of mfu"},
     {"tflops_per_gpu", Dimension::dimensionless, "achieved model TFLOP/s per GPU (mfu x peak / 1e12)"},
     {"hardware_tflops_per_gpu", Dimension::dimensionless,
      "achieved hardware TFLOP/s per GPU, recomputation included (hfu x peak / 1e12; Megatron-LM's convention)"},
     {"active_parameters", Dimension::count, "parameters one token uses (all of them for a dense model)"},
-    {"dp", Dimension::count, "data-parallel degree gpus / (tp x pp)"},
+    {"dp", Dimension::count, "data-parallel degree gpus / (tp x pp x cp)"},
     {"microbatches", Dimension::count, "micro-batches per step per replica"},
     {"memory_per_gpu_bytes", Dimension::bytes, "weights + gradients + optimizer + activations + buffers"},
-    {"weights_bytes", Dimension::bytes, "bf16 weights per GPU"},
-    {"gradients_bytes", Dimension::bytes, "bf16 gradients per GPU"},
-    {"optimizer_bytes", Dimension::bytes, "fp32 master + Adam moments per GPU"},
+    {"weights_bytes", Dimension::bytes, "weights per GPU (training precision; LoRA: frozen base + adapters)"},
+    {"gradients_bytes", Dimension::bytes, "gradients of the trainable parameters per GPU"},
+    {"optimizer_bytes", Dimension::bytes, "fp32 master + optimizer states of the trainable parameters per GPU"},
     {"activations_bytes", Dimension::bytes, "stored activations per GPU (first pipeline stage)"},
     {"fleet_model_state_bytes_per_param", Dimension::dimensionless,
      "(weights + gradients + optimizer) on all GPUs / parameters: 16 x dp / (ZeRO sharding); 16 at ZeRO-3"},
     {"time_to_train_s", Dimension::time, "training_tokens / tokens_per_s"},
-    {"time_to_train_6pd_s", Dimension::time, "6 P_active D / (N X MFU): check (no attention term)"},
+    {"time_to_train_6pd_s", Dimension::time,
+     "6 P_active D / (N X MFU), (4 P_active + 6 A) D / (N X MFU) for LoRA: check (no attention term)"},
     {"fleet_mtbf_s", Dimension::time, "1 / sum of component failure rates of gpus / 8 nodes"},
     {"checkpoint_interval_s", Dimension::time, "Daly 2006 optimum for a checkpoint of checkpoint_s"},
     {"goodput", Dimension::dimensionless, "1 - checkpoint / period - (restart + period / 2) / MTBF"},
@@ -146,11 +181,15 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"cost_usd", Dimension::money, "cost of the run"},
     {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
     {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / gpus (what torchtitan and llm-foundry report)"},
-    {"checkpoint_bytes", Dimension::bytes, "one checkpoint: 14 B per parameter (bf16 weights, fp32 master and Adam moments)"},
+    {"checkpoint_bytes", Dimension::bytes,
+     "one checkpoint: weights + master + optimizer states of the trainable parameters (14 B per parameter for "
+     "bf16 AdamW; LoRA: the adapters only)"},
     {"checkpoint_s", Dimension::time, "time to write one checkpoint: checkpoint_bytes / checkpoint_bandwidth"},
+    {"cp_comm_s", Dimension::time, "context-parallel K/V ring exchanges per step not hidden behind attention compute"},
+    {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
 }};
 
-constexpr std::array<std::string_view, 12> kReasons = {
+constexpr std::array<std::string_view, 17> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -163,6 +202,11 @@ constexpr std::array<std::string_view, 12> kReasons = {
     "ep must divide dp (Megatron-Core shards experts within the data-parallel group)",
     "ep must divide the number of routed experts",
     "interleaved stages need the micro-batches per step to be a multiple of pp (Megatron-LM's schedule)",
+    kPrecisionUnsupported,
+    "tp x pp x cp does not divide gpus",
+    "tp x cp and gpus_per_node must nest: one divides the other (TP x CP groups tile nodes)",
+    "seq_len must be a multiple of 2 x cp (the load-balanced causal split gives each rank 2 chunks)",
+    "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -180,7 +224,8 @@ double busiest_stage_layers(double layers, double stages, double chunks_per_stag
 
 TrainingSolver::TrainingSolver()
     : TabledSolver("training",
-                   "3D-parallel LLM training (+ expert parallelism): memory per GPU, step time, MFU/HFU, time, cost, energy and carbon",
+                   "3D-parallel LLM training and LoRA fine-tuning (+ expert and context parallelism): memory per GPU, step time, "
+                   "MFU/HFU, time, cost, energy and carbon",
                    kParams, kMetrics, kReasons) {}
 
 PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> out) const {
@@ -190,11 +235,17 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
   const double n = v[Param::gpus], t = v[Param::tp], p = v[Param::pp], b = v[Param::micro_batch];
-  const double dp = data_parallel_degree(n, t, p);
-  if (dp == 0) return {PointStatus::infeasible, tp_pp_do_not_divide_gpus};
+  const double cp = v[Param::cp];
+  const double dp = data_parallel_degree(n, t, p * cp);
+  if (dp == 0) return {PointStatus::infeasible, cp > 1 ? tp_pp_cp_do_not_divide_gpus : tp_pp_do_not_divide_gpus};
   const double node = v[Param::gpus_per_node];
   if (std::fmod(t > node ? t : node, t > node ? node : t) != 0) return {PointStatus::infeasible, tp_and_node_do_not_nest};
+  const double tc = t * cp;
+  if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
+    return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
+  }
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  if (cp > 1 && std::fmod(shape.built_seq_len, 2 * cp) != 0) return {PointStatus::infeasible, cp_must_divide_sequence};
   const double chunks_per_stage = v[Param::virtual_stages];
   if (p * chunks_per_stage > shape.layers) return {PointStatus::infeasible, pp_exceeds_layers};
   const double m = v[Param::global_batch] / (dp * b);
@@ -205,11 +256,26 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (e > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
   if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
+  if (e > 1 && t > 1 && v[Param::sequence_parallel] != 1) return {PointStatus::infeasible, ep_tp_needs_sequence_parallel};
+  const Precision precision = kComputePrecision[static_cast<std::size_t>(v[Param::precision])];
+  // bf16 on hardware without a bf16 peak runs at its fp16 peak, as the solver always has.
+  const double bf16_peak = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
+  if (precision != Precision::bf16 && !hw.supports(precision)) return {PointStatus::infeasible, precision_unsupported};
+  const bool fp8 = precision == Precision::fp8;
+  const bool mixed = precision != Precision::fp32 && precision != Precision::tf32;
+  const double element_bytes = weight_bytes_per_param(mixed);  // activations, weights, gradients; fp8: bf16
+  const Optimizer optimizer = kOptimizerKind[static_cast<std::size_t>(v[Param::optimizer])];
+  const int finetune = static_cast<int>(v[Param::finetune]);
+  const bool lora = finetune == kLora || finetune == kQlora;
   const int recompute = static_cast<int>(v[Param::recompute]);
   const int zero = static_cast<int>(v[Param::zero_stage]);
   const double s = shape.built_seq_len, h = shape.d_model, params = shape.parameter_count;
   const double active = shape.active_parameter_count;
-  const double activation_message = b * s * h * kBytesPerActivation;
+  const double adapters = lora ? v[Param::lora_rank] * shape.adapter_in_out_elements : 0.0;
+  const double active_adapters = lora ? v[Param::lora_rank] * shape.active_adapter_in_out_elements : 0.0;
+  const double trainable = lora ? adapters : params;
+  // Each CP rank holds s / cp tokens of the micro-batch.
+  const double activation_message = b * s * h * element_bytes / cp;
 
   TrainingMemoryInput mem;
   mem.parameters = params;
@@ -222,7 +288,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.micro_batch = b;
   mem.tensor_parallel = t;
   mem.pipeline_parallel = p;
-  mem.data_parallel = dp;
+  // ZeRO shards over the DP x CP ranks, which hold the same weights (Megatron-Core's distributed
+  // optimizer runs over the data-parallel group with context parallelism).
+  mem.data_parallel = dp * cp;
   mem.stage_layers = stage_layers;
   // Interleaved 1F1B keeps (1 + (p-1)/(p v)) times the activations of 1F1B in flight on the first
   // stage (Korthikanti et al. 2022, section 4.2.3).
@@ -230,7 +298,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.zero_stage = zero;
   mem.recompute = static_cast<Recomputation>(recompute);
   mem.attention = v[Param::attention] == 0 ? AttentionKernel::fused : AttentionKernel::unfused;
-  mem.sequence_parallel = true;
+  mem.sequence_parallel = v[Param::sequence_parallel] == 1;
+  mem.optimizer = optimizer;
+  mem.mixed_precision = mixed;
+  mem.activation_bytes_per_element = element_bytes;
+  mem.context_parallel = cp;
+  mem.frozen_base = lora;
+  mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
+  mem.adapter_parameters = adapters;
   mem.communication_buffer_bytes = p > 1 ? 2.0 * activation_message : 0.0;
   mem.capacity_bytes = hw.memory_bytes;
   const TrainingMemory tm = training_memory(mem);
@@ -249,7 +324,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                                                       : hw.host_link_bandwidth_bytes_per_s;
   const double nic = v[Param::fabric_bandwidth] / v[Param::oversubscription];
   const double fabric_alpha = v[Param::fabric_latency];
-  const double dp_in_node = std::min(dp, std::max(1.0, std::floor(node / t)));
+  // Gradients are reduced over the dp x cp ranks that hold the same weights, tp apart in rank order
+  // (Megatron-Core's order tp-cp-ep-dp-pp).
+  const double dp_group = dp * cp;
+  const double dp_in_node = std::min(dp_group, std::max(1.0, std::floor(node / t)));
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
@@ -258,11 +336,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   fabric.nics_per_node = dp_in_node;  // one NIC per GPU
   fabric.inter_alpha_s = fabric_alpha;
   const double expert_params = shape.expert_weight_elements;
-  const double dense_gradient_bytes = (params - expert_params) / (t * p) * kBytesPerGradient;
-  const double expert_gradient_bytes = expert_params / (t * p * e) * kBytesPerGradient;
+  // LoRA reduces the adapters' gradients only, all counted with the dense ones.
+  const double dense_gradient_bytes = (lora ? adapters : params - expert_params) / (t * p) * element_bytes;
+  const double expert_gradient_bytes = lora ? 0.0 : expert_params / (t * p * e) * element_bytes;
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
-  const double expert_dp = dp / e;
+  const double expert_dp = dp_group / e;
   HierarchicalFabric expert_fabric = fabric;
   expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(node / (t * e))));
   expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
@@ -271,10 +350,21 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                                             expert_fabric)
                                 : 0.0;
   const bool ep_in_node = t * e <= node;
-  const double dispatch_bytes = b * s * shape.experts_per_token * h * kBytesPerActivation / t;
+  const double dispatch_bytes = b * s * shape.experts_per_token * h * element_bytes / t / cp;
+  // Ring attention: cp - 1 steps, each passing one rank's K and V chunk (b s / cp tokens of this TP
+  // rank's KV heads; a GQA model with fewer KV heads than tp keeps one per rank).
+  const bool cp_in_node = tc <= node;
+  const double kv_elements_per_layer = shape.kv_elements_per_token / shape.layers;
+  const double kv_chunk_bytes = b * s / cp * kv_elements_per_layer / std::min(t, std::max(1.0, shape.kv_heads)) *
+                                element_bytes;
+  const double cp_exchange_s =
+      cp > 1 ? (cp - 1) * point_to_point_s(kv_chunk_bytes, cp_in_node ? nvlink : nic,
+                                           cp_in_node ? kNvlinkAlphaS : fabric_alpha)
+             : 0.0;
 
   StepInput step;
-  step.parameters = active;
+  step.parameters = lora ? active_adapters : active;
+  step.frozen_parameters = lora ? active : 0.0;
   step.layers = shape.layers;
   step.stage_layers = stage_layers;
   step.virtual_stages = chunks_per_stage;
@@ -286,14 +376,33 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.pipeline_parallel = p;
   step.data_parallel = dp;
   step.recompute = recompute;
-  step.peak_flops_per_s = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
+  step.peak_flops_per_s = precision == Precision::bf16 ? bf16_peak : hw.peak(precision);
+  step.attention_peak_flops_per_s = fp8 ? bf16_peak : 0.0;
+  step.mfu_peak_flops_per_s = fp8 ? bf16_peak : 0.0;
+  step.context_parallel = cp;
+  step.cp_kv_exchange_s = cp_exchange_s;
   step.compute_efficiency = v[Param::eta] / v[Param::straggler_slowdown];
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
                                    : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
   step.pp_p2p_s = point_to_point_s(activation_message / t, nic, fabric_alpha);
-  step.dp_all_reduce_s =
-      dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp / dp_in_node, fabric) + expert_dp_s);
+  const double dp_nodes = dp_group / dp_in_node;
+  if (lora && zero >= 3) {
+    // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base
+    // included, is all-gathered for the forward and again for the backward (one all-reduce's volume;
+    // Rajbhandari et al. 2020 section 7, with gradients and weights of different sizes).
+    const double weight_bytes = (params - expert_params) / (t * p) * mem.base_weight_bytes_per_param +
+                                adapters / (t * p) * element_bytes;
+    const double expert_weight_bytes = expert_params / (t * p * e) * mem.base_weight_bytes_per_param;
+    step.dp_all_reduce_s =
+        0.5 * hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) +
+        hierarchical_all_reduce_s(weight_bytes, dp_nodes, fabric) +
+        (expert_weight_bytes > 0
+             ? hierarchical_all_reduce_s(expert_weight_bytes, expert_dp / expert_fabric.gpus_per_node, expert_fabric)
+             : 0.0);
+  } else {
+    step.dp_all_reduce_s = dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) + expert_dp_s);
+  }
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
   step.ep_all_to_all_s = e > 1 ? all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
@@ -310,25 +419,32 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[pp_comm_s] = r.pp_comm_s;
   out[ep_comm_s] = r.ep_comm_s;
   out[dp_comm_s] = r.dp_comm_s;
+  out[Metric::cp_comm_s] = r.cp_comm_s;
+  out[trainable_parameters] = trainable;
   out[bubble_fraction] = p > 1 ? pipeline_bubble_fraction(p, m, chunks_per_stage) : 0.0;
   out[scaling_efficiency] = r.scaling_efficiency;
   out[tokens_per_s] = r.tokens_per_s;
   out[tokens_per_s_per_gpu] = r.tokens_per_s / n;
   out[mfu] = r.mfu;
   out[hfu] = r.hfu;
-  out[tflops_per_gpu] = r.mfu * step.peak_flops_per_s / 1e12;
-  out[hardware_tflops_per_gpu] = r.hfu * step.peak_flops_per_s / 1e12;
+  const double mfu_peak = fp8 ? step.mfu_peak_flops_per_s : step.peak_flops_per_s;
+  out[tflops_per_gpu] = r.mfu * mfu_peak / 1e12;
+  out[hardware_tflops_per_gpu] = r.hfu * mfu_peak / 1e12;
   out[active_parameters] = active;
   const double tokens = v[Param::training_tokens];
   const double duration_s = tokens / r.tokens_per_s;
   out[time_to_train_s] = duration_s;
-  out[time_to_train_6pd_s] = training_time_s(active, tokens, n, step.peak_flops_per_s, r.mfu);
+  // The check's "P": the parameter FLOPs per token over 6 (4 N + 6 A with frozen weights).
+  const double flops_parameters = lora ? (4 * active + 6 * active_adapters) / 6 : active;
+  out[time_to_train_6pd_s] = training_time_s(flops_parameters, tokens, n, mfu_peak, r.mfu);
 
   const std::array<ComponentCount, 3> node_components = {
       {{node, kGpuMttfHours}, {node, kNicMttfHours}, {kPsusPerNode, kPsuMttfHours}}};
   const double mtbf_s =
       mtbf_h(failure_rate_per_h(node_components.data(), static_cast<int>(node_components.size()), n / node)) * 3600.0;
-  const double checkpoint_size = kCheckpointBytesPerParam * params;
+  // The trainable parameters' weights, master copy and optimizer states (a LoRA checkpoint leaves out
+  // the frozen base, which is already on storage).
+  const double checkpoint_size = (element_bytes + optimizer_bytes_per_param(optimizer, mixed, h)) * trainable;
   const double checkpoint_s = checkpoint_size / v[Param::checkpoint_bandwidth];
   out[checkpoint_bytes] = checkpoint_size;
   out[Metric::checkpoint_s] = checkpoint_s;

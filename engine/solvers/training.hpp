@@ -1,8 +1,43 @@
 // Solver "training": one 3D-parallel (TP x PP x DP, plus EP for a mixture of experts) training
 // configuration of a transformer (dense, MoE, MHA/GQA or multi-head latent attention) on
 // `gpus` identical accelerators in nodes of `gpus_per_node` (default 8, the DGX/HGX H100 layout; 72
-// for a GB200 NVL72 rack: NVLink inside a node, one NIC per GPU across nodes), mixed-precision (bf16
-// compute, fp32 master weights) Adam, sequence parallelism on.
+// for a GB200 NVL72 rack: NVLink inside a node, one NIC per GPU across nodes). Defaults: mixed-precision
+// (bf16 compute, fp32 master weights) AdamW, sequence parallelism on, no context parallelism, full
+// training.
+//
+// Training configurations (parameters precision, optimizer, cp, sequence_parallel, finetune, lora_rank):
+//  - precision: the compute time uses the hardware's dense peak of that precision (studies/catalog/
+//    hardware.yaml); a hardware without it is infeasible (bf16 on hardware without bf16 runs at the fp16
+//    peak, as before). fp32 and tf32 keep 4-byte weights, gradients and activations and no master copy;
+//    bf16 and fp16 2-byte ones plus the fp32 master. fp8 follows NVIDIA Transformer Engine's default
+//    recipe (engine/parallelism.hpp; formats of Micikevicius et al., "FP8 Formats for Deep Learning",
+//    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak, attention (scores,
+//    softmax, context) at the bf16 peak; weights stay bf16 with an fp32 master copy, activations and
+//    communication bf16 (TE's fp8 casts held for backward are not counted). MFU/HFU and the TFLOP/s
+//    metrics are against the training precision's peak, for fp8 against the bf16 peak (a stated choice,
+//    so that fp8 and bf16 runs compare on one scale; the fp8 speed-up then shows as MFU above eta).
+//  - optimizer: state bytes per parameter in engine/training_memory.hpp (AdamW as Adam: decoupled weight
+//    decay keeps the same two moments, Loshchilov and Hutter, "Decoupled Weight Decay Regularization",
+//    ICLR 2019); ZeRO shards them as before; the checkpoint holds weights, master and states.
+//  - cp: context parallelism (engine/parallelism.hpp; Liu et al. 2023, Ring Attention; NVIDIA
+//    Megatron-Core context parallel): gpus = tp x pp x cp x dp; each rank holds s / cp tokens, so
+//    activations, TP/PP messages and MoE dispatch shrink by cp; the K/V ring runs on NVLink while
+//    tp x cp <= gpus_per_node, else on the NIC (alpha fabric_latency), and tp x cp must nest with the
+//    node; seq_len must divide into 2 x cp chunks (Megatron-Core's load-balanced causal split). The
+//    gradient all-reduce and ZeRO sharding run over the dp x cp ranks holding the same weights.
+//  - sequence_parallel: off keeps the Korthikanti et al. 2022 Table 2 "tensor parallel" activations
+//    (LayerNorm, dropout and their inputs replicated over TP); the TP traffic is the same either way
+//    (an all-reduce, or a reduce-scatter + all-gather of equal volume: their section 4.2.2). Expert
+//    parallelism with tp > 1 needs it on, as Megatron-Core requires (megatron/core/transformer/
+//    transformer_config.py: "When using expert parallelism and tensor parallelism, sequence
+//    parallelism must be used"; moe/README.md), so the MoE dispatch keeps its per-TP-rank share.
+//  - finetune lora / qlora (Hu et al. 2021, LoRA; Dettmers et al. 2023, QLoRA): adapters of rank
+//    lora_rank on every linear layer of the blocks (engine/serving.hpp adapter_in_out_elements); the
+//    base frozen in bf16 (lora) or 4-bit NF4 (qlora, dequantised to the training precision for its
+//    GEMMs, whose cost is not counted), with no gradients or optimizer states; FLOPs 4 N + 6 A +
+//    attention per token (engine/parallelism.hpp); the DP all-reduce carries the adapters' gradients
+//    only, and at ZeRO-3 a reduce-scatter of them plus two all-gathers of every weight (the frozen
+//    base at its storage bytes); the checkpoint the adapters' state only. Adapter activations are not added.
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
@@ -11,7 +46,7 @@
 //    under 1F1B, plus 2 b s h x 2 B of pipeline send/receive buffers when pp > 1). Does not fit ->
 //    infeasible (the memory metrics are still written).
 //  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
-//    appendix B hardware FLOPs: recomputation included) at eta x bf16 peak; the 1F1B bubble stretches
+//    appendix B hardware FLOPs: recomputation included) at eta x the precision's peak; the 1F1B bubble stretches
 //    compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B per layer per micro-batch (6 with full
 //    recomputation) on the one-way NVLink rate, alpha 0.5 us (mlsysim's NVLink latency), or, for a TP
 //    group larger than a node (tp a multiple of gpus_per_node), on the NIC, whose hops bound the ring;
@@ -90,6 +125,12 @@ class TrainingSolver final : public TabledSolver {
     oversubscription,
     straggler_slowdown,
     checkpoint_bandwidth,
+    precision,
+    optimizer,
+    cp,
+    sequence_parallel,
+    finetune,
+    lora_rank,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -132,6 +173,8 @@ class TrainingSolver final : public TabledSolver {
     tokens_per_s_per_gpu,
     checkpoint_bytes,
     checkpoint_s,
+    cp_comm_s,
+    trainable_parameters,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -147,6 +190,11 @@ class TrainingSolver final : public TabledSolver {
     ep_must_divide_dp,
     ep_must_divide_experts,
     interleave_needs_microbatches,
+    precision_unsupported,
+    tp_pp_cp_do_not_divide_gpus,
+    tp_cp_and_node_do_not_nest,
+    cp_must_divide_sequence,
+    ep_tp_needs_sequence_parallel,
   };
 
   TrainingSolver();

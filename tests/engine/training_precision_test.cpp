@@ -1,0 +1,113 @@
+// Training precision (engine/solvers/training.hpp): fp8 runs the linear layers' GEMMs at the fp8 peak
+// and attention at the bf16 peak (NVIDIA Transformer Engine), with bf16 weights and the fp32 master;
+// fp32 and tf32 keep 4-byte tensors and no master; MFU for fp8 is against the bf16 peak.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/fusion.hpp"
+#include "engine/model_builders.hpp"
+#include "engine/solvers/training.hpp"
+#include "tests/engine/published_specs.hpp"
+
+namespace dsx {
+namespace {
+
+using P = TrainingSolver::Param;
+using M = TrainingSolver::Metric;
+
+constexpr double kFp32 = 0, kTf32 = 1, kBf16 = 2, kFp16 = 3, kFp8 = 4;  // the precision choices
+
+class TrainingPrecisionTest : public ::testing::Test {
+ protected:
+  const TrainingSolver solver;
+  // studies/catalog/hardware.yaml h100_sxm, with its fp32 (67) and tf32 (494 TFLOP/s) dense peaks.
+  const HardwareSpec hw = [] {
+    HardwareSpec h = published::h100_sxm();
+    h.peak_flops_per_s[index_of(Precision::fp32)] = 67e12;
+    h.peak_flops_per_s[index_of(Precision::tf32)] = 494e12;
+    return h;
+  }();
+  const PreparedModel model = prepare_model(
+      build_architecture("transformer", {published::kLlama3_70b.begin(), published::kLlama3_70b.end()}));
+
+  PointInputs point(double precision, const HardwareSpec& h) const {
+    PointInputs in;
+    in.hardware = &h;
+    in.model = &model;
+    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    in.values[P::tp] = 8;
+    in.values[P::pp] = 4;
+    in.values[P::precision] = precision;
+    return in;
+  }
+  std::vector<double> run(double precision) const {
+    std::vector<double> out(TrainingSolver::kMetricCount);
+    EXPECT_EQ(solver.evaluate(point(precision, hw), out).status, PointStatus::ok);
+    return out;
+  }
+};
+
+TEST_F(TrainingPrecisionTest, DefaultIsBf16) {
+  EXPECT_EQ(solver.params()[P::precision].choices[static_cast<std::size_t>(solver.params()[P::precision].default_value)],
+            "bf16");
+  EXPECT_LE(solver.params().size(), kMaxParams);
+}
+
+// Llama 3 70B, selective recomputation: hardware FLOPs per token 6 N + 16 L h s, of which 16 L h s
+// is attention. fp8 halves the time of the 6 N part (1,979 vs 989 TFLOP/s) and keeps attention's.
+TEST_F(TrainingPrecisionTest, Fp8RunsTheLinearLayersAtTheFp8Peak) {
+  const std::vector<double> bf16 = run(kBf16), fp8 = run(kFp8);
+  const double n = bf16[M::active_parameters];
+  const double linear = 6 * n, attention = 16.0 * 80 * 8192 * 2048;
+  EXPECT_NEAR(fp8[M::compute_s] / bf16[M::compute_s], (linear * 989 / 1979 + attention) / (linear + attention), 1e-12);
+  // Same bytes: bf16 weights and gradients, fp32 master, bf16 activations.
+  EXPECT_DOUBLE_EQ(fp8[M::memory_per_gpu_bytes], bf16[M::memory_per_gpu_bytes]);
+  EXPECT_DOUBLE_EQ(fp8[M::checkpoint_bytes], bf16[M::checkpoint_bytes]);
+  // MFU against the bf16 peak: the fp8 run's model TFLOP/s over 989.
+  EXPECT_NEAR(fp8[M::tflops_per_gpu], fp8[M::mfu] * 989, 1e-9);
+  EXPECT_GT(fp8[M::mfu], bf16[M::mfu]);
+  EXPECT_NEAR(fp8[M::mfu] / bf16[M::mfu], bf16[M::step_time_s] / fp8[M::step_time_s], 1e-12);
+  EXPECT_GT(fp8[M::mfu], 0.5);  // above eta: the fp8 GEMMs outrun the bf16 peak MFU refers to
+}
+
+TEST_F(TrainingPrecisionTest, Fp16RunsAtItsOwnPeak) {
+  const std::vector<double> bf16 = run(kBf16), fp16 = run(kFp16);
+  EXPECT_DOUBLE_EQ(fp16[M::step_time_s], bf16[M::step_time_s]);  // H100: 989 TFLOP/s both
+  EXPECT_DOUBLE_EQ(fp16[M::memory_per_gpu_bytes], bf16[M::memory_per_gpu_bytes]);
+}
+
+// fp32 and tf32: 4-byte weights, gradients and activations, no master copy (Adam: 4 + 4 + 8 B), and
+// the compute at the fp32 (67) or tf32 (494 TFLOP/s) peak.
+TEST_F(TrainingPrecisionTest, Fp32AndTf32KeepFourByteTensorsAtTheirPeaks) {
+  const std::vector<double> bf16 = run(kBf16), tf32 = run(kTf32), fp32 = run(kFp32);
+  EXPECT_NEAR(tf32[M::weights_bytes], 2 * bf16[M::weights_bytes], 1e-3);
+  EXPECT_NEAR(tf32[M::gradients_bytes], 2 * bf16[M::gradients_bytes], 1e-3);
+  EXPECT_NEAR(tf32[M::optimizer_bytes], bf16[M::optimizer_bytes] * 8 / 12, 1e-3);
+  EXPECT_NEAR(tf32[M::activations_bytes], 2 * bf16[M::activations_bytes], 1e-3);
+  EXPECT_NEAR(tf32[M::compute_s], bf16[M::compute_s] * 989 / 494, 1e-9 * tf32[M::compute_s]);
+  EXPECT_NEAR(fp32[M::compute_s], bf16[M::compute_s] * 989 / 67, 1e-9 * fp32[M::compute_s]);
+  EXPECT_DOUBLE_EQ(fp32[M::memory_per_gpu_bytes], tf32[M::memory_per_gpu_bytes]);
+  // Checkpoint: 4 B weights + 8 B Adam moments = 12 B per parameter.
+  EXPECT_NEAR(fp32[M::checkpoint_bytes] / bf16[M::checkpoint_bytes], 12.0 / 14.0, 1e-12);
+  // MFU against each precision's own peak: the same achieved fraction of it.
+  EXPECT_NEAR(fp32[M::tflops_per_gpu], fp32[M::mfu] * 67, 1e-9);
+}
+
+// A100-like hardware (studies/catalog/hardware.yaml a100_80gb_sxm has no fp8 peak): fp8 is infeasible.
+TEST_F(TrainingPrecisionTest, PrecisionTheHardwareLacksIsInfeasible) {
+  HardwareSpec no_fp8 = hw;
+  no_fp8.peak_flops_per_s[index_of(Precision::fp8)] = 0;
+  std::vector<double> out(TrainingSolver::kMetricCount);
+  const PointResult r = solver.evaluate(point(kFp8, no_fp8), out);
+  EXPECT_EQ(r.status, PointStatus::infeasible);
+  EXPECT_EQ(r.reason, TrainingSolver::precision_unsupported);
+  EXPECT_EQ(solver.reasons()[r.reason], kPrecisionUnsupported);
+  HardwareSpec no_tf32 = hw;
+  no_tf32.peak_flops_per_s[index_of(Precision::tf32)] = 0;
+  EXPECT_EQ(solver.evaluate(point(kTf32, no_tf32), out).reason, TrainingSolver::precision_unsupported);
+}
+
+}  // namespace
+}  // namespace dsx
