@@ -46,7 +46,7 @@ struct MetricSpec {
   std::string_view description;
 };
 
-inline constexpr std::size_t kMaxParams = 32;
+inline constexpr std::size_t kMaxParams = 40;
 
 // One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
 // catalog, which outlives the sweep.
