@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 
+#include "engine/carbon.hpp"
 #include "engine/dispatch.hpp"
 #include "engine/fusion.hpp"
 #include "engine/roofline.hpp"
@@ -67,7 +68,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"bytes_moved", Dimension::bytes, "device-memory traffic per forward pass"},
     {"arithmetic_intensity_flop_per_byte", Dimension::dimensionless, "flops / bytes_moved"},
     {"memory_footprint_bytes", Dimension::bytes, "weights + largest op's activations"},
-    {"power_w", Dimension::power, "average power: TDP x (idle + (1 - idle) x utilization)"},
+    {"power_w", Dimension::power, "average power: TDP x (idle + (1 - idle) x utilization); empty when the TDP is unknown"},
     {"energy_j", Dimension::energy, "energy of one forward pass"},
     {"energy_per_sample_j", Dimension::energy, "energy_j / batch"},
     {"launch_count", Dimension::count, "CPU-side launches: one per kernel, or one graph replay with CUDA graphs"},
@@ -122,7 +123,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
                            bytes_per_element(precision);
   const double latency = b.latency_s();
   const double utilization = b.gpu_utilization();
-  const double power = hw.tdp_w * (hw.idle_power_fraction + (1.0 - hw.idle_power_fraction) * utilization);
+  const double power = device_power_w(hw.tdp_w, hw.idle_power_fraction, utilization);  // NaN: TDP unknown
 
   out[latency_s] = latency;
   out[throughput_samples_per_s] = latency > 0 ? batch / latency : kHuge;
