@@ -89,7 +89,7 @@ constexpr std::array<PlausibleRange, 9> kPlausibleRanges = {{
     {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
     {"host_link", Dimension::bandwidth, 1e6, 1e14, false},           // 1 MB/s .. 100 TB/s
     {"accelerator_link", Dimension::bandwidth, 1e6, 1e14, true},     // 1 MB/s .. 100 TB/s, or 0 = none
-    {"tdp", Dimension::power, 1e-3, 1e5, true},                      // 1 mW .. 100 kW, or 0 = unknown
+    {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW (left out = unknown)
     {"price", Dimension::money, 0.01, 1e7, true},                    // 1 cent .. 10 M USD, or 0 = unknown
     {"release_year", Dimension::count, 1970, 2040, false},
     {"cores", Dimension::count, 1, 1e5, true},                       // 1 .. 100,000 CPU cores, or 0 = unknown
@@ -561,6 +561,8 @@ std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
   };
   for (double v : h.peak_flops_per_s) check("peak_flops", v);
   for (const HardwareField& f : kHardwareFields) {
+    // A left-out optional field (tdp) is 0 = unknown, not a value to check.
+    if (optional_hardware_field(f.key) && h.*f.member == 0) continue;
     if (f.key != "idle_power_fraction") check(f.key, h.*f.member);
   }
   if (h.release_year != 0) check("release_year", h.release_year);

@@ -68,7 +68,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"bytes_moved", Dimension::bytes, "device-memory traffic per forward pass"},
     {"arithmetic_intensity_flop_per_byte", Dimension::dimensionless, "flops / bytes_moved"},
     {"memory_footprint_bytes", Dimension::bytes, "weights + largest op's activations"},
-    {"power_w", Dimension::power, "average power: TDP x (idle + (1 - idle) x utilization); empty when the TDP is unknown"},
+    {"power_w", Dimension::power, "average power: TDP x (idle + (1 - idle) x utilization)"},
     {"energy_j", Dimension::energy, "energy of one forward pass"},
     {"energy_per_sample_j", Dimension::energy, "energy_j / batch"},
     {"launch_count", Dimension::count, "CPU-side launches: one per kernel, or one graph replay with CUDA graphs"},
