@@ -93,6 +93,7 @@ const std::vector<Datasheet>& datasheets() {
       {"xeon_8480p", Precision::bf16, 56 * 2.0e9 * 1024 / 1e12, 8 * 4800e6 * 8 / 1e12,
        "Xeon 8480+: 56 cores x 2.0 GHz x 1,024 AMX BF16 ops; 8 x DDR5-4800"},
       {"gh200_141gb", Precision::fp16, 1979.0 / 2, 4.8, "GH200 (HBM3e): H100 compute, 4.8 TB/s"},
+      {"groq_lpu", Precision::int8, 750, 80, "Groq LPU: 750 TOPS INT8, 80 TB/s of on-chip SRAM"},
   };
   return d;
 }
