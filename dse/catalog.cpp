@@ -22,11 +22,11 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 20> kHardwareKeys = {
+constexpr std::array<std::string_view, 21> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
     "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
-    "max_threads_per_block", "compute_units", "release_year", "unchecked"};
+    "max_threads_per_block", "compute_units", "cores", "release_year", "unchecked"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 
@@ -35,6 +35,8 @@ constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_valu
 constexpr QuantityBounds kFraction{.bounded = true, .min_value = 0, .max_value = 1};
 
 // A number field of a hardware entry: its key, dimension, bounds and where it lives in HardwareSpec.
+// Every one of kHardwareFields is required, except tdp: some vendors publish no power (Google's
+// TPUs, Apple's and Qualcomm's SoCs), and a left-out TDP stays 0 = unknown rather than a guess.
 struct HardwareField {
   std::string_view key;
   Dimension dimension;
@@ -55,14 +57,18 @@ constexpr std::array<HardwareField, 7> kHardwareFields = {{
 // Optional GPU kernel limits: absent (or 0) means unknown; a `base:` entry's values are kept.
 constexpr QuantityBounds kNonNegativeCount{
     .bounded = true, .min_value = 0, .max_value = kInfinity, .integer = true};
-constexpr std::array<HardwareField, 6> kOptionalHardwareFields = {{
+constexpr std::array<HardwareField, 7> kOptionalHardwareFields = {{
     {"shared_memory_per_block", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_block_bytes},
     {"shared_memory_per_sm", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_sm_bytes},
     {"registers_per_thread", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_thread},
     {"registers_per_sm", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_sm},
     {"max_threads_per_block", Dimension::count, kNonNegativeCount, &HardwareSpec::max_threads_per_block},
     {"compute_units", Dimension::count, kNonNegativeCount, &HardwareSpec::compute_units},
+    {"cores", Dimension::count, kNonNegativeCount, &HardwareSpec::cores},
 }};
+
+// Whether a field of kHardwareFields may be left out (it then means "unknown", 0).
+bool optional_hardware_field(std::string_view key) { return key == "tdp"; }
 
 // Plausible ranges of the hardware fields: a value outside its range is an error unless the entry
 // lists the field under `unchecked:`. They catch a slipped unit or exponent (1e-300 B/s, a 1 PB HBM,
@@ -77,15 +83,16 @@ struct PlausibleRange {
   double max_value;
   bool zero_allowed;  // 0 means "none" / "unknown"
 };
-constexpr std::array<PlausibleRange, 8> kPlausibleRanges = {{
+constexpr std::array<PlausibleRange, 9> kPlausibleRanges = {{
     {"peak_flops", Dimension::flop_rate, 1e6, 1e18, true},    // 1 MFLOP/s .. 1 EFLOP/s per precision
     {"memory", Dimension::bytes, 1024.0, 70368744177664.0, false},  // 1 KiB .. 64 TiB
     {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
     {"host_link", Dimension::bandwidth, 1e6, 1e14, false},           // 1 MB/s .. 100 TB/s
     {"accelerator_link", Dimension::bandwidth, 1e6, 1e14, true},     // 1 MB/s .. 100 TB/s, or 0 = none
-    {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW
+    {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW (left out = unknown)
     {"price", Dimension::money, 0.01, 1e7, true},                    // 1 cent .. 10 M USD, or 0 = unknown
     {"release_year", Dimension::count, 1970, 2040, false},
+    {"cores", Dimension::count, 1, 1e5, true},                       // 1 .. 100,000 CPU cores, or 0 = unknown
 }};
 
 const PlausibleRange& plausible_range(std::string_view key) {
@@ -207,7 +214,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
   }
   const auto field = [&](std::string_view key) -> const YamlNode* {
     if (const YamlNode* n = entry.find(key)) return n;
-    if (!from_base && entry.find("base") == nullptr) r.require(entry, key, path);
+    if (!from_base && entry.find("base") == nullptr && !optional_hardware_field(key)) r.require(entry, key, path);
     return nullptr;
   };
   if (const YamlNode* n = field("name")) {
@@ -257,7 +264,11 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
   }
   for (const HardwareField& f : kOptionalHardwareFields) {
     if (const YamlNode* n = entry.find(f.key)) {
-      if (auto q = r.quantity(*n, f.dimension, path + "." + std::string(f.key), f.bounds)) hw.*f.member = q->value;
+      const std::string name = path + "." + std::string(f.key);
+      if (auto q = r.quantity(*n, f.dimension, name, f.bounds)) {
+        hw.*f.member = q->value;
+        if (f.key == "cores") check_plausible(r, *n, f.key, name, q->value, unchecked);
+      }
     }
   }
   if (!id || r.diags().error_count() != errors_before) return false;
@@ -550,9 +561,12 @@ std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
   };
   for (double v : h.peak_flops_per_s) check("peak_flops", v);
   for (const HardwareField& f : kHardwareFields) {
+    // A left-out optional field (tdp) is 0 = unknown, not a value to check.
+    if (optional_hardware_field(f.key) && h.*f.member == 0) continue;
     if (f.key != "idle_power_fraction") check(f.key, h.*f.member);
   }
   if (h.release_year != 0) check("release_year", h.release_year);
+  check("cores", h.cores);
   return out;
 }
 

@@ -55,7 +55,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   field("memory_bandwidth", h.memory_bandwidth_bytes_per_s, Dimension::bandwidth);
   field("host_link", h.host_link_bandwidth_bytes_per_s, Dimension::bandwidth);
   field("accelerator_link", h.accelerator_link_bandwidth_bytes_per_s, Dimension::bandwidth);
-  field("tdp", h.tdp_w, Dimension::power);
+  if (h.tdp_known()) field("tdp", h.tdp_w, Dimension::power);  // left out = unknown
   field("idle_power_fraction", h.idle_power_fraction, Dimension::dimensionless);
   field("price", h.price_usd, Dimension::money);
   // Optional kernel limits: written when known, so a round trip keeps them and 0 stays "unknown".
@@ -68,6 +68,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("registers_per_sm", h.registers_per_sm, Dimension::count);
   optional("max_threads_per_block", h.max_threads_per_block, Dimension::count);
   optional("compute_units", h.compute_units, Dimension::count);
+  optional("cores", h.cores, Dimension::count);
   if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
   // A value outside the loader's plausible ranges was marked deliberate; the resolved file says so too.
   const std::vector<std::string> unchecked = implausible_hardware_fields(h);

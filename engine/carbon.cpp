@@ -1,8 +1,12 @@
 #include "engine/carbon.hpp"
 
+#include <limits>
+
 namespace dsx {
 
 double device_power_w(double tdp_w, double idle_power_fraction, double utilization) {
+  // An unknown TDP (0: the vendor publishes none) gives an unknown power, not zero watts.
+  if (!(tdp_w > 0)) return std::numeric_limits<double>::quiet_NaN();
   return tdp_w * (idle_power_fraction + (1.0 - idle_power_fraction) * utilization);
 }
 

@@ -13,6 +13,7 @@
 
 namespace dsx {
 
+// NaN when tdp_w is 0 (unknown): energy, carbon, water and electricity cost follow as NaN.
 double device_power_w(double tdp_w, double idle_power_fraction, double utilization);
 inline constexpr double kJoulesPerKwh = 3.6e6;
 

@@ -21,7 +21,7 @@ struct HardwareSpec {
   double memory_bandwidth_bytes_per_s = 0;
   double host_link_bandwidth_bytes_per_s = 0;         // e.g. PCIe, one-way
   double accelerator_link_bandwidth_bytes_per_s = 0;  // e.g. NVLink, one-way; 0 = none
-  double tdp_w = 0;
+  double tdp_w = 0;                // 0 = unknown (not published): power and energy become NaN
   double idle_power_fraction = 0;  // share of TDP drawn when idle
   double price_usd = 0;            // 0 = unknown
   // Optional on-chip limits of one kernel launch (NVIDIA: CUDA C Programming Guide, "Technical
@@ -34,11 +34,16 @@ struct HardwareSpec {
   // Parallel compute units a kernel's thread blocks are spread over (NVIDIA SMs, AMD CUs): the
   // denominator of wave quantization (engine/solvers/gemm.hpp); 0 = unknown.
   double compute_units = 0;
+  // CPU cores of a host processor (Xeon, EPYC, Grace, a laptop SoC's CPU); 0 = unknown or not a CPU.
+  // Informational (`dsx catalog hardware` shows it; a data_pipeline study sizes cpu_workers by it):
+  // no solver reads it.
+  double cores = 0;
   int release_year = 0;  // year the part first shipped or was announced for sale; 0 = unknown
   std::string source;
 
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }
   bool supports(Precision p) const { return peak(p) > 0; }
+  bool tdp_known() const { return tdp_w > 0; }
 };
 
 }  // namespace dsx

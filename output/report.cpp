@@ -890,7 +890,7 @@ json provenance_context(const ResolvedStudy& study) {
                         {"memory", format_bytes(h->memory_bytes)},
                         {"bandwidth", format_si(h->memory_bandwidth_bytes_per_s, "B/s")},
                         {"links", links_text(*h)},
-                        {"tdp", format_si(h->tdp_w, "W")},
+                        {"tdp", h->tdp_known() ? format_si(h->tdp_w, "W") : std::string("unknown")},
                         {"idle", format_percent(h->idle_power_fraction)},
                         {"price", h->price_usd > 0 ? format_grouped(h->price_usd) + " USD" : "unknown"},
                         {"source", h->source.empty() ? "not given" : h->source}});

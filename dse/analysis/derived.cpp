@@ -119,7 +119,7 @@ void PointFormulas::load_input_slots(const PointInputs& in) {
     if (in.hardware != nullptr) {
       const HardwareSpec& hw = *in.hardware;
       h[0] = hw.price_usd;
-      h[1] = hw.tdp_w;
+      h[1] = hw.tdp_known() ? hw.tdp_w : kNaN;  // unknown TDP: tokens per joule and the like stay empty
       h[2] = hw.memory_bytes;
       h[3] = hw.memory_bandwidth_bytes_per_s;
       h[4] = hw.host_link_bandwidth_bytes_per_s;

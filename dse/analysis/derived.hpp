@@ -8,7 +8,7 @@
 //     hardware_memory_bytes, hardware_memory_bandwidth_bytes_per_s, hardware_host_link_bytes_per_s,
 //     hardware_accelerator_link_bytes_per_s, hardware_idle_power_fraction, and
 //     hardware_peak_flops_per_s (at the point's precision when the solver has a precision
-//     parameter, else the largest peak);
+//     parameter, else the largest peak); hardware_tdp_w is NaN for a part whose TDP is unknown;
 //   - with a model parameter: model_parameters and model_flops_per_sample (eager graph);
 //   - derived metrics declared earlier in the list (filters, constraints and assertions see all).
 //

@@ -136,9 +136,10 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
       entry["host_link_bandwidth_bytes_per_s"] = hw.host_link_bandwidth_bytes_per_s;
       entry["accelerator_link_bandwidth_bytes_per_s"] = hw.accelerator_link_bandwidth_bytes_per_s;
-      entry["tdp_w"] = hw.tdp_w;
+      entry["tdp_w"] = hw.tdp_known() ? nlohmann::ordered_json(hw.tdp_w) : nullptr;  // null: not published
       entry["idle_power_fraction"] = hw.idle_power_fraction;
       entry["price_usd"] = hw.price_usd;
+      if (hw.cores > 0) entry["cores"] = static_cast<long long>(hw.cores);
       entry["release_year"] = hw.release_year > 0 ? nlohmann::ordered_json(hw.release_year) : nullptr;
       entry["source"] = hw.source;
       out["hardware"].push_back(entry);
@@ -345,11 +346,13 @@ int catalog_command(const std::vector<std::string>& args) {
         peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", precision_name(p),
                              show(hw.peak(p), "peak_flops_per_s", Dimension::flop_rate));
       }
-      fmt::print("  {:<16} {}{}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}\n    source: {}\n", hw.id,
+      fmt::print("  {:<16} {}{}\n    peak: {}\n    memory {}, bandwidth {}, TDP {}, price {}{}\n    source: {}\n", hw.id,
                  hw.name, hw.release_year > 0 ? fmt::format(" ({})", hw.release_year) : "", peaks,
                  show(hw.memory_bytes, "memory_bytes", Dimension::bytes),
                  show(hw.memory_bandwidth_bytes_per_s, "memory_bandwidth_bytes_per_s", Dimension::bandwidth),
-                 show(hw.tdp_w, "tdp_w", Dimension::power), show(hw.price_usd, "price_usd", Dimension::money), hw.source);
+                 hw.tdp_known() ? show(hw.tdp_w, "tdp_w", Dimension::power) : std::string("unknown"),
+                 show(hw.price_usd, "price_usd", Dimension::money),
+                 hw.cores > 0 ? fmt::format(", {} core{}", hw.cores, hw.cores == 1 ? "" : "s") : "", hw.source);
     }
   }
   if (all || what == "models") {

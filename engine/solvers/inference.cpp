@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 
+#include "engine/carbon.hpp"
 #include "engine/dispatch.hpp"
 #include "engine/fusion.hpp"
 #include "engine/roofline.hpp"
@@ -122,7 +123,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
                            bytes_per_element(precision);
   const double latency = b.latency_s();
   const double utilization = b.gpu_utilization();
-  const double power = hw.tdp_w * (hw.idle_power_fraction + (1.0 - hw.idle_power_fraction) * utilization);
+  const double power = device_power_w(hw.tdp_w, hw.idle_power_fraction, utilization);  // NaN: TDP unknown
 
   out[latency_s] = latency;
   out[throughput_samples_per_s] = latency > 0 ? batch / latency : kHuge;

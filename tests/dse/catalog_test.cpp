@@ -138,7 +138,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
             "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
-            "max_threads_per_block, compute_units, release_year, unchecked\n"
+            "max_threads_per_block, compute_units, cores, release_year, unchecked\n"
             "      colour: red\n"
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
@@ -381,6 +381,53 @@ TEST(CatalogTest, PlausibleRangesAdmitAMicrocontrollerAndAGb200) {
 )yaml", c, d);
   EXPECT_FALSE(d.has_errors()) << d.format();
   EXPECT_EQ(c.hardware.size(), 2U);
+}
+
+// TDP is the one optional number field of kHardwareFields: some vendors publish none (Google's
+// TPUs). Left out it is 0 = unknown; written, it must still be > 0 and plausible. `cores` (a host
+// CPU's core count) is optional, a non-negative integer within [1, 100,000] or 0.
+TEST(CatalogTest, TdpMayBeLeftOutAndCoresAreOptional) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", R"yaml(hardware:
+  - {id: tpu, name: TPU, source: "t", peak_flops: {bf16: 459 TFLOP/s}, memory: 95 GiB, memory_bandwidth: 2.765 TB/s,
+     host_link: 32 GB/s, accelerator_link: 600 GB/s, idle_power_fraction: 0.3, price: 0 USD, release_year: 2023}
+  - {id: cpu, name: CPU, source: "t", peak_flops: {fp64: 7.1 TFLOP/s}, memory: 960 GB, memory_bandwidth: 1 TB/s,
+     host_link: 1 TB/s, accelerator_link: 450 GB/s, tdp: 500 W, idle_power_fraction: 0.3, price: 0 USD, cores: 144}
+  - {id: tpu_copy, base: tpu, source: "t"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  const HardwareSpec* tpu = c.find_hardware("tpu");
+  ASSERT_NE(tpu, nullptr);
+  EXPECT_EQ(tpu->tdp_w, 0);
+  EXPECT_FALSE(tpu->tdp_known());
+  EXPECT_EQ(tpu->cores, 0);
+  EXPECT_TRUE(implausible_hardware_fields(*tpu).empty());
+  EXPECT_FALSE(c.find_hardware("tpu_copy")->tdp_known());
+  const HardwareSpec* cpu = c.find_hardware("cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_TRUE(cpu->tdp_known());
+  EXPECT_DOUBLE_EQ(cpu->cores, 144);
+  EXPECT_TRUE(implausible_hardware_fields(*cpu).empty());
+
+  // Written as 0 W the TDP is an error (leave it out instead); a fractional or huge core count too.
+  Diagnostics bad;
+  Catalog c2;
+  load_hardware_text("hw.yaml", R"yaml(hardware:
+  - {id: ok, name: OK, source: "t", peak_flops: {bf16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,
+     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD}
+  - {id: zero, base: ok, source: "t", tdp: 0 W}
+  - {id: half, base: ok, source: "t", cores: 2.5}
+  - {id: many, base: ok, source: "t", cores: 1e6}
+)yaml", c2, bad);
+  const std::string text = bad.format();
+  EXPECT_NE(text.find("hardware[1].tdp = 0 W is out of range: it must be greater than 0 W"), std::string::npos) << text;
+  EXPECT_NE(text.find("hardware[2].cores"), std::string::npos) << text;
+  EXPECT_NE(text.find("hardware[3].cores = 1e6 is outside the plausible range [1, 100000] or 0"), std::string::npos)
+      << text;
+  EXPECT_EQ(bad.errors().size(), 3U) << text;
+  EXPECT_NE(c2.find_hardware("ok"), nullptr);
+  EXPECT_EQ(c2.find_hardware("many"), nullptr);
 }
 
 TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {

@@ -60,6 +60,40 @@ const std::vector<Datasheet>& datasheets() {
       {"gaudi2", Precision::bf16, 432, 2.46, "Gaudi 2 white paper: 432 BF16 TFLOPS, 2.46 TB/s"},
       {"gaudi3", Precision::bf16, 1835, 3.7, "Gaudi 3 white paper: 1,835 BF16 TFLOPS, 3.7 TB/s"},
       {"trn2", Precision::bf16, 667, 2.9, "AWS Trainium2 architecture: 667 BF16 TFLOPS, 2.9 TB/s"},
+      {"tpu_v4", Precision::bf16, 275, 1.2, "Cloud TPU v4 docs: 275 TFLOPS, 1,200 GBps"},
+      {"tpu_v5e", Precision::bf16, 197, 0.819, "Cloud TPU v5e docs: 197 TFLOPs, 819 GBps"},
+      {"tpu_v5p", Precision::bf16, 459, 2.765, "Cloud TPU v5p docs: 459 TFLOPs, 2,765 GBps"},
+      {"tpu_v6e", Precision::bf16, 918, 1.638, "Cloud TPU v6e docs: 918 TFLOPs, 1,638 GBps"},
+      {"tpu7x", Precision::bf16, 2307, 7.3, "Cloud TPU7x docs: 2,307 TFLOPs; Hot Chips 2025: 7.3 TB/s"},
+      {"trn1", Precision::bf16, 190, 0.82, "AWS Trainium architecture: 190 BF16 TFLOPS, 820 GB/s"},
+      {"inf2", Precision::bf16, 190, 0.82, "AWS Inferentia2 architecture: 190 BF16 TFLOPS, 820 GB/s"},
+      {"inf1", Precision::bf16, 64, 50.0 * 1024 * 1024 * 1024 / 1e12,
+       "AWS Inferentia architecture: 64 BF16 TFLOPS, 50 GiB/s"},
+      {"trn3", Precision::bf16, 671, 4.9, "AWS Trainium3 architecture: 671 BF16 TFLOPS, 4.9 TB/s"},
+      {"a10", Precision::fp16, 250.0 / 2, 0.6, "A10 datasheet: 250 sparse, 600 GB/s"},
+      {"a40", Precision::fp16, 299.4 / 2, 0.696, "A40 datasheet: 149.7 | 299.4 sparse, 696 GB/s"},
+      {"rtx_4090", Precision::fp16, 330.30 / 2, 1.008,
+       "RTX 4090: 330.30 sparse FP16 (FP32 accumulate), 384-bit x 21 Gbps = 1,008 GB/s"},
+      {"b100", Precision::fp16, 3500.0 / 2, 8, "B100: 3.5 PFLOPS sparse FP16, 8 TB/s"},
+      {"b300", Precision::fp16, 2250, 8, "DGX B300 per GPU: 2,250 dense, 8 TB/s"},
+      {"mi350x", Precision::fp16, 2200e6 * 512 * 2 * 1024 / 1e12, 8,
+       "MI350X: 2,200 MHz x 512 FMA x 2 x 1,024 matrix cores, 8 TB/s"},
+      {"mi250", Precision::fp16, 362, 3.2768, "MI250: 362 TFLOPS, 3.2768 TB/s as mi250x"},
+      {"tpu_v3", Precision::bf16, 123, 0.9, "Cloud TPU v3 docs: 123 teraflops, 900 GBps"},
+      {"jetson_orin_nano_8gb", Precision::int8, 40.0 / 2, 0.068, "Jetson Orin Nano 8GB: 40 sparse TOPS, 68 GB/s"},
+      {"coral_edge_tpu", Precision::int8, 4, 5e9 * 8 / 10 / 8 / 1e12,
+       "Coral USB Accelerator: 4 TOPS; USB 3.0 5 Gb/s less 8b/10b"},
+      {"apple_m4_ane", Precision::int8, 38, 0.12, "Apple M4: 38 TOPS Neural Engine, 120 GB/s"},
+      {"snapdragon_x_elite", Precision::int8, 45, 0.136, "Snapdragon X Elite: 45 TOPS NPU, 136 GB/s"},
+      {"stm32h743", Precision::fp32, 480e6 * 2 / 1e12, 64.0 / 8 * 240e6 / 1e12,
+       "STM32H743: 480 MHz x one FMA; 64-bit AXI at 240 MHz"},
+      {"grace_cpu_superchip", Precision::fp64, 7.1, 1.0, "Grace CPU Superchip: 7.1 TFLOPS FP64, 1 TB/s"},
+      {"epyc_9654", Precision::fp64, 96 * 2.4e9 * 16 / 1e12, 12 * 4800e6 * 8 / 1e12,
+       "EPYC 9654: 96 cores x 2.4 GHz x 16 FP64 FLOP; 12 x DDR5-4800"},
+      {"xeon_8480p", Precision::bf16, 56 * 2.0e9 * 1024 / 1e12, 8 * 4800e6 * 8 / 1e12,
+       "Xeon 8480+: 56 cores x 2.0 GHz x 1,024 AMX BF16 ops; 8 x DDR5-4800"},
+      {"gh200_141gb", Precision::fp16, 1979.0 / 2, 4.8, "GH200 (HBM3e): H100 compute, 4.8 TB/s"},
+      {"groq_lpu", Precision::int8, 750, 80, "Groq LPU: 750 TOPS INT8, 80 TB/s of on-chip SRAM"},
   };
   return d;
 }
@@ -99,12 +133,36 @@ TEST(HardwareCatalog, EntriesAreComplete) {
   std::set<std::string> seen;
   for (const HardwareSpec& hw : catalog().hardware) {
     EXPECT_FALSE(hw.source.empty()) << hw.id;
-    if (hw.id != "mobile_npu") EXPECT_GE(hw.release_year, 2017) << hw.id;  // the seed's NPU has none
+    if (hw.id != "mobile_npu") EXPECT_GE(hw.release_year, 2016) << hw.id;  // the seed's NPU has none
     for (char c : hw.id) EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << hw.id;
     EXPECT_TRUE(implausible_hardware_fields(hw).empty()) << hw.id;
     EXPECT_TRUE(seen.insert(hw.id).second) << hw.id;
   }
 }
+
+// A TDP is left out only where the vendor publishes none, and the entry's source says so; every
+// host CPU and SoC entry (one with `cores`) names its core count in its source.
+TEST(HardwareCatalog, UnknownTdpsAreExplained) {
+  int unknown = 0;
+  for (const HardwareSpec& hw : catalog().hardware) {
+    if (hw.tdp_known()) continue;
+    ++unknown;
+    EXPECT_NE(hw.source.find("TDP"), std::string::npos) << hw.id << ": say why the TDP is left out";
+  }
+  EXPECT_GE(unknown, 5);  // Google's TPUs at least
+  const HardwareSpec* v5p = catalog().find_hardware("tpu_v5p");
+  ASSERT_NE(v5p, nullptr);
+  EXPECT_FALSE(v5p->tdp_known());
+  EXPECT_DOUBLE_EQ(v5p->accelerator_link_bandwidth_bytes_per_s, 600e9);  // 1,200 GBps bidirectional, halved
+  for (const char* id : {"grace_cpu_superchip", "epyc_9654", "xeon_8480p", "apple_m4_ane", "snapdragon_x_elite"}) {
+    const HardwareSpec* cpu = catalog().find_hardware(id);
+    ASSERT_NE(cpu, nullptr) << id;
+    EXPECT_GT(cpu->cores, 0) << id;
+  }
+}
+
+// The catalog spans the market from a microcontroller to a rack-scale GPU: at least 50 entries.
+TEST(HardwareCatalog, HasAtLeastFiftyEntries) { EXPECT_GE(catalog().hardware.size(), 50U); }
 
 }  // namespace
 }  // namespace dsx

@@ -284,6 +284,44 @@ TEST(DerivedMetrics, AreComputedPerRowConstrainedAndFiltered) {
   for (std::size_t r : o.kept) EXPECT_NE(table.label(r, 1), "1");
 }
 
+// hardware_tdp_w of a part whose vendor publishes no power (Google's TPU v5p) is NaN, not 0 W: a
+// per-joule metric built on it is empty rather than infinite, and the solver's own power is NaN.
+TEST(DerivedMetrics, AnUnknownTdpIsNaNInExpressions) {
+  const Loaded l = load(R"(study: tdp
+title: t
+question: q
+solver: inference
+axes:
+  hardware: [h100_sxm, tpu_v5p]
+fixed:
+  model: resnet50
+  precision: bf16
+  batch: 8
+  eta: 0.4
+  launch_overhead: 10 us
+derived:
+  - {name: samples_per_joule, expr: "throughput_samples_per_s / hardware_tdp_w"}
+  - {name: tdp_w, expr: "hardware_tdp_w", unit: W}
+)");
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  ResultTable table = sweep(*l.study);
+  apply_formulas(*l.study, table);
+  const int per_joule = table.metric_column("samples_per_joule");
+  const int tdp = table.metric_column("tdp_w");
+  const int power = table.metric_column("power_w");
+  ASSERT_GE(per_joule, 0);
+  ASSERT_EQ(table.rows(), 2u);
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    EXPECT_EQ(table.status[r], PointStatus::ok) << table.status_detail[r];
+    const bool tpu = table.label(r, 0) == "tpu_v5p";
+    EXPECT_EQ(std::isnan(table.metric(r, static_cast<std::size_t>(per_joule))), tpu) << table.label(r, 0);
+    EXPECT_EQ(std::isnan(table.metric(r, static_cast<std::size_t>(power))), tpu) << table.label(r, 0);
+    if (!tpu) {
+      EXPECT_DOUBLE_EQ(table.metric(r, static_cast<std::size_t>(tdp)), 700);
+    }
+  }
+}
+
 TEST(DerivedMetrics, AssertionsAllAndAnyAndTopK) {
   const Loaded l = load(std::string(kHead) + kBlocks);
   ASSERT_TRUE(l.study) << l.diagnostics;

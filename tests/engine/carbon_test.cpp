@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dsx {
 namespace {
 
@@ -9,6 +11,23 @@ TEST(Carbon, PowerFromUtilization) {
   EXPECT_DOUBLE_EQ(device_power_w(700, 0.3, 1.0), 700.0);
   EXPECT_DOUBLE_EQ(device_power_w(700, 0.3, 0.0), 210.0);
   EXPECT_DOUBLE_EQ(device_power_w(700, 0.3, 0.5), 455.0);
+}
+
+// A part whose vendor publishes no TDP (Google's TPUs, Apple's SoCs) has tdp_w = 0: its power is
+// unknown, not zero watts, and every energy figure built on it is unknown too.
+TEST(Carbon, UnknownTdpGivesUnknownPowerAndEnergy) {
+  EXPECT_TRUE(std::isnan(device_power_w(0, 0.3, 1.0)));
+  FootprintInput in;
+  in.devices = 8;
+  in.device_power_w = device_power_w(0, 0.3, 0.5);
+  in.duration_s = 3600;
+  in.pue = 1.1;
+  in.carbon_g_per_kwh = 400;
+  in.wue_l_per_kwh = 1.8;
+  const Footprint f = footprint(in);
+  EXPECT_TRUE(std::isnan(f.facility_energy_j));
+  EXPECT_TRUE(std::isnan(f.operational_co2_kg));
+  EXPECT_TRUE(std::isnan(f.water_l));
 }
 
 // Patterson et al. 2021 (mlsysim anchor A6): GPT-3 1,287 MWh at 429 g/kWh = 552 t CO2e.

@@ -111,6 +111,20 @@ TEST_F(InferenceTest, DefaultsKeepTheKwsProfileNumbers) {
   EXPECT_EQ(compiled[M::breakeven_inferences], 0);
 }
 
+// A part without a published TDP: the latency and roofline metrics are computed as usual, the
+// power and energy ones are NaN (unknown), and the point stays feasible.
+TEST_F(InferenceTest, UnknownTdpLeavesPowerAndEnergyEmpty) {
+  HardwareSpec no_tdp = gpu;
+  no_tdp.tdp_w = 0;
+  const auto known = run(point(gpu, relu));
+  const auto unknown = run(point(no_tdp, relu));
+  EXPECT_DOUBLE_EQ(unknown[M::latency_s], known[M::latency_s]);
+  EXPECT_GT(known[M::power_w], 0);
+  EXPECT_TRUE(std::isnan(unknown[M::power_w]));
+  EXPECT_TRUE(std::isnan(unknown[M::energy_j]));
+  EXPECT_TRUE(std::isnan(unknown[M::energy_per_sample_j]));
+}
+
 // seeds/000 lab_07 Act 2, Panel A on the catalog's chain at 2.0 TB/s, 10 us launches, fp16.
 TEST_F(InferenceTest, FusionPoliciesOnTheLayerNormDropoutReluChain) {
   PointInputs in = point(gpu, chain);

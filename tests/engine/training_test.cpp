@@ -111,6 +111,23 @@ TEST_F(TrainingSolverTest, EnergyCarbonAndCost) {
   EXPECT_NEAR(us[M::co2_kg] / out[M::co2_kg], 429 * 1.12 / (20 * 1.06), 1e-9);
 }
 
+// A priced part whose TDP is unknown: the run's time, memory and throughput are as before, and its
+// power, energy, carbon, water and (electricity-dependent) cost are NaN rather than priced at 0 W.
+TEST_F(TrainingSolverTest, AnUnknownTdpLeavesEnergyAndCostEmpty) {
+  ASSERT_EQ(solver.evaluate(point(8, 4, 1, 1), out).status, PointStatus::ok);
+  const std::vector<double> known = out;
+  HardwareSpec no_tdp = hw;
+  no_tdp.tdp_w = 0;
+  PointInputs in = point(8, 4, 1, 1);
+  in.hardware = &no_tdp;
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  EXPECT_DOUBLE_EQ(out[M::time_to_train_s], known[M::time_to_train_s]);
+  EXPECT_DOUBLE_EQ(out[M::memory_per_gpu_bytes], known[M::memory_per_gpu_bytes]);
+  for (M m : {M::gpu_power_w, M::energy_j, M::co2_kg, M::water_l, M::gpu_hour_cost_usd, M::cost_usd}) {
+    EXPECT_TRUE(std::isnan(out[m])) << solver.metrics()[m].name;
+  }
+}
+
 TEST_F(TrainingSolverTest, InfeasiblePoints) {
   // No sharding beyond TP 8 and no recomputation: 70.6B x 16 B / 8 = 141 GB per GPU.
   EXPECT_EQ(solver.evaluate(point(8, 1, 0, 0), out).reason, TrainingSolver::exceeds_memory);
