@@ -133,8 +133,12 @@ TEST(HardwareCatalog, EntriesAreComplete) {
   std::set<std::string> seen;
   for (const HardwareSpec& hw : catalog().hardware) {
     EXPECT_FALSE(hw.source.empty()) << hw.id;
-    if (hw.id != "mobile_npu") EXPECT_GE(hw.release_year, 2016) << hw.id;  // the seed's NPU has none
-    for (char c : hw.id) EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << hw.id;
+    if (hw.id != "mobile_npu") {  // the seed's NPU has none
+      EXPECT_GE(hw.release_year, 2016) << hw.id;
+    }
+    for (char c : hw.id) {
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << hw.id;
+    }
     EXPECT_TRUE(implausible_hardware_fields(hw).empty()) << hw.id;
     EXPECT_TRUE(seen.insert(hw.id).second) << hw.id;
   }
