@@ -177,6 +177,44 @@ PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double pro
 PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
                            double eta);
 
+// Prefill of `new_tokens` per prompt whose first `cached_tokens` already sit in the KV cache (prefix
+// caching: vLLM's automatic prefix caching, SGLang's RadixAttention, Zheng et al. 2024, "SGLang:
+// Efficient Execution of Structured Language Model Programs", arXiv:2312.07104). Only the new tokens
+// run the linear ops; each attends all cached + new keys (the full-attention convention of
+// prefill_flops); the KV of all cached + new tokens is read or written. new_tokens = prompt and
+// cached_tokens = 0 is prefill_time.
+double prefill_flops_after_prefix(const ServingShape& s, double new_tokens, double context_tokens);
+PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& d, double new_tokens,
+                                    double cached_tokens, double sequences, double eta);
+
+// Chunked prefill (Agrawal et al. 2024, "Taming Throughput-Latency Tradeoff in LLM Inference with
+// Sarathi-Serve", OSDI): one iteration carries a decode token for each of `batch` sequences and one
+// prefill chunk of `chunk_tokens`, so the weights stream once for both. The chunk's queries attend
+// `chunk_keys` keys each (the prompt, full-attention convention) and the chunk reads and writes
+// `chunk_kv_tokens` tokens of KV (the earlier chunks' cache is read again, the overhead of chunking
+// that Sarathi-Serve measures). Compute: decode FLOPs at eta_decode plus chunk FLOPs at eta_prefill;
+// memory and all-reduces of the combined tokens. With expert parallelism the chunk joins the busiest
+// group.
+PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double batch, double decode_context,
+                           double chunk_tokens, double chunk_keys, double chunk_kv_tokens, double eta_decode,
+                           double eta_prefill);
+
+// Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative
+// Decoding", ICML): a draft proposes gamma tokens, the target verifies them in one forward pass of
+// gamma + 1 tokens per sequence, and with i.i.d. acceptance rate alpha the expected tokens per
+// verification are (1 - alpha^(gamma + 1)) / (1 - alpha) (their expected tokens per run; gamma + 1 at alpha = 1).
+double speculative_tokens_per_step(double acceptance_rate, double draft_tokens);
+// The verification pass: `tokens_per_sequence` tokens for each of `batch` sequences at `context_tokens`:
+// the weights and each sequence's KV cache are read once, FLOPs and activations scale with the tokens.
+PhaseTime verify_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
+                           double tokens_per_sequence, double eta);
+
+// Paged KV cache (Kwon et al. 2023, "Efficient Memory Management for Large Language Model Serving
+// with PagedAttention", SOSP): a sequence holds ceil(tokens / block) blocks, so only its
+// last block is partly empty; with the fill of that block uniform, (block - 1) / 2 slots are empty on
+// average. 0 for block 0 (contiguous allocation).
+double paged_kv_waste_tokens(double block_tokens);
+
 // Output lengths uniform on (0, 2 x mean]: a static batch of B runs until its longest request,
 // E[max] = 2 x mean x B / (B + 1) steps, while continuous (iteration-level) batching refills a slot as
 // soon as its request ends (Yu et al. 2022, Orca, OSDI; Kwon et al. 2023, vLLM, SOSP).
