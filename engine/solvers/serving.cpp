@@ -165,7 +165,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 13> kReasons = {
+constexpr std::array<std::string_view, 14> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -179,6 +179,7 @@ constexpr std::array<std::string_view, 13> kReasons = {
     "chunked prefill and disaggregation need continuous batching",
     "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
+    "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
 };
 
 }  // namespace
@@ -290,7 +291,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   // Prefill work per B x O output tokens, the TTFT and the longest inter-token gap, by how prefill runs.
   double prefill_work = t_prefill_batch;
   double ttft = is_static ? t_prefill_batch : t_prefill_one;
-  double gap_max = is_static ? decode_iteration : decode_iteration + t_prefill_one;
+  // Unchunked, a decode iteration may wait for the prefill of the ceil(B / O) prompts that arrive per
+  // iteration, run together.
+  const double prompts_per_gap = std::ceil(B / output);
+  const double t_prefill_gap =
+      prompts_per_gap <= 1 ? t_prefill_one
+                           : prefill_after_prefix_time(shape, dev, uncached, cached, prompts_per_gap, eta_prefill).total_s() +
+                                 overhead;
+  double gap_max = is_static ? decode_iteration : decode_iteration + t_prefill_gap;
   double chunks = 1;
   double transfer = 0;
   if (chunk > 0) {
@@ -376,6 +384,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[prefill_gpus] = pool_gpus;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};
   if (hour_price <= 0) return {PointStatus::infeasible, no_price};
   return {};

@@ -71,7 +71,9 @@
 //    costs what it adds to a decode step, delta = t_hybrid - t_step. TTFT = k x (decode iteration +
 //    delta); the prefill work per B x O output tokens is B x k x delta instead of a separate prefill of B
 //    prompts; itl_max_s = decode iteration + delta instead of decode iteration + a whole prompt's prefill
-//    (the generation stall Sarathi-Serve removes). Continuous batching only.
+//    (the generation stall Sarathi-Serve removes). Continuous batching only. The B prompts that start
+//    while B requests generate O tokens need B x k chunks, one per iteration: B x k > O is infeasible,
+//    as a chunk budget that small cannot keep B sequences decoding.
 //  - speculative decoding (draft_tokens gamma > 0, acceptance_rate alpha, draft_cost_ratio c; Leviathan et
 //    al. 2023, "Fast Inference from Transformers via Speculative Decoding", ICML): one iteration is gamma
 //    draft steps of c x t_step plus a target pass over gamma + 1 tokens per sequence (weights and KV read
@@ -91,8 +93,9 @@
 //    tokens_per_s = min(decode pool B / t_token, prefill pool ratio x B x O / prefill of B prompts); gpus
 //    and the cost count both pools. Continuous batching only; not combined with chunked prefill.
 //  - itl_max_s: the longest gap between two tokens of a request: static, one decode iteration;
-//    continuous, a decode iteration plus a prompt's prefill iteration it waits for (vLLM's scheduler runs
-//    waiting prefills first), with chunking plus one chunk, disaggregated none.
+//    continuous, a decode iteration plus the prefill iteration it waits for (vLLM's scheduler runs
+//    waiting prefills first) of the ceil(B / O) prompts that arrive per iteration, at least one; with
+//    chunking a decode iteration plus one chunk; disaggregated a decode iteration.
 //  - continuous batching's per-iteration scheduler cost is step_overhead (above).
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
@@ -189,7 +192,8 @@ class ServingSolver final : public TabledSolver {
     replica_exceeds_node,
     needs_continuous_batching,
     chunked_with_disaggregation,
-    no_kv_transfer_link
+    no_kv_transfer_link,
+    chunks_starve_batch
   };
 
   ServingSolver();

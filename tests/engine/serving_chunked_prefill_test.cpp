@@ -70,6 +70,18 @@ TEST_F(ServingFeatures, ChunkSizeTradesTtftForTheLongestGap) {
   }
 }
 
+TEST_F(ServingFeatures, UnchunkedGapWaitsForThePromptsArrivingPerIteration) {
+  // 512 sequences of 256 output tokens: 2 prompts arrive per decode iteration and prefill together.
+  PointInputs in = point(llama8b, 512);
+  in.values[P::prompt_tokens] = 128;
+  const auto out = run(in);
+  const ServingDevice d{.peak_flops_per_s = 989e12, .memory_bandwidth_bytes_per_s = 3.35e12,
+                        .link_bytes_per_s = 450e9, .link_latency_s = 0.5e-6};
+  const double two_prompts = prefill_time(llama8b.serving_shape, d, 128, 2, 0.40).total_s();
+  EXPECT_DOUBLE_EQ(out[M::itl_max_s], out[M::decode_step_s] + two_prompts);
+  EXPECT_GE(out[M::itl_max_s], out[M::itl_s] * (1 - 1e-12));
+}
+
 TEST_F(ServingFeatures, ChunkedPrefillNeedsContinuousBatching) {
   PointInputs in = point(llama8b, 16);
   in.values[P::prefill_chunk_tokens] = 512;
@@ -77,6 +89,17 @@ TEST_F(ServingFeatures, ChunkedPrefillNeedsContinuousBatching) {
   const PointResult r = result(in);
   EXPECT_EQ(r.status, PointStatus::infeasible);
   EXPECT_EQ(r.reason, ServingSolver::needs_continuous_batching);
+}
+
+TEST_F(ServingFeatures, ChunksMustKeepTheBatchDecoding) {
+  // 64 sequences x 4 chunks = 256 chunk iterations per 256 output tokens: just sustainable; 65 is not.
+  PointInputs in = point(llama8b, 64);
+  in.values[P::prefill_chunk_tokens] = 512;
+  EXPECT_EQ(result(in).status, PointStatus::ok);
+  in.values[P::batch] = 65;
+  const PointResult r = result(in);
+  EXPECT_EQ(r.status, PointStatus::infeasible);
+  EXPECT_EQ(r.reason, ServingSolver::chunks_starve_batch);
 }
 
 TEST_F(ServingFeatures, ChunkingComposesWithPrefixCaching) {
