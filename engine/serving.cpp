@@ -216,13 +216,13 @@ double weight_elements_per_gpu(const ServingShape& s, double tp, double ep) {
 
 double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double group_tokens) {
   if (d.ep <= 1) return 0.0;
-  const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.weight_bytes_per_element / d.tp;
+  const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.activation_bytes_per_element / d.tp;
   return 2 * s.moe_layers * all_to_all_s(bytes_per_rank, d.ep, d.link_bytes_per_s, d.link_latency_s);
 }
 
 namespace {
 double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
-  const double bytes = tokens * s.d_model * d.weight_bytes_per_element;
+  const double bytes = tokens * s.d_model * d.activation_bytes_per_element;
   return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
 }
 
@@ -247,7 +247,7 @@ PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const Forw
       s.expert_weight_elements - (s.weight_elements_read - weight_elements_read_for_tokens(s, w.tokens));
   const double weight_elements = (s.weight_elements_read - s.expert_weight_elements) / d.tp + expert_read / (d.tp * d.ep);
   const double bytes = weight_elements * d.weight_bytes_per_element +
-                       w.group_tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
+                       w.group_tokens * s.linear_activation_elements_per_token * d.activation_bytes_per_element / d.tp +
                        w.group_kv_bytes * kv_share_per_gpu(s, d.tp);
   PhaseTime t;
   t.compute_s = forward_compute_s(d, w, eta);

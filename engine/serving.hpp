@@ -67,6 +67,11 @@
 // Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
 // are a small share).
 //
+// Weight-only quantization (w8a16, w4a16): weights are stored and streamed at weight_bytes_per_element
+// while activations, the TP all-reduces and the expert all-to-alls stay at activation_bytes_per_element;
+// dequantization inside the kernel is taken as free (its ALU work matters only where a step is
+// compute-bound, and the roofline does not price it).
+//
 // Tensor parallelism inside a node (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053): weights and
 // FLOPs split by TP; KV heads split by min(TP, kv_heads) (heads are replicated once TP exceeds them);
 // two all-reduces per layer (after attention and after the MLP) of tokens x d_model activations, each
@@ -144,6 +149,7 @@ struct ServingDevice {
   double link_bytes_per_s = 0;       // one-way
   double link_latency_s = 0;
   double weight_bytes_per_element = 2;
+  double activation_bytes_per_element = 2;  // activations, all-reduces, all-to-alls: the compute precision
   double kv_bytes_per_element = 2;
   double tp = 1;
   double ep = 1;                     // expert-parallel groups of tp GPUs each (attention data-parallel)

@@ -21,6 +21,13 @@ constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
 
 constexpr std::array<std::string_view, 2> kOutputLengths = {"uniform", "fixed"};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+constexpr std::array<std::string_view, 3> kWeightPrecisions = {"same", "int8", "int4"};
+// Bytes per weight of weight-only int8 and int4 with one 16-bit scale per 128 weights (AWQ's group size;
+// engine/solvers/serving.hpp).
+constexpr double kQuantGroupWeights = 128;
+constexpr double kQuantScaleBytes = 2;
+constexpr std::array<double, 3> kWeightOnlyBytes = {0, 1 + kQuantScaleBytes / kQuantGroupWeights,
+                                                   0.5 + kQuantScaleBytes / kQuantGroupWeights};
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
@@ -116,6 +123,10 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "disaggregated: one-way bandwidth per GPU from the prefill to the decode pool; 0 = the "
                     "accelerator link (pools in one NVLink domain)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
+    {.name = "weight_precision", .kind = ParamKind::choice, .choices = kWeightPrecisions,
+     .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
+                    "dequantized in the kernel at no cost; compute and activations at precision; same = precision",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -134,7 +145,8 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"kv_cache_bytes", Dimension::bytes, "KV cache of one sequence at prompt + output tokens (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
      "2 x layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
-    {"weights_per_gpu_bytes", Dimension::bytes, "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision)"},
+    {"weights_per_gpu_bytes", Dimension::bytes,
+     "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision, or weight_precision)"},
     {"memory_bytes", Dimension::bytes, "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length"},
     {"max_batch", Dimension::count, "largest batch whose KV cache fits next to the weights: ep x per-group fit"},
     {"static_tokens_per_s", Dimension::rate, "replica throughput with static batching"},
@@ -201,9 +213,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   const HardwareSpec& hw = *in.hardware;
   const auto& v = in.values;
-  const Precision weight_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
+  const Precision compute_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
   const Precision kv_prec = kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])];
-  if (!hw.supports(weight_precision)) return {PointStatus::infeasible, precision_unsupported};
+  if (!hw.supports(compute_precision)) return {PointStatus::infeasible, precision_unsupported};
   if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
 
@@ -218,11 +230,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double n_gpus = n_tp * n_ep;
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
 
-  const ServingDevice dev{.peak_flops_per_s = hw.peak(weight_precision),
+  const ServingDevice dev{.peak_flops_per_s = hw.peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
-                          .weight_bytes_per_element = bytes_per_element(weight_precision),
+                          .weight_bytes_per_element = v[Param::weight_precision] > 0
+                                                          ? kWeightOnlyBytes[static_cast<std::size_t>(v[Param::weight_precision])]
+                                                          : bytes_per_element(compute_precision),
+                          .activation_bytes_per_element = bytes_per_element(compute_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
                           .tp = n_tp,
                           .ep = n_ep};

@@ -92,6 +92,12 @@
 //    each GPU its shard at kv_transfer_bandwidth, not overlapped with the prefill (kv_transfer_s);
 //    tokens_per_s = min(decode pool B / t_token, prefill pool ratio x B x O / prefill of B prompts); gpus
 //    and the cost count both pools. Continuous batching only; not combined with chunked prefill.
+//  - weight-only quantization (weight_precision int8 or int4; w8a16 / w4a16): weights stored and read
+//    at 8 or 4 bits plus one 16-bit scale per group of 128 weights, the group size of Lin et al. 2024,
+//    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", MLSys (its
+//    INT4-g128 results): 1 + 2/128 or 0.5 + 2/128 bytes per weight (zero points, where a scheme has
+//    them, not counted). Compute, its roof, activations and collectives stay at `precision`;
+//    dequantization is free (engine/serving.hpp). `same` stores weights at `precision`.
 //  - itl_max_s: the longest gap between two tokens of a request: static, one decode iteration;
 //    continuous, a decode iteration plus the prefill iteration it waits for (vLLM's scheduler runs
 //    waiting prefills first) of the ceil(B / O) prompts that arrive per iteration, at least one; with
@@ -136,6 +142,7 @@ class ServingSolver final : public TabledSolver {
     disaggregated,
     prefill_decode_ratio,
     kv_transfer_bandwidth,
+    weight_precision,
     kParamCount
   };
   enum Metric : std::size_t {
