@@ -147,7 +147,9 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "2 x layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
     {"weights_per_gpu_bytes", Dimension::bytes,
      "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision, or weight_precision)"},
-    {"memory_bytes", Dimension::bytes, "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length"},
+    {"memory_bytes", Dimension::bytes,
+     "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length (paged: what they hold, "
+     "and a shared prefix once)"},
     {"max_batch", Dimension::count, "largest batch whose KV cache fits next to the weights: ep x per-group fit"},
     {"static_tokens_per_s", Dimension::rate, "replica throughput with static batching"},
     {"continuous_tokens_per_s", Dimension::rate, "replica throughput with continuous batching"},
