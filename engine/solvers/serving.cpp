@@ -310,12 +310,12 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   double ttft = is_static ? t_prefill_batch : t_prefill_one;
   // Unchunked, a decode iteration may wait for the prefill of the ceil(B / O) prompts that arrive per
   // iteration, run together.
-  const double prompts_per_gap = std::ceil(B / output);
-  const double t_prefill_gap =
-      prompts_per_gap <= 1 ? t_prefill_one
-                           : prefill_after_prefix_time(shape, dev, uncached, cached, prompts_per_gap, eta_prefill).total_s() +
-                                 overhead;
-  double gap_max = is_static ? decode_iteration : decode_iteration + t_prefill_gap;
+  double gap_max = is_static ? decode_iteration : decode_iteration + t_prefill_one;
+  if (!is_static && B > output) {
+    gap_max = decode_iteration +
+              (prefill_after_prefix_time(shape, dev, uncached, cached, std::ceil(B / output), eta_prefill).total_s() +
+               overhead);
+  }
   double chunks = 1;
   double transfer = 0;
   if (chunk > 0) {

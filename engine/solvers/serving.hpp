@@ -13,7 +13,7 @@
 //  - tokens_per_s (per replica, all tp GPUs together; never multiplied by tp, unlike mlsysim 6.2):
 //    continuous B x O / (O x t_step + t_prefill(B prompts)); static B x O / (t_prefill(B) +
 //    E[max output] x t_step), output lengths uniform with mean O (engine/serving.hpp).
-//  - tokens_per_s_per_gpu = tokens_per_s / tp; tokens_per_s_per_user = 1 / itl_s.
+//  - tokens_per_s_per_gpu = tokens_per_s / gpus; tokens_per_s_per_user = 1 / itl_s.
 //  - memory_bytes per GPU = weights / tp + B x KV(prompt + output) x 1 / min(tp, kv_heads); activations
 //    and framework reserve are not counted. max_batch = floor((memory - weights/tp) / KV per sequence
 //    per GPU). A point whose memory_bytes exceeds the device is infeasible. batch = 0 evaluates the
@@ -24,7 +24,7 @@
 //    arrival rate there is no queue and p99 equals the unloaded latency. concurrency (Little's law,
 //    L = lambda W) = arrival_rate x mean response time, or, without one, the replica's request rate x
 //    e2e latency.
-//  - cost_per_million_tokens_usd = tp x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
+//  - cost_per_million_tokens_usd = gpus x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
 //    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
 //    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and
 //    hosting are not included.
