@@ -230,51 +230,119 @@ double weight_elements_per_gpu(const ServingShape& s, double tp, double ep) {
 
 double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double group_tokens) {
   if (d.ep <= 1) return 0.0;
-  const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.weight_bytes_per_element / d.tp;
+  const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.activation_bytes_per_element / d.tp;
   return 2 * s.moe_layers * all_to_all_s(bytes_per_rank, d.ep, d.link_bytes_per_s, d.link_latency_s);
 }
 
 namespace {
 double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
-  const double bytes = tokens * s.d_model * d.weight_bytes_per_element;
+  const double bytes = tokens * s.d_model * d.activation_bytes_per_element;
   return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
 }
 
-// One forward pass over `sequences` sequences of `tokens_per_sequence` new tokens each, per GPU. The
-// busiest expert-parallel group runs attention and the non-expert layers for its sequences; the
-// experts' FLOPs and weight reads of all the replica's tokens are spread over tp x ep GPUs.
-PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, double sequences, double tokens_per_sequence,
-                       double flops_per_sequence, double kv_bytes_read_per_sequence, double eta) {
-  const double group_sequences = sequences_per_group(sequences, d.ep);
-  const double tokens = sequences * tokens_per_sequence;
-  const double group_tokens = group_sequences * tokens_per_sequence;
-  const double expert_flops = tokens_per_sequence * expert_flops_per_token(s);
-  const double flops = (group_sequences * (flops_per_sequence - expert_flops) + sequences * expert_flops / d.ep) / d.tp;
-  const double expert_read = s.expert_weight_elements - (s.weight_elements_read - weight_elements_read_for_tokens(s, tokens));
+// What one forward pass costs before the roofline: the busiest expert-parallel group runs attention
+// and the non-expert layers for its tokens; the experts' FLOPs and weight reads of all the replica's
+// tokens are spread over tp x ep GPUs.
+struct ForwardWork {
+  double tokens = 0;          // all the replica's tokens
+  double group_tokens = 0;    // the busiest group's
+  double group_flops = 0;     // the busiest group's FLOPs outside the routed experts
+  double expert_flops = 0;    // all tokens' routed-expert FLOPs
+  double group_kv_bytes = 0;  // KV the busiest group reads and writes, before the TP split
+};
+
+double forward_compute_s(const ServingDevice& d, const ForwardWork& w, double eta) {
+  const double flops = (w.group_flops + w.expert_flops / d.ep) / d.tp;
+  return flops / (d.peak_flops_per_s * eta);
+}
+
+PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
+  const double expert_read =
+      s.expert_weight_elements - (s.weight_elements_read - weight_elements_read_for_tokens(s, w.tokens));
   const double weight_elements = (s.weight_elements_read - s.expert_weight_elements) / d.tp + expert_read / (d.tp * d.ep);
   const double bytes = weight_elements * d.weight_bytes_per_element +
-                       group_tokens * s.linear_activation_elements_per_token * d.weight_bytes_per_element / d.tp +
-                       group_sequences * kv_bytes_read_per_sequence * kv_share_per_gpu(s, d.tp);
+                       w.group_tokens * s.linear_activation_elements_per_token * d.activation_bytes_per_element / d.tp +
+                       w.group_kv_bytes * kv_share_per_gpu(s, d.tp);
   PhaseTime t;
-  t.compute_s = flops / (d.peak_flops_per_s * eta);
+  t.compute_s = forward_compute_s(d, w, eta);
   t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
-  t.expert_all_to_all_s = expert_all_to_all_s(s, d, group_tokens);
-  t.communication_s = tp_communication_s(s, d, group_tokens) + t.expert_all_to_all_s;
+  t.expert_all_to_all_s = expert_all_to_all_s(s, d, w.group_tokens);
+  t.communication_s = tp_communication_s(s, d, w.group_tokens) + t.expert_all_to_all_s;
   return t;
+}
+
+// `sequences` alike, `tokens_per_sequence` new tokens each.
+ForwardWork uniform_work(const ServingShape& s, const ServingDevice& d, double sequences, double tokens_per_sequence,
+                         double flops_per_sequence, double kv_bytes_per_sequence) {
+  const double group_sequences = sequences_per_group(sequences, d.ep);
+  const double expert_flops = tokens_per_sequence * expert_flops_per_token(s);
+  ForwardWork w;
+  w.tokens = sequences * tokens_per_sequence;
+  w.group_tokens = group_sequences * tokens_per_sequence;
+  w.group_flops = group_sequences * (flops_per_sequence - expert_flops);
+  w.expert_flops = sequences * expert_flops;
+  w.group_kv_bytes = group_sequences * kv_bytes_per_sequence;
+  return w;
 }
 }  // namespace
 
 PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double prompt_tokens, double sequences,
                        double eta) {
-  return forward_time(s, d, sequences, prompt_tokens, prefill_flops(s, prompt_tokens),
-                      kv_cache_bytes(s, prompt_tokens, d.kv_bytes_per_element), eta);
+  return prefill_after_prefix_time(s, d, prompt_tokens, 0, sequences, eta);
+}
+
+double prefill_flops_after_prefix(const ServingShape& s, double new_tokens, double context_tokens) {
+  const double flops =
+      s.linear_flops_per_token * new_tokens + s.attention_flops_per_query_key * new_tokens * context_tokens;
+  if (s.attention_window <= 0) return flops;
+  return flops + s.windowed_attention_flops_per_query_key * new_tokens * std::min(context_tokens, s.attention_window);
+}
+
+PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& d, double new_tokens,
+                                    double cached_tokens, double sequences, double eta) {
+  const double context = cached_tokens + new_tokens;
+  const ForwardWork w = uniform_work(s, d, sequences, new_tokens, prefill_flops_after_prefix(s, new_tokens, context),
+                                     kv_cache_bytes(s, context, d.kv_bytes_per_element));
+  return forward_time(s, d, w, eta);
 }
 
 PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
                            double eta) {
-  return forward_time(s, d, batch, 1, decode_flops_per_token(s, context_tokens),
-                      kv_cache_bytes(s, context_tokens, d.kv_bytes_per_element), eta);
+  return verify_step_time(s, d, batch, context_tokens, 1, eta);
 }
+
+PhaseTime verify_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
+                           double tokens_per_sequence, double eta) {
+  const ForwardWork w =
+      uniform_work(s, d, batch, tokens_per_sequence, tokens_per_sequence * decode_flops_per_token(s, context_tokens),
+                   kv_cache_bytes(s, context_tokens, d.kv_bytes_per_element));
+  return forward_time(s, d, w, eta);
+}
+
+PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double batch, double decode_context,
+                           double chunk_tokens, double chunk_keys, double chunk_kv_tokens, double eta_decode,
+                           double eta_prefill) {
+  const ForwardWork decode = uniform_work(s, d, batch, 1, decode_flops_per_token(s, decode_context),
+                                          kv_cache_bytes(s, decode_context, d.kv_bytes_per_element));
+  const ForwardWork chunk = uniform_work(s, d, 1, chunk_tokens, prefill_flops_after_prefix(s, chunk_tokens, chunk_keys),
+                                         kv_cache_bytes(s, chunk_kv_tokens, d.kv_bytes_per_element));
+  ForwardWork both;
+  both.tokens = decode.tokens + chunk.tokens;
+  both.group_tokens = decode.group_tokens + chunk.group_tokens;
+  both.group_flops = decode.group_flops + chunk.group_flops;
+  both.expert_flops = decode.expert_flops + chunk.expert_flops;
+  both.group_kv_bytes = decode.group_kv_bytes + chunk.group_kv_bytes;
+  PhaseTime t = forward_time(s, d, both, eta_decode);
+  t.compute_s = forward_compute_s(d, decode, eta_decode) + forward_compute_s(d, chunk, eta_prefill);
+  return t;
+}
+
+double speculative_tokens_per_step(double acceptance_rate, double draft_tokens) {
+  if (acceptance_rate >= 1) return draft_tokens + 1;
+  return (1 - std::pow(acceptance_rate, draft_tokens + 1)) / (1 - acceptance_rate);
+}
+
+double paged_kv_waste_tokens(double block_tokens) { return block_tokens > 0 ? (block_tokens - 1) / 2 : 0.0; }
 
 double static_batch_decode_steps(double mean_output_tokens, double batch) {
   return 2 * mean_output_tokens * batch / (batch + 1);

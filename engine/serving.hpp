@@ -67,6 +67,11 @@
 // Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
 // are a small share).
 //
+// Weight-only quantization (w8a16, w4a16): weights are stored and streamed at weight_bytes_per_element
+// while activations, the TP all-reduces and the expert all-to-alls stay at activation_bytes_per_element;
+// dequantization inside the kernel is taken as free (its ALU work matters only where a step is
+// compute-bound, and the roofline does not price it).
+//
 // Tensor parallelism inside a node (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053): weights and
 // FLOPs split by TP; KV heads split by min(TP, kv_heads) (heads are replicated once TP exceeds them);
 // two all-reduces per layer (after attention and after the MLP) of tokens x d_model activations, each
@@ -150,6 +155,7 @@ struct ServingDevice {
   double link_bytes_per_s = 0;       // one-way
   double link_latency_s = 0;
   double weight_bytes_per_element = 2;
+  double activation_bytes_per_element = 2;  // activations, all-reduces, all-to-alls: the compute precision
   double kv_bytes_per_element = 2;
   double tp = 1;
   double ep = 1;                     // expert-parallel groups of tp GPUs each (attention data-parallel)
@@ -182,6 +188,44 @@ PhaseTime prefill_time(const ServingShape& s, const ServingDevice& d, double pro
 // One decode step: one new token for each of `batch` sequences at `context_tokens` each.
 PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
                            double eta);
+
+// Prefill of `new_tokens` per prompt whose first `cached_tokens` already sit in the KV cache (prefix
+// caching: vLLM's automatic prefix caching, SGLang's RadixAttention, Zheng et al. 2024, "SGLang:
+// Efficient Execution of Structured Language Model Programs", arXiv:2312.07104). Only the new tokens
+// run the linear ops; each attends all cached + new keys (the full-attention convention of
+// prefill_flops); the KV of all cached + new tokens is read or written. new_tokens = prompt and
+// cached_tokens = 0 is prefill_time.
+double prefill_flops_after_prefix(const ServingShape& s, double new_tokens, double context_tokens);
+PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& d, double new_tokens,
+                                    double cached_tokens, double sequences, double eta);
+
+// Chunked prefill (Agrawal et al. 2024, "Taming Throughput-Latency Tradeoff in LLM Inference with
+// Sarathi-Serve", OSDI): one iteration carries a decode token for each of `batch` sequences and one
+// prefill chunk of `chunk_tokens`, so the weights stream once for both. The chunk's queries attend
+// `chunk_keys` keys each (the prompt, full-attention convention) and the chunk reads and writes
+// `chunk_kv_tokens` tokens of KV (the earlier chunks' cache is read again, the overhead of chunking
+// that Sarathi-Serve measures). Compute: decode FLOPs at eta_decode plus chunk FLOPs at eta_prefill;
+// memory and all-reduces of the combined tokens. With expert parallelism the chunk joins the busiest
+// group.
+PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double batch, double decode_context,
+                           double chunk_tokens, double chunk_keys, double chunk_kv_tokens, double eta_decode,
+                           double eta_prefill);
+
+// Speculative decoding (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative
+// Decoding", ICML): a draft proposes gamma tokens, the target verifies them in one forward pass of
+// gamma + 1 tokens per sequence, and with i.i.d. acceptance rate alpha the expected tokens per
+// verification are (1 - alpha^(gamma + 1)) / (1 - alpha) (their expected tokens per run; gamma + 1 at alpha = 1).
+double speculative_tokens_per_step(double acceptance_rate, double draft_tokens);
+// The verification pass: `tokens_per_sequence` tokens for each of `batch` sequences at `context_tokens`:
+// the weights and each sequence's KV cache are read once, FLOPs and activations scale with the tokens.
+PhaseTime verify_step_time(const ServingShape& s, const ServingDevice& d, double batch, double context_tokens,
+                           double tokens_per_sequence, double eta);
+
+// Paged KV cache (Kwon et al. 2023, "Efficient Memory Management for Large Language Model Serving
+// with PagedAttention", SOSP): a sequence holds ceil(tokens / block) blocks, so only its
+// last block is partly empty; with the fill of that block uniform, (block - 1) / 2 slots are empty on
+// average. 0 for block 0 (contiguous allocation).
+double paged_kv_waste_tokens(double block_tokens);
 
 // Output lengths uniform on (0, 2 x mean]: a static batch of B runs until its longest request,
 // E[max] = 2 x mean x B / (B + 1) steps, while continuous (iteration-level) batching refills a slot as

@@ -20,6 +20,14 @@ constexpr double kP99 = 0.99;
 constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
 
 constexpr std::array<std::string_view, 2> kOutputLengths = {"uniform", "fixed"};
+constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+constexpr std::array<std::string_view, 3> kWeightPrecisions = {"same", "int8", "int4"};
+// Bytes per weight of weight-only int8 and int4 with one 16-bit scale per 128 weights (AWQ's group size;
+// engine/solvers/serving.hpp).
+constexpr double kQuantGroupWeights = 128;
+constexpr double kQuantScaleBytes = 2;
+constexpr std::array<double, 3> kWeightOnlyBytes = {0, 1 + kQuantScaleBytes / kQuantGroupWeights,
+                                                   0.5 + kQuantScaleBytes / kQuantGroupWeights};
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
@@ -82,6 +90,43 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "gpus_per_node", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "GPUs sharing one NVLink domain, the most one replica spans (8: HGX/DGX; 72: GB200 NVL72)",
      .has_default = true, .default_value = 8, .min_value = 1, .max_value = 1024, .integer = true},
+    {.name = "kv_block_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "paged KV cache block in tokens (PagedAttention; vLLM's default is 16); 0 = contiguous: each "
+                    "sequence reserves prompt + output_tokens",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .integer = true},
+    {.name = "prefix_hit_rate", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "fraction of prompt tokens whose KV is already cached (a prefix common to all requests); their "
+                    "prefill is skipped and, with a paged cache, their full blocks are held once",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "prefill_chunk_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "chunked prefill (Sarathi-Serve): prompt tokens one decode iteration carries; 0 = off (a prompt "
+                    "prefills in one iteration of its own)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e7, .integer = true},
+    {.name = "draft_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "speculative decoding: tokens the draft proposes per verification (gamma); 0 = off",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 64, .integer = true},
+    {.name = "acceptance_rate", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "speculative decoding: probability the target accepts a draft token (alpha, i.i.d.)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "draft_cost_ratio", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "speculative decoding: time of one draft step / time of one target decode step (c); 0 = a free "
+                    "draft",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 10},
+    {.name = "disaggregated", .kind = ParamKind::choice, .choices = kOffOn,
+     .description = "prefill and decode on separate GPU pools of the same hardware (DistServe, Splitwise); the KV "
+                    "cache of each prompt moves to the decode pool",
+     .has_default = true, .default_value = 0},
+    {.name = "prefill_decode_ratio", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "disaggregated: prefill instances (tp x ep GPUs each) per decode instance",
+     .has_default = true, .default_value = 1, .min_value = 0, .max_value = 64, .min_exclusive = true},
+    {.name = "kv_transfer_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "disaggregated: one-way bandwidth per GPU from the prefill to the decode pool; 0 = the "
+                    "accelerator link (pools in one NVLink domain)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
+    {.name = "weight_precision", .kind = ParamKind::choice, .choices = kWeightPrecisions,
+     .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
+                    "dequantized in the kernel at no cost; compute and activations at precision; same = precision",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -89,7 +134,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"itl_s", Dimension::time, "inter-token latency (TPOT), exclusive of the first token"},
     {"e2e_latency_s", Dimension::time, "ttft_s + (output_tokens - 1) x itl_s"},
     {"tokens_per_s", Dimension::rate, "output tokens per second of one replica (all tp GPUs)"},
-    {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / (tp x ep)"},
+    {"tokens_per_s_per_gpu", Dimension::rate, "tokens_per_s / gpus"},
     {"tokens_per_s_per_user", Dimension::rate, "1 / itl_s"},
     {"requests_per_s", Dimension::rate, "tokens_per_s / output_tokens"},
     {"prefill_s", Dimension::time, "prefill of the whole batch's prompts"},
@@ -100,8 +145,11 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"kv_cache_bytes", Dimension::bytes, "KV cache of one sequence at prompt + output tokens (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
      "2 x layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
-    {"weights_per_gpu_bytes", Dimension::bytes, "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision)"},
-    {"memory_bytes", Dimension::bytes, "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length"},
+    {"weights_per_gpu_bytes", Dimension::bytes,
+     "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision, or weight_precision)"},
+    {"memory_bytes", Dimension::bytes,
+     "per GPU: weights + KV cache of its group's ceil(batch / ep) sequences at full length (paged: what they hold, "
+     "and a shared prefix once)"},
     {"max_batch", Dimension::count, "largest batch whose KV cache fits next to the weights: ep x per-group fit"},
     {"static_tokens_per_s", Dimension::rate, "replica throughput with static batching"},
     {"continuous_tokens_per_s", Dimension::rate, "replica throughput with continuous batching"},
@@ -111,14 +159,27 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"p99_latency_s", Dimension::time, "e2e latency + 0.99 quantile of the M/M/c wait"},
     {"p99_ttft_s", Dimension::time, "ttft + 0.99 quantile of the M/M/c wait"},
     {"gpu_hour_price_usd", Dimension::money, "price of one GPU-hour used for the cost"},
-    {"cost_per_million_tokens_usd", Dimension::money, "tp x ep x gpu_hour_price / 3600 / tokens_per_s x 1e6"},
+    {"cost_per_million_tokens_usd", Dimension::money, "gpus x gpu_hour_price / 3600 / tokens_per_s x 1e6"},
     {"eta_decode_used", Dimension::dimensionless, "decode eta applied"},
-    {"gpus", Dimension::count, "GPUs of one replica: tp x ep"},
+    {"gpus", Dimension::count, "GPUs of one replica: tp x ep, plus prefill_gpus when disaggregated"},
     {"decode_all_to_all_s", Dimension::time, "expert-parallel dispatch + combine all-to-alls of a decode step"},
     {"batch_used", Dimension::count, "concurrent sequences evaluated: batch, or max_batch when batch is 0"},
+    {"kv_fragmentation_fraction", Dimension::dimensionless,
+     "KV memory allocated but holding no token: contiguous, the reservation beyond the mean context; paged, the "
+     "partly empty last blocks"},
+    {"kv_held_per_sequence_bytes", Dimension::bytes,
+     "KV memory one running sequence holds (whole replica): the reservation, or its blocks outside the shared prefix"},
+    {"itl_max_s", Dimension::time,
+     "longest gap between two tokens of a request: a decode iteration plus the prefill it waits for"},
+    {"prefill_chunks", Dimension::count, "iterations one prompt's prefill spans: ceil(uncached prompt / chunk); 1 unchunked"},
+    {"speculative_tokens_per_step", Dimension::count,
+     "expected tokens per target verification, (1 - alpha^(gamma+1)) / (1 - alpha); 1 without a draft"},
+    {"speculative_speedup", Dimension::dimensionless, "plain decode step / decode time per output token"},
+    {"kv_transfer_s", Dimension::time, "disaggregated: moving one prompt's KV cache to the decode pool; 0 colocated"},
+    {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 10> kReasons = {
+constexpr std::array<std::string_view, 14> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -129,6 +190,10 @@ constexpr std::array<std::string_view, 10> kReasons = {
     "ep > 1 needs a mixture-of-experts model",
     "ep must divide the number of routed experts",
     "tp x ep GPUs must fit in one node (gpus_per_node)",
+    "chunked prefill and disaggregation need continuous batching",
+    "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
+    "disaggregation needs kv_transfer_bandwidth or an accelerator link",
+    "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
 };
 
 }  // namespace
@@ -150,9 +215,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   const HardwareSpec& hw = *in.hardware;
   const auto& v = in.values;
-  const Precision weight_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
+  const Precision compute_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
   const Precision kv_prec = kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])];
-  if (!hw.supports(weight_precision)) return {PointStatus::infeasible, precision_unsupported};
+  if (!hw.supports(compute_precision)) return {PointStatus::infeasible, precision_unsupported};
   if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
 
@@ -167,43 +232,121 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double n_gpus = n_tp * n_ep;
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
 
-  const ServingDevice dev{.peak_flops_per_s = hw.peak(weight_precision),
+  const ServingDevice dev{.peak_flops_per_s = hw.peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
-                          .weight_bytes_per_element = bytes_per_element(weight_precision),
+                          .weight_bytes_per_element = v[Param::weight_precision] > 0
+                                                          ? kWeightOnlyBytes[static_cast<std::size_t>(v[Param::weight_precision])]
+                                                          : bytes_per_element(compute_precision),
+                          .activation_bytes_per_element = bytes_per_element(compute_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
                           .tp = n_tp,
                           .ep = n_ep};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
 
+  const bool is_static = v[Param::batching] != 0;
+  const double chunk = v[Param::prefill_chunk_tokens];
+  const bool disagg = v[Param::disaggregated] != 0;
+  if ((chunk > 0 || disagg) && is_static) return {PointStatus::infeasible, needs_continuous_batching};
+  if (chunk > 0 && disagg) return {PointStatus::infeasible, chunked_with_disaggregation};
+  const double transfer_bandwidth = v[Param::kv_transfer_bandwidth] > 0 ? v[Param::kv_transfer_bandwidth]
+                                                                        : hw.accelerator_link_bandwidth_bytes_per_s;
+  if (disagg && transfer_bandwidth <= 0) return {PointStatus::infeasible, no_kv_transfer_link};
+
+  // A fully cached prompt still computes its last token to produce the first output's logits.
+  const double cached = std::min(std::floor(v[Param::prefix_hit_rate] * prompt), prompt - 1);
+  const double uncached = prompt - cached;
+  const double mean_context = prompt + output / 2;
+
   const double full_context = prompt + output;
   const double kv_token = kv_cache_bytes_per_token(shape, dev.kv_bytes_per_element);
   const double kv_seq = dsx::kv_cache_bytes(shape, full_context, dev.kv_bytes_per_element);
-  const double kv_seq_gpu = kv_seq * kv_share_per_gpu(shape, n_tp);
+  const double block = v[Param::kv_block_tokens];
+  double kv_held = kv_seq;
+  double kv_shared = 0;
+  double kv_empty_per_seq = kv_seq - dsx::kv_cache_bytes(shape, mean_context, dev.kv_bytes_per_element);
+  if (block > 0) {
+    const double held_context = is_static ? full_context : mean_context;
+    const double shared_tokens = std::floor(cached / block) * block;
+    kv_shared = dsx::kv_cache_bytes(shape, shared_tokens, dev.kv_bytes_per_element);
+    kv_empty_per_seq = paged_kv_waste_tokens(block) * kv_token;
+    kv_held = dsx::kv_cache_bytes(shape, held_context, dev.kv_bytes_per_element) - kv_shared + kv_empty_per_seq;
+  }
+  const double kv_seq_gpu = kv_held * kv_share_per_gpu(shape, n_tp);
+  const double kv_shared_gpu = kv_shared * kv_share_per_gpu(shape, n_tp);
   const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element;
-  const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu) / kv_seq_gpu);
+  const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu - kv_shared_gpu) / kv_seq_gpu);
   const double B = v[Param::batch] > 0 ? v[Param::batch] : fit;
   out[batch_used] = B;
   if (B < 1) return {PointStatus::infeasible, exceeds_memory};
-  const double memory = weights_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
+  const double memory = weights_gpu + kv_shared_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
 
   const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
-  const PhaseTime prefill_one = prefill_time(shape, dev, prompt, 1, eta_prefill);
-  const PhaseTime prefill_batch = prefill_time(shape, dev, prompt, B, eta_prefill);
-  const PhaseTime step = decode_step_time(shape, dev, B, prompt + output / 2, eta_dec);
+  const PhaseTime prefill_one = prefill_after_prefix_time(shape, dev, uncached, cached, 1, eta_prefill);
+  const PhaseTime prefill_batch = prefill_after_prefix_time(shape, dev, uncached, cached, B, eta_prefill);
+  const PhaseTime step = decode_step_time(shape, dev, B, mean_context, eta_dec);
   const double overhead = v[Param::step_overhead];
   const double t_step = step.total_s() + overhead;
+  const double t_prefill_one = prefill_one.total_s() + overhead;
   const double t_prefill_batch = prefill_batch.total_s() + overhead;
 
-  const double continuous_tps = B * output / (output * t_step + t_prefill_batch);
+  // Speculative decoding: gamma draft steps of c x t_step, then one target pass over gamma + 1 tokens per
+  // sequence; decode_iteration yields tokens_per_iteration tokens per sequence.
+  const double gamma = v[Param::draft_tokens];
+  double decode_iteration = t_step;
+  double tokens_per_iteration = 1;
+  if (gamma > 0) {
+    const double verify_tokens = B * (gamma + 1);
+    const double eta_verify = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(verify_tokens);
+    const PhaseTime verify = verify_step_time(shape, dev, B, mean_context, gamma + 1, eta_verify);
+    decode_iteration = gamma * v[Param::draft_cost_ratio] * t_step + verify.total_s() + overhead;
+    tokens_per_iteration = dsx::speculative_tokens_per_step(v[Param::acceptance_rate], gamma);
+  }
+  const double t_token = gamma > 0 ? decode_iteration / tokens_per_iteration : t_step;
+
+  // Prefill work per B x O output tokens, the TTFT and the longest inter-token gap, by how prefill runs.
+  double prefill_work = t_prefill_batch;
+  double ttft = is_static ? t_prefill_batch : t_prefill_one;
+  // Unchunked, a decode iteration may wait for the prefill of the ceil(B / O) prompts that arrive per
+  // iteration, run together.
+  double gap_max = is_static ? decode_iteration : decode_iteration + t_prefill_one;
+  if (!is_static && B > output) {
+    gap_max = decode_iteration +
+              (prefill_after_prefix_time(shape, dev, uncached, cached, std::ceil(B / output), eta_prefill).total_s() +
+               overhead);
+  }
+  double chunks = 1;
+  double transfer = 0;
+  if (chunk > 0) {
+    chunks = std::ceil(uncached / chunk);
+    const double chunk_tokens = uncached / chunks;
+    const double chunk_kv_tokens = cached + uncached * (chunks + 1) / (2 * chunks);
+    const PhaseTime hybrid = hybrid_step_time(shape, dev, B, mean_context, chunk_tokens, prompt, chunk_kv_tokens,
+                                              eta_dec, eta_prefill);
+    const double chunk_cost = hybrid.total_s() + overhead - t_step;
+    prefill_work = B * chunks * chunk_cost;
+    ttft = chunks * (decode_iteration + chunk_cost);
+    gap_max = decode_iteration + chunk_cost;
+  } else if (disagg) {
+    transfer = dsx::kv_cache_bytes(shape, prompt, dev.kv_bytes_per_element) * kv_share_per_gpu(shape, n_tp) /
+               transfer_bandwidth;
+    prefill_work = 0;
+    ttft = t_prefill_one + transfer;
+    gap_max = decode_iteration;
+  }
+
+  const double colocated_tps = B * output / (output * t_token + prefill_work);
+  const double prefill_ratio = v[Param::prefill_decode_ratio];
+  const double continuous_tps =
+      disagg ? std::min(colocated_tps, prefill_ratio * B * output / t_prefill_batch) : colocated_tps;
   const double static_steps = v[Param::output_lengths] == 0 ? static_batch_decode_steps(output, B) : output;
-  const double static_tps = B * output / (t_prefill_batch + static_steps * t_step);
-  const bool is_static = v[Param::batching] != 0;
-  const double ttft = is_static ? t_prefill_batch : prefill_one.total_s() + overhead;
-  const double itl = is_static ? t_step : t_step + t_prefill_batch / output;
+  const double static_tps = B * output / (t_prefill_batch + static_steps * t_token);
+  const double itl = is_static ? t_token : t_token + prefill_work / output;
   const double e2e = ttft + (output - 1) * itl;
   const double tps = is_static ? static_tps : continuous_tps;
+  const double pool_gpus = disagg ? prefill_ratio * n_gpus : 0;
+  const double replica_gpus = n_gpus + pool_gpus;
 
   const double lambda = v[Param::arrival_rate];
   double p99_wait = 0;
@@ -223,7 +366,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[itl_s] = itl;
   out[e2e_latency_s] = e2e;
   out[tokens_per_s] = tps;
-  out[tokens_per_s_per_gpu] = tps / n_gpus;
+  out[tokens_per_s_per_gpu] = tps / replica_gpus;
   out[tokens_per_s_per_user] = 1.0 / itl;
   out[requests_per_s] = tps / output;
   out[prefill_s] = t_prefill_batch;
@@ -244,12 +387,21 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[p99_latency_s] = e2e + p99_wait;
   out[p99_ttft_s] = ttft + p99_wait;
   out[gpu_hour_price_usd] = hour_price;
-  out[cost_per_million_tokens_usd] = n_gpus * hour_price / kSecondsPerHour / tps * 1e6;
+  out[cost_per_million_tokens_usd] = replica_gpus * hour_price / kSecondsPerHour / tps * 1e6;
   out[eta_decode_used] = eta_dec;
-  out[gpus] = n_gpus;
+  out[gpus] = replica_gpus;
   out[decode_all_to_all_s] = step.expert_all_to_all_s;
+  out[kv_fragmentation_fraction] = B * kv_empty_per_seq / (B * kv_held + kv_shared);
+  out[kv_held_per_sequence_bytes] = kv_held;
+  out[itl_max_s] = gap_max;
+  out[prefill_chunks] = chunks;
+  out[speculative_tokens_per_step] = tokens_per_iteration;
+  out[speculative_speedup] = t_step / t_token;
+  out[kv_transfer_s] = transfer;
+  out[prefill_gpus] = pool_gpus;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};
   if (hour_price <= 0) return {PointStatus::infeasible, no_price};
   return {};

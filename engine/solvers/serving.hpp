@@ -13,7 +13,7 @@
 //  - tokens_per_s (per replica, all tp GPUs together; never multiplied by tp, unlike mlsysim 6.2):
 //    continuous B x O / (O x t_step + t_prefill(B prompts)); static B x O / (t_prefill(B) +
 //    E[max output] x t_step), output lengths uniform with mean O (engine/serving.hpp).
-//  - tokens_per_s_per_gpu = tokens_per_s / tp; tokens_per_s_per_user = 1 / itl_s.
+//  - tokens_per_s_per_gpu = tokens_per_s / gpus; tokens_per_s_per_user = 1 / itl_s.
 //  - memory_bytes per GPU = weights / tp + B x KV(prompt + output) x 1 / min(tp, kv_heads); activations
 //    and framework reserve are not counted. max_batch = floor((memory - weights/tp) / KV per sequence
 //    per GPU). A point whose memory_bytes exceeds the device is infeasible. batch = 0 evaluates the
@@ -24,7 +24,7 @@
 //    arrival rate there is no queue and p99 equals the unloaded latency. concurrency (Little's law,
 //    L = lambda W) = arrival_rate x mean response time, or, without one, the replica's request rate x
 //    e2e latency.
-//  - cost_per_million_tokens_usd = tp x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
+//  - cost_per_million_tokens_usd = gpus x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
 //    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
 //    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and
 //    hosting are not included.
@@ -49,6 +49,60 @@
 //    busiest group's ceil(B / ep) sequences; max_batch = ep x the per-group fit; tokens_per_s_per_gpu and
 //    cost count tp x ep GPUs. Infeasible: ep > 1 on a dense model, ep not dividing the routed experts,
 //    tp x ep > gpus_per_node.
+//  - paged KV cache (kv_block_tokens b > 0; Kwon et al. 2023, "Efficient Memory Management for Large
+//    Language Model Serving with PagedAttention", SOSP): a sequence holds blocks for the tokens it has,
+//    not a reservation. Under continuous batching a running sequence holds on average the mean context
+//    (prompt + output / 2, the context the decode step is priced at) plus (b - 1) / 2 empty slots of its
+//    last block; under static batching all sequences run to full length. memory_bytes and max_batch use
+//    that; preemption when a burst outgrows the cache is not modelled. b = 0 is the contiguous
+//    reservation of prompt + output_tokens per sequence (the model before paging; a system that reserves
+//    the maximum length, as those PagedAttention compares against, reserves more).
+//    kv_fragmentation_fraction: allocated KV holding no token, over all allocated KV: contiguous, the
+//    reservation beyond the mean context; paged, the last blocks' empty slots.
+//  - prefix caching (prefix_hit_rate h): the first floor(h x prompt) prompt tokens (at most prompt - 1:
+//    the last prompt token always runs, as vLLM recomputes it for the logits) are cached; prefill runs
+//    the rest against all prompt keys (engine/serving.hpp prefill_after_prefix_time), shrinking TTFT and
+//    the prefill work each decode iteration carries. The cached tokens are taken as one prefix all
+//    requests share (a system prompt); with a paged cache its full blocks are held once per expert-
+//    parallel group (vLLM shares blocks by reference count), without paging every sequence holds its copy.
+//  - chunked prefill (prefill_chunk_tokens C > 0; Agrawal et al. 2024, "Taming Throughput-Latency
+//    Tradeoff in LLM Inference with Sarathi-Serve", OSDI): a prompt's uncached n tokens run as
+//    k = ceil(n / C) equal chunks, one per decode iteration (engine/serving.hpp hybrid_step_time); a chunk
+//    costs what it adds to a decode step, delta = t_hybrid - t_step. TTFT = k x (decode iteration +
+//    delta); the prefill work per B x O output tokens is B x k x delta instead of a separate prefill of B
+//    prompts; itl_max_s = decode iteration + delta instead of decode iteration + a whole prompt's prefill
+//    (the generation stall Sarathi-Serve removes). Continuous batching only. The B prompts that start
+//    while B requests generate O tokens need B x k chunks, one per iteration: B x k > O is infeasible,
+//    as a chunk budget that small cannot keep B sequences decoding.
+//  - speculative decoding (draft_tokens gamma > 0, acceptance_rate alpha, draft_cost_ratio c; Leviathan et
+//    al. 2023, "Fast Inference from Transformers via Speculative Decoding", ICML): one iteration is gamma
+//    draft steps of c x t_step plus a target pass over gamma + 1 tokens per sequence (weights and KV read
+//    once, FLOPs x (gamma + 1); engine/serving.hpp verify_step_time, at eta_decode or its default at
+//    B x (gamma + 1) tokens) plus step_overhead, and yields (1 - alpha^(gamma+1)) / (1 - alpha) tokens
+//    per sequence; the decode time per output token, iteration / that, replaces t_step in ITL and
+//    throughput. While the verification stays memory-bound this is the paper's walltime improvement
+//    (1 - alpha^(gamma+1)) / ((1 - alpha)(gamma c + 1)). The draft is a cost ratio, not a catalog model:
+//    a point has one model; the draft's weights, KV cache and the gamma speculative KV slots are not
+//    counted in memory.
+//  - disaggregated prefill and decode (disaggregated: on; Zhong et al. 2024, "DistServe: Disaggregating
+//    Prefill and Decoding for Goodput-optimized Large Language Model Serving", OSDI; Patel et al. 2024,
+//    "Splitwise: Efficient Generative LLM Inference Using Phase Splitting", ISCA): prefill_decode_ratio
+//    prefill instances of tp x ep GPUs of the same hardware serve each decode instance. Decode iterations
+//    carry no prefill (itl_s = decode time per token); TTFT = prefill of one prompt + moving its KV cache,
+//    each GPU its shard at kv_transfer_bandwidth, not overlapped with the prefill (kv_transfer_s);
+//    tokens_per_s = min(decode pool B / t_token, prefill pool ratio x B x O / prefill of B prompts); gpus
+//    and the cost count both pools. Continuous batching only; not combined with chunked prefill.
+//  - weight-only quantization (weight_precision int8 or int4; w8a16 / w4a16): weights stored and read
+//    at 8 or 4 bits plus one 16-bit scale per group of 128 weights, the group size of Lin et al. 2024,
+//    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", MLSys (its
+//    INT4-g128 results): 1 + 2/128 or 0.5 + 2/128 bytes per weight (zero points, where a scheme has
+//    them, not counted). Compute, its roof, activations and collectives stay at `precision`;
+//    dequantization is free (engine/serving.hpp). `same` stores weights at `precision`.
+//  - itl_max_s: the longest gap between two tokens of a request: static, one decode iteration;
+//    continuous, a decode iteration plus the prefill iteration it waits for (vLLM's scheduler runs
+//    waiting prefills first) of the ceil(B / O) prompts that arrive per iteration, at least one; with
+//    chunking a decode iteration plus one chunk; disaggregated a decode iteration.
+//  - continuous batching's per-iteration scheduler cost is step_overhead (above).
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 
@@ -79,6 +133,16 @@ class ServingSolver final : public TabledSolver {
     output_lengths,
     step_overhead,
     gpus_per_node,
+    kv_block_tokens,
+    prefix_hit_rate,
+    prefill_chunk_tokens,
+    draft_tokens,
+    acceptance_rate,
+    draft_cost_ratio,
+    disaggregated,
+    prefill_decode_ratio,
+    kv_transfer_bandwidth,
+    weight_precision,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -112,6 +176,14 @@ class ServingSolver final : public TabledSolver {
     gpus,
     decode_all_to_all_s,
     batch_used,
+    kv_fragmentation_fraction,
+    kv_held_per_sequence_bytes,
+    itl_max_s,
+    prefill_chunks,
+    speculative_tokens_per_step,
+    speculative_speedup,
+    kv_transfer_s,
+    prefill_gpus,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -124,7 +196,11 @@ class ServingSolver final : public TabledSolver {
     no_price,
     ep_needs_moe,
     ep_must_divide_experts,
-    replica_exceeds_node
+    replica_exceeds_node,
+    needs_continuous_batching,
+    chunked_with_disaggregation,
+    no_kv_transfer_link,
+    chunks_starve_batch
   };
 
   ServingSolver();
