@@ -13,6 +13,7 @@
 #include "dse/calibration/profile.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/study_loader.hpp"
+#include "dse/study_references.hpp"
 #include "engine/registry.hpp"
 
 namespace dsx::study_loading {
@@ -492,6 +493,27 @@ void StudyLoader::read_template(const YamlNode& node) {
   s_.template_folder = *folder;
 }
 
+void StudyLoader::check_references(const YamlNode& node, const std::string& text, const std::string& path) {
+  const std::vector<TextReference> refs = find_text_references(text);
+  if (refs.empty()) return;
+  const std::vector<std::string> keys = citable_keys(s_);
+  for (const TextReference& r : refs) {
+    if (std::binary_search(keys.begin(), keys.end(), r.key)) continue;
+    const std::string written(text.substr(r.offset, std::min<std::size_t>(r.length, 80)));
+    std::string message = path + ": unknown reference '" + written + "'";
+    if (keys.empty()) {
+      message += "; this study defines no value to cite (a sensitivity analysis with decide:, top_k with "
+                 "objectives, or a breakeven analysis does)";
+    } else {
+      if (const std::string near = closest_match(r.key, keys); !near.empty()) message += "; did you mean '" + near + "'?";
+      std::string list;
+      for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+      message += " citable values: " + list;
+    }
+    r_.error(node, message, r.offset, std::min<std::size_t>(r.length, 80));
+  }
+}
+
 void StudyLoader::read_sections(const YamlNode& list) {
   if (list.is_null()) return;
   if (!r_.expect_sequence(list, "sections")) return;
@@ -509,6 +531,7 @@ void StudyLoader::read_sections(const YamlNode& list) {
     if (!t || !x) continue;
     section.title = *t;
     section.text = *x;
+    check_references(*text, section.text, path + ".text");
     s_.sections.push_back(std::move(section));
   }
 }

@@ -149,6 +149,8 @@ class StudyLoader {
   void read_template(const YamlNode& node);
 
   void read_sections(const YamlNode& list);
+  // Every {{...}} in a section's text must name a value the study computes (dse/study_references.hpp).
+  void check_references(const YamlNode& node, const std::string& text, const std::string& path);
 
   // Metrics of the solver that a roofline can place: intensities on x (FLOP per byte, named
   // *_flop_per_byte) and FLOP/s on y.

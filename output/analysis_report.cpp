@@ -656,6 +656,45 @@ json answer_context(const ReportInputs& in) {
   return json{{"has_answer", !lines.empty()}, {"lines", lines}};
 }
 
+std::map<std::string, std::string> cited_values(const ReportInputs& in) {
+  const ResolvedStudy& study = in.study;
+  std::map<std::string, std::string> values;
+  if (in.analysed == nullptr) return values;
+  for (const SensitivityRun& run : in.analysed->sensitivities) {
+    if (!run.analysis || !run.analysis->decision || run.analysis->decision->best == kNoAlternative) continue;
+    const DecisionResult& d = *run.analysis->decision;
+    const SensitivityRequest& r = *run.request;
+    const QuantityDisplay md = metric_display(study, r.metric);
+    const std::string key = "decision." + r.name + ".";
+    values[key + "choice"] = run.analysis->alternatives[d.best];
+    values[key + "value"] = format_quantity(d.base_metrics[d.best], md);
+    const std::size_t next = runner_up(d, r.direction == Direction::minimize);
+    if (next == kNoAlternative) continue;
+    values[key + "next"] = run.analysis->alternatives[next];
+    values[key + "next_value"] = format_quantity(d.base_metrics[next], md);
+    values[key + "margin"] =
+        format_percent(std::fabs(d.base_metrics[next] - d.base_metrics[d.best]) / std::fabs(d.base_metrics[d.best]));
+  }
+  for (const BreakevenRun& b : in.analysed->breakevens) {
+    if (!b.analysis || b.analysis->groups.empty()) continue;
+    const BreakevenGroup& g = b.analysis->groups.front();
+    std::vector<std::string> sentences;
+    for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, *b.analysis, g, c));
+    if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, *b.analysis, g));
+    values["breakeven." + b.request->name] = join(sentences, " ");
+  }
+  for (const TopKList& list : in.analysed->top_k) {
+    if (list.rows.empty()) continue;
+    const int col = in.analysed->shown().metric_column(list.objective.metric);
+    if (col < 0) continue;
+    const std::size_t r = list.rows.front();
+    values["best." + list.objective.metric] = row_text(in.analysed->shown(), r);
+    values["best." + list.objective.metric + ".value"] = format_quantity(
+        in.analysed->shown().metric(r, static_cast<std::size_t>(col)), metric_display(study, list.objective.metric));
+  }
+  return values;
+}
+
 json analysis_report_context(const ReportInputs& in) {
   // Analysis figures are numbered after the study's own.
   const std::size_t first_figure = effective_figures(in.study, in.results).size() + 1;

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
 
 // The report's "analyses" context (every key present, flags false when the study declares nothing).
 nlohmann::ordered_json analysis_report_context(const ReportInputs& inputs);
+
+// The values a study's prose may cite (dse/study_references.hpp), by key, formatted as the report
+// formats them; a key whose analysis found nothing to say (no runner-up, no top_k row) is absent.
+std::map<std::string, std::string> cited_values(const ReportInputs& inputs);
 
 // The study's figures followed by the analysis figures: every picture the HTML report inlines.
 std::vector<RenderedFigure> report_figures(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures);

@@ -22,6 +22,7 @@
 #include "dse/analysis/blocks.hpp"
 #include "dse/diagnostics.hpp"
 #include "dse/pareto.hpp"
+#include "dse/study_references.hpp"
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
 #include "output/files.hpp"
@@ -951,7 +952,14 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["question"] = study.question;
   ctx["has_question"] = !study.question.empty();
   json sections = json::array();
-  for (const Section& sec : study.sections) sections.push_back({{"title", sec.title}, {"text", sec.text}});
+  const std::map<std::string, std::string> cited = cited_values(in);
+  const auto cite = [&cited](const std::string& key) {
+    const auto it = cited.find(key);
+    return it == cited.end() ? std::string("n/a") : markdown_escape(it->second);
+  };
+  for (const Section& sec : study.sections) {
+    sections.push_back({{"title", sec.title}, {"text", expand_text_references(sec.text, cite)}});
+  }
   ctx["sections"] = sections;
   ctx["study"] = {{"name", study.name},
                   {"file", study.file},

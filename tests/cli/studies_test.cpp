@@ -105,6 +105,13 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       ++expected;
     }
   }
+  // Every reference in the study's prose was replaced by a computed value.
+  for (const char* f : {"report.md", "report.html"}) {
+    std::ifstream in(out / f);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t p = text.find("{{");
+    EXPECT_EQ(p, std::string::npos) << name << ": " << f << " holds " << text.substr(p == std::string::npos ? 0 : p, 60);
+  }
   // Every source a report names is one its reader can open: no internal handles.
   for (const char* f : {"report.md", "report.html"}) {
     std::ifstream in(out / f);
@@ -197,6 +204,10 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   }
   const bool overlap = bounds["b200"].second >= bounds["h100_sxm"].first;
   EXPECT_EQ(line.find("not a safe choice") != std::string::npos, overlap) << line;
+  // The prose cites the same decision, so it cannot contradict the Answer.
+  const std::size_t margin_at = line.find(" (", line.find("next is h100_sxm"));
+  const std::string margin = line.substr(margin_at + 2, line.find(" higher)", margin_at) - margin_at - 2);
+  EXPECT_NE(report.find("b200 wins by " + margin + " over h100_sxm"), std::string::npos) << margin;
   fs::remove_all(out);
 }
 
