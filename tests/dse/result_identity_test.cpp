@@ -100,6 +100,37 @@ TEST(ResultIdentity, ShippedStudiesKeepItThroughTheirResolvedFile) {
   EXPECT_GE(count, 1);
 }
 
+// Generated axis values (ranges, log scales) and catalog entries a study adds come back from the
+// resolved file with the same values, so its identity holds there too.
+TEST(ResultIdentity, RangesAndAddedCatalogEntriesKeepItThroughTheResolvedFile) {
+  const std::string text = R"yaml(study: ranges
+title: "Ranges"
+question: "Q?"
+solver: inference
+catalog:
+  hardware:
+    - {id: h100_fast, base: h100_sxm, memory_bandwidth: 4 TB/s, source: "what-if: faster HBM"}
+axes:
+  hardware: [a100_80gb_sxm, h100_fast]
+  batch: {from: 1, to: 256, scale: log, count: 9}
+  launch_overhead: {from: 5 us, to: 20 us, step: 5 us}
+  eta: {from: 0.3, to: 0.6, step: 0.1}
+fixed:
+  model: lab07_kws
+  precision: fp16
+keep: {front: true, top_k: 1}
+objectives:
+  - {metric: latency_s, direction: min}
+  - {metric: energy_j, direction: min}
+)yaml";
+  const ResolvedStudy study = load(text);
+  Diagnostics d;
+  const auto reloaded = load_study_text("resolved.yaml", resolved_study_yaml(study), "", d);
+  ASSERT_TRUE(reloaded) << d.format();
+  EXPECT_EQ(result_identity(*reloaded), result_identity(study));
+  EXPECT_EQ(catalog_hash(reloaded->catalog), catalog_hash(study.catalog));
+}
+
 TEST(ResultIdentity, ProseFiguresAndReportTimeAnalysesDoNotChangeIt) {
   const std::string base = identity(kStudy);
   EXPECT_EQ(base.size(), 16U);
