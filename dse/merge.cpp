@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "dse/grid.hpp"
+#include "dse/result_identity.hpp"
 #include "dse/store.hpp"
 #include "dse/sweep.hpp"
 #include "dse/sweep_store.hpp"
@@ -21,9 +22,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // Store meta every shard of one study must share, and the meta the merged store takes from the first.
-constexpr const char* kIdentityKeys[] = {"study_hash", "catalog_hash", "dsx_version"};
-constexpr const char* kCopiedKeys[] = {"study_hash", "catalog_hash", "dsx_version", "git_revision", "study_file",
-                                       kResolvedStudyHashKey};
+// The study itself is compared by its result identity (dse/result_identity.hpp), so shards whose
+// study.resolved.yaml differ only in prose merge; shards of a dsx that recorded none must hold the
+// same text.
+constexpr const char* kIdentityKeys[] = {"catalog_hash", "dsx_version"};
+constexpr const char* kCopiedKeys[] = {"study_hash", kResultIdentityKey, "catalog_hash", "dsx_version", "git_revision",
+                                       "study_file", kResolvedStudyHashKey};
 constexpr std::size_t kMaxListed = 20;
 
 std::optional<std::uint64_t> whole(const std::optional<std::string>& text) {
@@ -109,9 +113,16 @@ std::optional<MergePlan> plan_merge(const std::vector<std::string>& shard_dirs, 
     return std::nullopt;
   }
   const ShardRead& ref = reads.front();
+  const auto identity_of = [](const ShardRead& r) -> std::optional<std::string> {
+    const auto it = r.meta.find(kResultIdentityKey);
+    return it == r.meta.end() ? std::nullopt : std::optional(it->second);
+  };
   for (const ShardRead& r : reads) {
-    if (r.resolved != ref.resolved) {
-      problems.push_back(r.dir + " holds another study than " + ref.dir + " (their study.resolved.yaml differ)");
+    const auto a = identity_of(ref), b = identity_of(r);
+    if (a && b ? *a != *b : r.resolved != ref.resolved) {
+      problems.push_back(r.dir + " holds another study than " + ref.dir +
+                         (a && b ? " (their results depend on other axes, inputs or keep:)"
+                                 : " (their study.resolved.yaml differ)"));
       continue;
     }
     for (const char* key : kIdentityKeys) {
@@ -127,16 +138,27 @@ std::optional<MergePlan> plan_merge(const std::vector<std::string>& shard_dirs, 
   if (problems.size() != problems_before) return std::nullopt;
 
   MergePlan plan;
-  plan.resolved_text = ref.resolved;
+  // The text of the first shard of the grid, whichever order the folders were given in.
+  const ShardRead& text = *std::min_element(reads.begin(), reads.end(), [](const ShardRead& x, const ShardRead& y) {
+    return x.shard.index < y.shard.index;
+  });
+  for (const ShardRead& r : reads) {
+    if (r.resolved != text.resolved) {
+      plan.notes.push_back("the shards' study.resolved.yaml differ in text their results do not depend on (titles, "
+                           "prose, figures): the report takes " + text.dir + "'s; " + r.dir + " has other text");
+      break;
+    }
+  }
+  plan.resolved_text = text.resolved;
   Diagnostics diags;
-  plan.study = load_study_text((fs::path(ref.dir) / "study.resolved.yaml").string(), ref.resolved, "", diags);
+  plan.study = load_study_text((fs::path(text.dir) / "study.resolved.yaml").string(), text.resolved, "", diags);
   if (!plan.study) {
     problems.push_back(diags.format());
     return std::nullopt;
   }
-  if (const auto f = ref.meta.find("study_file"); f != ref.meta.end()) plan.study->file = f->second;
+  if (const auto f = text.meta.find("study_file"); f != text.meta.end()) plan.study->file = f->second;
   for (const char* key : kCopiedKeys) {
-    if (const auto it = ref.meta.find(key); it != ref.meta.end()) plan.identity.emplace_back(key, it->second);
+    if (const auto it = text.meta.find(key); it != text.meta.end()) plan.identity.emplace_back(key, it->second);
   }
   const std::uint64_t grid_points = Grid(*plan.study).size();
   std::map<std::uint64_t, const ShardRead*> by_index;

@@ -2,7 +2,8 @@
 // one `dsx run` of the whole grid would have made (dse/shard.hpp says why the result is the same).
 //
 // Checks first, and reports every problem at once: each folder is a shard's run folder; all hold
-// the same study (study.resolved.yaml byte for byte) made with the same catalog and dsx version;
+// the same study (the same result identity, dse/result_identity.hpp; study.resolved.yaml byte for
+// byte for shards of a dsx that recorded none) made with the same catalog and dsx version;
 // all were cut into the same number of shards; together they cover the grid exactly once (a
 // missing shard is named, so is one given twice); each is complete (a stopped shard says how to
 // finish it). Then the union of the shards' rows, with their counts added in range order, is
@@ -28,9 +29,10 @@ struct ShardFolder {
 
 struct MergePlan {
   std::optional<ResolvedStudy> study;   // loaded from the shards' study.resolved.yaml
-  std::string resolved_text;            // that file's text
+  std::string resolved_text;            // that file's text, from the grid's first shard given
   std::vector<std::pair<std::string, std::string>> identity;  // store meta every shard shares
   std::vector<ShardFolder> shards;      // by index
+  std::vector<std::string> notes;       // worth saying, not wrong: shards whose prose differs
 };
 
 // Reads and checks the shard folders; every problem goes to `problems` (one line each) and the

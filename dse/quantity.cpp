@@ -215,6 +215,32 @@ double to_double(std::string_view digits) {
 
 bool needs_unit(Dimension d) { return d != D::dimensionless && d != D::count; }
 
+// A bandwidth spelling with its case and its "/s" or "ps" ignored: "GB/s", "Gb/s", "Gbit/s", "Gbps"
+// and "gbps" are all "gb/s".
+std::string rate_key(std::string_view unit) {
+  std::string key;
+  for (char c : unit) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (key.ends_with("ps") && !key.ends_with("/ps")) key.replace(key.size() - 2, 2, "/s");
+  if (key.ends_with("bit/s")) key.replace(key.size() - 5, 5, "b/s");
+  return key;
+}
+
+// The eightfold trap: `GB/s` is bytes and `Gb/s` bits, one letter's case apart. An unknown spelling
+// that could be read either way (`gb/s`, `GBps`, `gbit/s`) is refused with both readings, never
+// taken for the closest match. "" when the unit is not such a spelling.
+std::string bit_byte_trap(std::string_view unit) {
+  const std::string key = rate_key(unit);
+  std::string bytes, bits;
+  for (const Unit& u : kUnits) {
+    if (u.dimension != D::bandwidth || rate_key(u.symbol) != key) continue;
+    std::string& list = u.symbol.find('B') != std::string_view::npos ? bytes : bits;
+    list += (list.empty() ? "'" : ", '") + std::string(u.symbol) + "'";
+  }
+  if (bytes.empty() || bits.empty()) return "";
+  return "unit '" + std::string(unit) + "' could mean bytes or bits per second, eight times apart: write " + bytes +
+         " for bytes per second or " + bits + " for bits per second (unit symbols are case-sensitive)";
+}
+
 // Subnormal doubles (below 2.2e-308) lose precision and describe no physical quantity in SI units.
 constexpr const char* kSubnormal =
     "too small for a double (below 2.2e-308 in SI units); write 0 or a realistic value";
@@ -383,6 +409,12 @@ QuantityParse parse_quantity(std::string_view raw, Dimension expected, std::stri
     err.message = "ambiguous unit '" + std::string(unit) + "': write kB" + std::string(per_second) +
                   " (1000 bytes) or KiB" + std::string(per_second) + " (1024 bytes)";
     return out;
+  }
+  if (expected == D::bandwidth) {
+    if (std::string trap = bit_byte_trap(unit); !trap.empty()) {
+      err.message = std::move(trap);
+      return out;
+    }
   }
   err.unknown_unit = true;
   err.got = std::string(unit);

@@ -9,6 +9,8 @@
 //  - the unit follows the number, with or without a space; unit symbols are case-sensitive;
 //  - decimal prefixes are powers of 1000 (kB = 1e3 B, GB = 1e9 B), binary ones powers of 1024
 //    (KiB, MiB, GiB, TiB, PiB); "KB" is rejected as ambiguous;
+//  - bit rates ("400 Gb/s", "10 Gbps", "100 Gbit/s") are 1/8 of the byte rate one letter's case away
+//    ("GB/s"); a spelling that could be read as either ("gb/s", "GBps", "gbps") is an error naming both;
 //  - dimensionless values and counts take no unit ("%" is accepted for dimensionless: 50% = 0.5);
 //    every other dimension requires one: a bare number there is an error;
 //  - integer operations (TOP/s, TOPS) have the dimension of FLOP/s;

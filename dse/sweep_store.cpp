@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dse/result_identity.hpp"
 #include "dse/study_loader.hpp"
 #include <stdexcept>
 
@@ -12,7 +13,13 @@ std::string resolved_study_hash(std::string_view resolved_yaml) { return study_l
 std::string store_mismatch(ResultStore& store, const ResolvedStudy& study, std::string_view resolved_yaml) {
   if (!store.has_results()) return store.path() + " holds no results table: it was emptied or never written by a sweep";
   const std::optional<std::string> hash = store.meta(kResolvedStudyHashKey);
-  if (hash && *hash != resolved_study_hash(resolved_yaml)) {
+  // The file may have been rewritten since the sweep with other prose (a later `dsx run` of the
+  // study with a new caption, or an edit by hand): the rows still belong to it when what they
+  // depend on is the same (dse/result_identity.hpp).
+  const std::optional<std::string> identity = store.meta(kResultIdentityKey);
+  const std::optional<std::string> catalog = store.meta("catalog_hash");
+  const bool same_results = identity && catalog && *identity == result_identity(study) && *catalog == catalog_hash(study.catalog);
+  if (hash && *hash != resolved_study_hash(resolved_yaml) && !same_results) {
     return store.path() + " was written for another study.resolved.yaml than the one beside it (" +
            kResolvedStudyHashKey + " " + *hash + ", the file's " + resolved_study_hash(resolved_yaml) +
            "): the folder mixes two runs or was edited by hand";

@@ -28,7 +28,8 @@ std::string resolved_study_hash(std::string_view resolved_yaml);
 
 // "" when `store` holds the results of `study`, read from `resolved_yaml` (its run folder's
 // study.resolved.yaml): a results table with the study's axes and metrics and, when the store
-// records one, the hash of that text. Otherwise what is wrong, in a sentence for the user: a store
+// records one, the hash of that text, or else the same result identity and catalog hash
+// (dse/result_identity.hpp), so a file rewritten with other prose still fits. Otherwise what is wrong, in a sentence for the user: a store
 // edited by hand, or copied in from another run.
 std::string store_mismatch(ResultStore& store, const ResolvedStudy& study, std::string_view resolved_yaml);
 

@@ -267,7 +267,7 @@ int eval_command(const std::vector<std::string>& args) {
       result.status == PointStatus::infeasible ? std::string(study->solver->reasons()[result.reason]) : "";
   if (json) {
     fmt::print("{}\n", point_json(*study, inputs, values, result).dump(2));
-    return kSuccess;
+    return result.status == PointStatus::infeasible ? kInfeasible : kSuccess;
   }
   fmt::print("solver {}: {}{}\n", study->solver->name(), status, reason.empty() ? "" : " (" + reason + ")");
   for (const Axis& axis : study->axes) {
@@ -297,7 +297,7 @@ int eval_command(const std::vector<std::string>& args) {
     fmt::print("  {:<36} {:>14} {:>26}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
                interval, metrics[m].description);
   }
-  return kSuccess;
+  return result.status == PointStatus::infeasible ? kInfeasible : kSuccess;
 }
 
 int catalog_command(const std::vector<std::string>& args) {

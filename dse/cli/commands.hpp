@@ -15,7 +15,9 @@
 
 namespace dsx::cli {
 
-enum ExitCode : int { kSuccess = 0, kRuntimeFailure = 1, kBadInput = 2, kAssertionFailed = 3 };
+// 4: `dsx eval` evaluated the point and the solver found it infeasible (the reason is printed), so a
+// script can tell it from a point that works without reading the output.
+enum ExitCode : int { kSuccess = 0, kRuntimeFailure = 1, kBadInput = 2, kAssertionFailed = 3, kInfeasible = 4 };
 
 struct Command {
   std::string_view name;

@@ -40,6 +40,7 @@ int merge_command(const std::vector<std::string>& args) {
     for (const std::string& p : problems) fmt::print(stderr, "dsx merge: error: {}\n", p);
     return kBadInput;
   }
+  for (const std::string& note : plan->notes) fmt::print(stderr, "dsx merge: note: {}\n", note);
   const RunFolderClaim claim = claim_run_folder(out_dir, "dsx merge " + out_dir, WhenHeld::fail);
   if (!claim.lock) {
     fmt::print(stderr, "dsx merge: error: {}\n", claim.error);

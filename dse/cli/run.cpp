@@ -18,6 +18,7 @@
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
+#include "dse/result_identity.hpp"
 #include "dse/shard.hpp"
 #include "dse/store.hpp"
 #include "dse/study.hpp"
@@ -268,24 +269,31 @@ int run_command(const std::vector<std::string>& args) {
 
   ResultStore store(store_path);
   record_written_file(store_path);
+  // What the stored rows depend on (dse/result_identity.hpp): a study whose title, prose or figures
+  // changed resumes, re-rendered with the new text; one whose grid or inputs changed is refused.
   const std::vector<std::pair<std::string, std::string>> identity = {
-      {"study_hash", study.content_hash},
+      {kResultIdentityKey, result_identity(study)},
       {"catalog_hash", catalog_hash(study.catalog)},
       {"dsx_version", DSX_VERSION},
       {kShardKey, shard ? shard->text() : ""},
   };
   if (store.has_results()) {
+    // A folder of a dsx that recorded only the hash of the whole study text resumes only that text.
+    const bool before_identity = !store.meta(kResultIdentityKey);
+    const std::pair<std::string, std::string> text_hash = {"study_hash", study.content_hash};
     for (const auto& [key, value] : identity) {
-      const std::string stored = store.meta(key).value_or("");
-      if (stored == value) continue;
+      const auto& [shown_key, expected] = before_identity && key == kResultIdentityKey ? text_hash : std::pair{key, value};
+      const std::string stored = store.meta(shown_key).value_or("");
+      if (stored == expected) continue;
       fmt::print(stderr,
                  "dsx run: error: {} holds a run of a different study: {} is {} there and {} now\n"
                  "  to start over in this folder: dsx run {} --fresh\n",
-                 run_dir, key, stored.empty() ? "missing" : stored, value, file);
+                 run_dir, shown_key, stored.empty() ? "missing" : stored, expected, file);
       return kBadInput;
     }
   }
   store.set_meta(identity);
+  store.set_meta("study_hash", study.content_hash);  // of the text this run read: what the report cites
   store.set_meta("git_revision", DSX_GIT_REVISION);
   store.set_meta("study_file", file);
   const std::string resolved = resolved_study_yaml(study);
@@ -363,6 +371,7 @@ int run_command(const std::vector<std::string>& args) {
   manifest["git_revision"] = DSX_GIT_REVISION;
   manifest["study"] = file;
   manifest["study_hash"] = study.content_hash;
+  manifest[kResultIdentityKey] = result_identity(study);
   manifest["catalog_hash"] = catalog_hash(study.catalog);
   manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;

@@ -158,6 +158,19 @@ TEST(Cli, EvalPrintsEveryMetricAsJson) {
   EXPECT_NE(r.out.find("\"status\": \"ok\""), std::string::npos) << r.out;
 }
 
+// An infeasible point is evaluated and printed as before, with its reason, and exits 4, so a
+// script can tell it from a point that works.
+TEST(Cli, EvalOfAnInfeasiblePointExits4WithTheReason) {
+  const std::string point = "eval training hardware=l4 model=llama3_70b gpus=8 tp=8 pp=1";
+  const Result text = dsx(point);
+  EXPECT_EQ(text.exit_code, 4) << text.out;
+  EXPECT_NE(text.out.find("solver training: infeasible ("), std::string::npos) << text.out;
+  const Result json = dsx(point + " --json");
+  EXPECT_EQ(json.exit_code, 4) << json.out;
+  EXPECT_NE(json.out.find("\"status\": \"infeasible\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"reason\": "), std::string::npos) << json.out;
+}
+
 TEST(Cli, EvalReportsABadValueWithLocation) {
   const Result r = dsx("eval inference hardware=a100_80gb_sxmm model=lab07_kws precision=fp16 "
                        "launch_overhead=10 eta=0.5");
