@@ -24,6 +24,11 @@ namespace dsx::cli {
 
 namespace {
 
+// 0 for a feasible point, 4 for an infeasible one, 1 when the solver failed on it.
+int eval_exit_code(PointStatus status) {
+  return status == PointStatus::ok ? kSuccess : status == PointStatus::infeasible ? kInfeasible : kRuntimeFailure;
+}
+
 constexpr std::array<Command, 8> kCommands = {{
     {"run", "sweep a study, analyse it and render its report", run_command},
     {"validate", "load and check studies without evaluating anything", validate_command},
@@ -267,7 +272,7 @@ int eval_command(const std::vector<std::string>& args) {
       result.status == PointStatus::infeasible ? std::string(study->solver->reasons()[result.reason]) : "";
   if (json) {
     fmt::print("{}\n", point_json(*study, inputs, values, result).dump(2));
-    return result.status == PointStatus::infeasible ? kInfeasible : kSuccess;
+    return eval_exit_code(result.status);
   }
   fmt::print("solver {}: {}{}\n", study->solver->name(), status, reason.empty() ? "" : " (" + reason + ")");
   for (const Axis& axis : study->axes) {
@@ -297,7 +302,7 @@ int eval_command(const std::vector<std::string>& args) {
     fmt::print("  {:<36} {:>14} {:>26}   {}\n", metrics[m].name, show(values[m], metrics[m].name, metrics[m].dimension),
                interval, metrics[m].description);
   }
-  return result.status == PointStatus::infeasible ? kInfeasible : kSuccess;
+  return eval_exit_code(result.status);
 }
 
 int catalog_command(const std::vector<std::string>& args) {
