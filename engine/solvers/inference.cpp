@@ -74,7 +74,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"launch_count", Dimension::count, "CPU-side launches: one per kernel, or one graph replay with CUDA graphs"},
     {"attainable_flops_per_s", Dimension::flop_rate,
      "flops / (compute_s + memory_s): the roofline rate while kernels run, dispatch excluded"},
-    {"peak_flops_fraction", Dimension::dimensionless, "flops / latency / peak FLOP/s of the precision"},
+    {"peak_flops_fraction", Dimension::dimensionless, "flops / latency / peak FLOP/s of the precision", MetricDomain::fraction},
     {"ridge_point_flop_per_byte", Dimension::dimensionless, "peak FLOP/s of the precision / memory bandwidth"},
     {"eager_latency_s", Dimension::time, "latency of the same point run eagerly, one launch per kernel"},
     {"speedup_vs_eager", Dimension::dimensionless, "eager_latency_s / latency_s"},

@@ -20,6 +20,7 @@
 #include "dse/grid.hpp"
 #include "dse/sweep.hpp"
 #include "dse/yaml_reader.hpp"
+#include "engine/registry.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -363,6 +364,108 @@ TEST(ShippedMeasurements, LoadAndTheDefaultProfileIsTheirFit) {
   EXPECT_EQ(profile_yaml(c.profile), body)
       << "studies/catalog/calibration/default.yaml is stale: run `build/dsx calibrate studies/catalog/measurements "
          "--out studies/catalog/calibration/default.yaml`";
+}
+
+}  // namespace
+}  // namespace dsx
+
+namespace dsx {
+namespace {
+
+const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
+
+// A profile whose training regime is wide (a speed up to e^0.5 above or below the prediction), on a
+// study whose eta (0.9) puts MFU near its ceiling: the interval must end at the ceiling.
+std::string bounded_study(const std::string& precision) {
+  return "study: t\ntitle: T\nquestion: Q?\nsolver: training\n"
+         "calibration:\n  profile: wide\n  parameters:\n"
+         "    - {solver: training, name: eta, value: 0.5, spread: 0.01, prior: 0.5, identified: true, rows: 4}\n"
+         "  regimes:\n    - {name: training_llm, rows: 9, sources: 4, log_error_p10: -0.5, log_error_p90: 0.5}\n"
+         "  intervals:\n"
+         "    - {solver: training, metric: mfu, regime: training_llm, orientation: rate}\n"
+         "    - {solver: training, metric: tflops_per_gpu, regime: training_llm, orientation: rate}\n"
+         "    - {solver: training, metric: step_time_s, regime: training_llm, orientation: time}\n"
+         "axes:\n  eta: [0.2, 0.9]\n"
+         "fixed:\n  hardware: h100_sxm\n  model: llama3_8b\n  precision: " + precision +
+         "\n  gpus: 8\n  tp: 1\n  global_batch: 64\n  zero_stage: 3\n"
+         "derived:\n  - {name: mfu_percent, expr: \"100 * mfu\"}\n";
+}
+
+struct BoundedRun {
+  ResultTable table;
+  double metric(std::size_t row, const std::string& name) const {
+    const int c = table.metric_column(name);
+    EXPECT_GE(c, 0) << name;
+    return c < 0 ? std::nan("") : table.metric(row, static_cast<std::size_t>(c));
+  }
+};
+
+BoundedRun run_bounded(const std::string& precision) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", bounded_study(precision), kCatalog, d);
+  EXPECT_TRUE(study) << d.format();
+  if (!study) return {};
+  const Grid grid(*study);
+  SweepBlock block;
+  evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
+  ResultTable table = make_result_table(*study);
+  append_block(*study, grid, block, table);
+  return {analyse_run(*study, table).table};
+}
+
+TEST(IntervalDomain, AFractionsIntervalEndsAtOne) {
+  const BoundedRun r = run_bounded("bf16");
+  ASSERT_EQ(r.table.rows(), 2u);
+  for (std::size_t row : {0u, 1u}) ASSERT_EQ(r.table.status[row], PointStatus::ok) << row;
+  // eta 0.2: far from the ceiling, the interval is the regime's, [mfu e^-0.5, mfu e^0.5].
+  const double low_mfu = r.metric(0, "mfu");
+  EXPECT_NEAR(r.metric(0, "mfu_p10"), low_mfu * std::exp(-0.5), 1e-12);
+  EXPECT_NEAR(r.metric(0, "mfu_p90"), low_mfu * std::exp(0.5), 1e-12);
+  // eta 0.9: mfu e^0.5 is above 1, and the interval ends at 1; its lower end is untouched.
+  const double mfu = r.metric(1, "mfu");
+  ASSERT_GT(mfu * std::exp(0.5), 1.0);
+  ASSERT_LT(mfu, 1.0);
+  EXPECT_DOUBLE_EQ(r.metric(1, "mfu_p90"), 1.0);
+  EXPECT_NEAR(r.metric(1, "mfu_p10"), mfu * std::exp(-0.5), 1e-12);
+  // Achieved TFLOP/s ends at the bf16 dense peak of the H100 SXM (989 TFLOP/s in the catalog).
+  EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 989.5);
+  EXPECT_GT(r.metric(1, "tflops_per_gpu_p90"), r.metric(1, "tflops_per_gpu"));
+  // A time has no upper bound: its interval is the regime's.
+  EXPECT_NEAR(r.metric(1, "step_time_s_p90"), r.metric(1, "step_time_s") * std::exp(0.5), 1e-9);
+  // A derived metric reading mfu sees draws inside [0, 1]: 100 x mfu stays at most 100.
+  EXPECT_LE(r.metric(1, "mfu_percent_p90"), 100.0);
+  EXPECT_GT(r.metric(1, "mfu_percent_p90"), 100.0 * mfu);
+}
+
+TEST(IntervalDomain, AnFp8MfuIsAFractionOfTheBf16PeakAndEndsAtTheFp8Peak) {
+  const BoundedRun r = run_bounded("fp8");
+  ASSERT_EQ(r.table.rows(), 2u);
+  ASSERT_EQ(r.table.status[1], PointStatus::ok);
+  // Against the bf16 peak an fp8 run can pass 1 (the solver's convention, so that fp8 and bf16
+  // compare on one scale); it cannot pass fp8 peak / bf16 peak (1979 / 989.5 = 2 on the H100).
+  const double mfu = r.metric(1, "mfu");
+  ASSERT_GT(mfu, 1.0);
+  ASSERT_GT(mfu * std::exp(0.5), 2.0);
+  EXPECT_NEAR(r.metric(1, "mfu_p90"), 2.0, 0.01);
+  EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 1979.5);
+}
+
+TEST(IntervalDomain, MetricDomainsFollowTheSpecOrTheDimension) {
+  EXPECT_EQ(metric_domain(MetricSpec{"t_s", Dimension::time, ""}), MetricDomain::non_negative);
+  EXPECT_EQ(metric_domain(MetricSpec{"c_usd", Dimension::money, ""}), MetricDomain::real);
+  EXPECT_EQ(metric_domain(MetricSpec{"x", Dimension::dimensionless, ""}), MetricDomain::real);
+  EXPECT_EQ(metric_domain(MetricSpec{"f", Dimension::dimensionless, "", MetricDomain::fraction}), MetricDomain::fraction);
+  // Every metric the shipped profile gives an interval and that is a share of a peak is declared so.
+  const Solver* gemm = find_solver("gemm");
+  const Solver* training = find_solver("training");
+  ASSERT_TRUE(gemm && training);
+  for (const Solver* s : {gemm, training}) {
+    for (const MetricSpec& m : s->metrics()) {
+      if (m.name == "peak_fraction" || m.name == "mfu" || m.name == "hfu") {
+        EXPECT_EQ(m.domain, MetricDomain::fraction) << s->name() << "." << m.name;
+      }
+    }
+  }
 }
 
 }  // namespace
