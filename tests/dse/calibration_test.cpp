@@ -21,6 +21,7 @@
 #include "dse/sweep.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/registry.hpp"
+#include "engine/solvers/training.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -393,6 +394,7 @@ std::string bounded_study(const std::string& precision) {
 
 struct BoundedRun {
   ResultTable table;
+  std::optional<MetricInterval> eval_mfu;  // what dsx eval shows for mfu at the second point
   double metric(std::size_t row, const std::string& name) const {
     const int c = table.metric_column(name);
     EXPECT_GE(c, 0) << name;
@@ -410,7 +412,14 @@ BoundedRun run_bounded(const std::string& precision) {
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
   append_block(*study, grid, block, table);
-  return {analyse_run(*study, table).table};
+  BoundedRun out{analyse_run(*study, table).table, std::nullopt};
+  PointInputs in;
+  grid.inputs(1, in);
+  std::vector<double> metrics(study->solver->metrics().size());
+  if (study->solver->evaluate(in, metrics).status == PointStatus::ok) {
+    out.eval_mfu = solver_metric_interval(*study, in, metrics, TrainingSolver::mfu);
+  }
+  return out;
 }
 
 TEST(IntervalDomain, AFractionsIntervalEndsAtOne) {
@@ -427,6 +436,9 @@ TEST(IntervalDomain, AFractionsIntervalEndsAtOne) {
   ASSERT_LT(mfu, 1.0);
   EXPECT_DOUBLE_EQ(r.metric(1, "mfu_p90"), 1.0);
   EXPECT_NEAR(r.metric(1, "mfu_p10"), mfu * std::exp(-0.5), 1e-12);
+  ASSERT_TRUE(r.eval_mfu);  // dsx eval's [p10, p90] is the same
+  EXPECT_DOUBLE_EQ(r.eval_mfu->high, 1.0);
+  EXPECT_NEAR(r.eval_mfu->low, mfu * std::exp(-0.5), 1e-12);
   // Achieved TFLOP/s ends at the bf16 dense peak of the H100 SXM (989 TFLOP/s in the catalog).
   EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 989.5);
   EXPECT_GT(r.metric(1, "tflops_per_gpu_p90"), r.metric(1, "tflops_per_gpu"));
@@ -447,6 +459,8 @@ TEST(IntervalDomain, AnFp8MfuIsAFractionOfTheBf16PeakAndEndsAtTheFp8Peak) {
   ASSERT_GT(mfu, 1.0);
   ASSERT_GT(mfu * std::exp(0.5), 2.0);
   EXPECT_NEAR(r.metric(1, "mfu_p90"), 2.0, 0.01);
+  ASSERT_TRUE(r.eval_mfu);
+  EXPECT_DOUBLE_EQ(r.eval_mfu->high, r.metric(1, "mfu_p90"));
   EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 1979.5);
 }
 
