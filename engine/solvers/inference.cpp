@@ -57,7 +57,7 @@ constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
 constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"latency_s", Dimension::time, "wall time of one forward pass: compute + exposed memory + dispatch"},
     {"throughput_samples_per_s", Dimension::rate, "batch / latency"},
-    {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)"},
+    {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)", MetricDomain::fraction},
     {"dispatch_share", Dimension::dimensionless, "dispatch time / latency"},
     {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"compute_s", Dimension::time, "sum over ops of FLOPs / (peak x eta)"},

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -462,6 +463,38 @@ TEST(IntervalDomain, AnFp8MfuIsAFractionOfTheBf16PeakAndEndsAtTheFp8Peak) {
   ASSERT_TRUE(r.eval_mfu);
   EXPECT_DOUBLE_EQ(r.eval_mfu->high, r.metric(1, "mfu_p90"));
   EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 1979.5);
+}
+
+// The domains the solvers declare hold: over every feasible point of every shipped study, each
+// fraction lies in [0, its upper bound] and each non-negative metric is >= 0.
+TEST(IntervalDomain, EveryShippedStudyKeepsItsMetricsInsideTheirDomains) {
+  namespace fs = std::filesystem;
+  std::size_t checked = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(DSX_SOURCE_DIR) / "studies")) {
+    if (e.path().extension() != ".yaml") continue;
+    Diagnostics d;
+    const auto study = load_study_text(e.path().string(), read_text(e.path().string()), kCatalog, d);
+    ASSERT_TRUE(study) << d.format();
+    const Solver& solver = *study->solver;
+    const Grid grid(*study);
+    SweepBlock block;
+    evaluate_block(grid, solver, 0, grid.size(), 1, block);
+    const std::size_t M = solver.metrics().size();
+    PointInputs in;
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      if (block.excluded[i] != 0 || block.results[i].status != PointStatus::ok) continue;
+      grid.inputs(i, in);
+      for (std::size_t m = 0; m < M; ++m) {
+        const double v = block.metrics[i * M + m];
+        if (!std::isfinite(v) || metric_domain(solver.metrics()[m]) == MetricDomain::real) continue;
+        ++checked;
+        EXPECT_GE(v, solver.metric_lower_bound(in, m)) << e.path().stem() << " point " << i << " " << solver.metrics()[m].name;
+        EXPECT_LE(v, solver.metric_upper_bound(in, m) * (1 + 1e-12))
+            << e.path().stem() << " point " << i << " " << solver.metrics()[m].name;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
 }
 
 TEST(IntervalDomain, MetricDomainsFollowTheSpecOrTheDimension) {
