@@ -40,11 +40,42 @@ struct ParamSpec {
   bool integer = false;
 };
 
+// Where a metric's values can lie, so that an interval around a prediction (dse/calibration/
+// intervals.hpp) stays where the quantity can be. `unspecified` takes the dimension's: times, sizes,
+// bandwidths, FLOPs, FLOP/s, power, energy, rates and counts are >= 0; other dimensions (money, a
+// dimensionless ratio) may take any sign.
+enum class MetricDomain : std::uint8_t {
+  unspecified,
+  real,          // any sign
+  non_negative,  // >= 0
+  fraction,      // a share of a whole or of a peak: [0, 1], or up to Solver::metric_upper_bound
+};
+
 struct MetricSpec {
   std::string_view name;  // snake_case with the SI unit as suffix
   Dimension dimension = Dimension::dimensionless;
   std::string_view description;
+  MetricDomain domain = MetricDomain::unspecified;
 };
+
+// The domain of `m`: its own, or the one its dimension implies.
+constexpr MetricDomain metric_domain(const MetricSpec& m) {
+  if (m.domain != MetricDomain::unspecified) return m.domain;
+  switch (m.dimension) {
+    case Dimension::time:
+    case Dimension::bytes:
+    case Dimension::bandwidth:
+    case Dimension::flops:
+    case Dimension::flop_rate:
+    case Dimension::power:
+    case Dimension::energy:
+    case Dimension::rate:
+    case Dimension::count:
+      return MetricDomain::non_negative;
+    default:
+      return MetricDomain::real;
+  }
+}
 
 inline constexpr std::size_t kMaxParams = 40;
 
@@ -75,6 +106,13 @@ class Solver {
   virtual std::span<const MetricSpec> metrics() const = 0;
   virtual std::span<const std::string_view> reasons() const = 0;
   virtual PointResult evaluate(const PointInputs& in, std::span<double> metrics_out) const = 0;
+
+  // The least and greatest value metric `metric` can physically take at the point `in` (a feasible
+  // point: its hardware and model are set): 0 and 1 for a fraction, 0 and +inf for a non-negative
+  // quantity, -inf and +inf otherwise. A solver whose fraction is of a whole other than its own
+  // peak (training's fp8 MFU, against the bf16 peak) overrides the upper bound.
+  virtual double metric_lower_bound(const PointInputs& in, std::size_t metric) const;
+  virtual double metric_upper_bound(const PointInputs& in, std::size_t metric) const;
 };
 
 // A solver whose name, description, parameters, metrics and reasons are constant tables: a concrete

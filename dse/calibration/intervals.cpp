@@ -119,6 +119,20 @@ double perturbed(double value, Orientation o, double speed_error) {
   return o == Orientation::rate ? value * std::exp(-speed_error) : value * std::exp(speed_error);
 }
 
+// Where solver metric `metric` can lie at the point (Solver::metric_lower_bound / _upper_bound),
+// widened to hold the prediction itself should a solver ever step outside its own domain.
+struct Domain {
+  double low = -std::numeric_limits<double>::infinity();
+  double high = std::numeric_limits<double>::infinity();
+  double clamp(double v) const { return std::clamp(v, low, high); }
+};
+Domain domain_of(const Solver& solver, const PointInputs& in, std::size_t metric, double value) {
+  Domain d{solver.metric_lower_bound(in, metric), solver.metric_upper_bound(in, metric)};
+  d.low = std::min(d.low, value);
+  d.high = std::max(d.high, value);
+  return d;
+}
+
 }  // namespace
 
 double regime_error_at(const RegimeAccuracy& r, double quantile) {
@@ -206,7 +220,8 @@ std::optional<MetricInterval> solver_metric_interval(const ResolvedStudy& study,
   const auto choice = rules.choose(metric);
   if (!choice) return std::nullopt;
   const IntervalFactors k = interval_factors(*choice->regime, choice->orientation);
-  return MetricInterval{metrics[metric] * k.low, metrics[metric] * k.high, choice->regime->name};
+  const Domain d = domain_of(*study.solver, in, metric, metrics[metric]);
+  return MetricInterval{d.clamp(metrics[metric] * k.low), d.clamp(metrics[metric] * k.high), choice->regime->name};
 }
 
 std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTable& table) {
@@ -247,6 +262,7 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
   PointInputs in;
   std::vector<double> metrics(M), draw_metrics(M);
   std::vector<std::optional<RuleSet::Choice>> choice(M);
+  std::vector<Domain> domain(M);
   std::vector<double> draws(kIntervalDraws * R);
   for (std::size_t k = 0; k < kIntervalDraws; ++k) {
     for (std::size_t g = 0; g < R; ++g) {
@@ -268,8 +284,9 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
       if (!choice[m]) continue;
       any = true;
       const IntervalFactors f = interval_factors(*choice[m]->regime, choice[m]->orientation);
-      low[r * W + i] = metrics[m] * f.low;
-      high[r * W + i] = metrics[m] * f.high;
+      domain[m] = domain_of(solver, in, m, metrics[m]);
+      low[r * W + i] = domain[m].clamp(metrics[m] * f.low);
+      high[r * W + i] = domain[m].clamp(metrics[m] * f.high);
     }
     if (!any || D == 0) continue;
     for (std::size_t d = 0; d < D; ++d) {
@@ -277,8 +294,8 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
       if (!std::isfinite(value)) continue;
       for (std::size_t k = 0; k < kIntervalDraws; ++k) {
         for (std::size_t m = 0; m < M; ++m) {
-          draw_metrics[m] = choice[m] ? perturbed(metrics[m], choice[m]->orientation,
-                                                  draws[k * R + choice[m]->regime_index])
+          draw_metrics[m] = choice[m] ? domain[m].clamp(perturbed(metrics[m], choice[m]->orientation,
+                                                                  draws[k * R + choice[m]->regime_index]))
                                       : metrics[m];
         }
         formulas->load(in, draw_metrics, true);

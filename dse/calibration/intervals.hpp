@@ -9,6 +9,9 @@
 // independently. A regime's log error is taken as normal with the median and spread its
 // [p10, p90] imply; the draws are stratified (the k-th of n draws sits at quantile (k + 1/2) / n of
 // each regime, regimes shifted by multiples of the golden ratio), so the result is deterministic.
+// Every interval, and every drawn value of a solver metric, stays inside the metric's physical
+// domain at the point (Solver::metric_lower_bound and metric_upper_bound: a fraction in [0, 1], an
+// fp8 MFU up to fp8 peak / bf16 peak, a time >= 0): an interval that would cross a bound ends there.
 #pragma once
 
 #include <optional>

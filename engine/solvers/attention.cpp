@@ -61,14 +61,14 @@ constexpr std::array<ParamSpec, AttentionSolver::kParamCount> kParams = {{
 constexpr std::array<MetricSpec, AttentionSolver::kMetricCount> kMetrics = {{
     {"time_s", Dimension::time, "launch_overhead + max(compute_s, memory_s)"},
     {"achieved_flops_per_s", Dimension::flop_rate, "flops / time_s (what a kernel benchmark reports)"},
-    {"peak_fraction", Dimension::dimensionless, "achieved_flops_per_s / dense peak of the precision"},
+    {"peak_fraction", Dimension::dimensionless, "achieved_flops_per_s / dense peak of the precision", MetricDomain::fraction},
     {"flops", Dimension::flops, "4 b h s_q s_k d (halved when causal) x 1, 2.5 or 3.5 by pass"},
     {"bytes_moved", Dimension::bytes, "Q/K/V/O (and gradients) once; unfused adds the score matrix's passes"},
     {"compute_s", Dimension::time, "flops / (eta x peak) / wave_efficiency"},
     {"memory_s", Dimension::time, "bytes_moved / (memory_efficiency x memory bandwidth)"},
     {"tiles", Dimension::count, "batch x heads x ceil(seq_len / query_tile)"},
     {"waves", Dimension::count, "ceil(tiles / compute units); 1 when the units are unknown"},
-    {"wave_efficiency", Dimension::dimensionless, "tiles / (waves x compute units)"},
+    {"wave_efficiency", Dimension::dimensionless, "tiles / (waves x compute units)", MetricDomain::fraction},
     {"arithmetic_intensity_flop_per_byte", Dimension::dimensionless, "flops / bytes_moved"},
 }};
 

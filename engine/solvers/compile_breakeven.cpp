@@ -36,7 +36,7 @@ constexpr std::array<ParamSpec, CompileBreakevenSolver::kParamCount> kParams = {
 
 constexpr std::array<MetricSpec, CompileBreakevenSolver::kMetricCount> kMetrics = {{
     {"compiled_throughput_inferences_per_s", Dimension::rate, "throughput_eager x (1 + gain)"},
-    {"time_saved_per_inference_s", Dimension::time, "1 / throughput_eager - 1 / compiled throughput"},
+    {"time_saved_per_inference_s", Dimension::time, "1 / throughput_eager - 1 / compiled throughput", MetricDomain::real},
     {"breakeven_inferences", Dimension::count, "compile_time / time saved per inference (seeds/000 Act 2)"},
     {"breakeven_eager_time_s", Dimension::time, "eager device time to run the break-even inferences back to back"},
     {"breakeven_elapsed_s", Dimension::time,
@@ -45,9 +45,9 @@ constexpr std::array<MetricSpec, CompileBreakevenSolver::kMetricCount> kMetrics 
     {"inferences", Dimension::count, "inferences served: max(run_inferences, volume x duration)"},
     {"eager_time_s", Dimension::time, "device time to serve them eagerly"},
     {"compiled_time_s", Dimension::time, "compile time + device time to serve them compiled"},
-    {"cumulative_time_saved_s", Dimension::time, "inferences x time saved per inference"},
+    {"cumulative_time_saved_s", Dimension::time, "inferences x time saved per inference", MetricDomain::real},
     {"compile_overhead_s", Dimension::time, "the one-time compile cost (the timeline's flat line)"},
-    {"net_time_saved_s", Dimension::time, "cumulative time saved - compile time; negative: eager is faster overall"},
+    {"net_time_saved_s", Dimension::time, "cumulative time saved - compile time; negative: eager is faster overall", MetricDomain::real},
     {"roi", Dimension::dimensionless, "net time saved / compile time: -1 nothing saved, 0 break-even"},
     {"payback_fraction", Dimension::dimensionless,
      "cumulative time saved / compile time: the share of the compile repaid, above 100% net-positive"},

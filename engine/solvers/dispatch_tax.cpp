@@ -49,7 +49,7 @@ constexpr std::array<ParamSpec, DispatchTaxSolver::kParamCount> kParams = {{
 constexpr std::array<MetricSpec, DispatchTaxSolver::kMetricCount> kMetrics = {{
     {"latency_s", Dimension::time, "wall time of one forward pass: compute + exposed memory + dispatch"},
     {"throughput_samples_per_s", Dimension::rate, "batch / latency"},
-    {"gpu_utilization", Dimension::dimensionless, "compute / latency (seeds/000 formula)"},
+    {"gpu_utilization", Dimension::dimensionless, "compute / latency (seeds/000 formula)", MetricDomain::fraction},
     {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"dispatch_share", Dimension::dimensionless, "dispatch time / latency"},
     {"compute_s", Dimension::time, "sum over the model's ops of FLOPs / (peak x eta)"},

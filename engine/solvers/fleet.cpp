@@ -74,7 +74,7 @@ constexpr std::array<MetricSpec, FleetSolver::kMetricCount> kMetrics = {{
     {"racks", Dimension::count, "ceil(nodes / nodes_per_rack_used)"},
     {"nodes_per_rack_used", Dimension::count, "nodes_per_rack, or floor(rack_power / node power at TDP)"},
     {"peak_load_tokens_per_s", Dimension::rate, "load x peak_to_average"},
-    {"fleet_utilization", Dimension::dimensionless, "load / (gpus x tokens_per_s_per_gpu): average use of the fleet"},
+    {"fleet_utilization", Dimension::dimensionless, "load / (gpus x tokens_per_s_per_gpu): average use of the fleet", MetricDomain::fraction},
     {"it_power_w", Dimension::power, "gpus x (TDP + host_power_per_gpu), provisioned for the peak"},
     {"facility_power_w", Dimension::power, "it_power_w x PUE"},
     {"capex_usd", Dimension::money, "gpus x capex per GPU x (1 + host_network_fraction)"},

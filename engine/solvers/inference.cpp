@@ -57,7 +57,7 @@ constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
 constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"latency_s", Dimension::time, "wall time of one forward pass: compute + exposed memory + dispatch"},
     {"throughput_samples_per_s", Dimension::rate, "batch / latency"},
-    {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)"},
+    {"gpu_utilization", Dimension::dimensionless, "compute time / latency (seeds/000 formula)", MetricDomain::fraction},
     {"dispatch_share", Dimension::dimensionless, "dispatch time / latency"},
     {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"compute_s", Dimension::time, "sum over ops of FLOPs / (peak x eta)"},
@@ -74,7 +74,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"launch_count", Dimension::count, "CPU-side launches: one per kernel, or one graph replay with CUDA graphs"},
     {"attainable_flops_per_s", Dimension::flop_rate,
      "flops / (compute_s + memory_s): the roofline rate while kernels run, dispatch excluded"},
-    {"peak_flops_fraction", Dimension::dimensionless, "flops / latency / peak FLOP/s of the precision"},
+    {"peak_flops_fraction", Dimension::dimensionless, "flops / latency / peak FLOP/s of the precision", MetricDomain::fraction},
     {"ridge_point_flop_per_byte", Dimension::dimensionless, "peak FLOP/s of the precision / memory bandwidth"},
     {"eager_latency_s", Dimension::time, "latency of the same point run eagerly, one launch per kernel"},
     {"speedup_vs_eager", Dimension::dimensionless, "eager_latency_s / latency_s"},

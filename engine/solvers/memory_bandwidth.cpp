@@ -31,7 +31,7 @@ constexpr std::array<MetricSpec, MemoryBandwidthSolver::kMetricCount> kMetrics =
     {"time_s", Dimension::time, "launch_overhead + bytes_moved / (memory_efficiency x peak bandwidth)"},
     {"achieved_bandwidth_bytes_per_s", Dimension::bandwidth, "bytes_moved / time_s (what STREAM reports)"},
     {"peak_bandwidth_bytes_per_s", Dimension::bandwidth, "datasheet memory bandwidth (catalog)"},
-    {"peak_fraction", Dimension::dimensionless, "achieved / peak bandwidth"},
+    {"peak_fraction", Dimension::dimensionless, "achieved / peak bandwidth", MetricDomain::fraction},
     {"bytes_moved", Dimension::bytes, "words per element x bytes"},
 }};
 

@@ -166,7 +166,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"batch_used", Dimension::count, "concurrent sequences evaluated: batch, or max_batch when batch is 0"},
     {"kv_fragmentation_fraction", Dimension::dimensionless,
      "KV memory allocated but holding no token: contiguous, the reservation beyond the mean context; paged, the "
-     "partly empty last blocks"},
+     "partly empty last blocks", MetricDomain::fraction},
     {"kv_held_per_sequence_bytes", Dimension::bytes,
      "KV memory one running sequence holds (whole replica): the reservation, or its blocks outside the shared prefix"},
     {"itl_max_s", Dimension::time,

@@ -146,16 +146,20 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
     {"ep_comm_s", Dimension::time, "expert-parallel dispatch and combine all-to-alls per step"},
     {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step (over dp x cp ranks)"},
-    {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)"},
-    {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s"},
+    {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)", MetricDomain::fraction},
+    {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s", MetricDomain::fraction},
     {"tokens_per_s", Dimension::rate, "global training tokens per second (DP x m x b x s / step)"},
     {"mfu", Dimension::dimensionless,
      "model FLOPs utilization (PaLM appendix B; 4 N + 6 A + attention for LoRA) against the training precision's "
-     "dense peak; fp8 against the bf16 peak, so fp8 and bf16 runs share one scale"},
-    {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation), against the peak of mfu"},
-    {"tflops_per_gpu", Dimension::dimensionless, "achieved model TFLOP/s per GPU (mfu x peak / 1e12)"},
+     "dense peak; fp8 against the bf16 peak, so fp8 and bf16 runs share one scale (up to fp8 peak / bf16 peak)",
+     MetricDomain::fraction},
+    {"hfu", Dimension::dimensionless, "hardware FLOPs utilization (with recomputation), against the peak of mfu",
+     MetricDomain::fraction},
+    {"tflops_per_gpu", Dimension::dimensionless, "achieved model TFLOP/s per GPU (mfu x peak / 1e12)",
+     MetricDomain::non_negative},
     {"hardware_tflops_per_gpu", Dimension::dimensionless,
-     "achieved hardware TFLOP/s per GPU, recomputation included (hfu x peak / 1e12; Megatron-LM's convention)"},
+     "achieved hardware TFLOP/s per GPU, recomputation included (hfu x peak / 1e12; Megatron-LM's convention)",
+     MetricDomain::non_negative},
     {"active_parameters", Dimension::count, "parameters one token uses (all of them for a dense model)"},
     {"dp", Dimension::count, "data-parallel degree gpus / (tp x pp x cp)"},
     {"microbatches", Dimension::count, "micro-batches per step per replica"},
@@ -175,8 +179,9 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"time_with_failures_s", Dimension::time, "time_to_train_s / goodput"},
     {"gpu_power_w", Dimension::power, "per GPU: TDP x (idle + (1 - idle) x compute share)"},
     {"energy_j", Dimension::energy, "facility energy of the run (IT x PUE)"},
-    {"co2_kg", Dimension::dimensionless, "operational CO2e of the run in kg"},
-    {"water_l", Dimension::dimensionless, "on-site water of the run in litres: IT energy (kWh) x WUE"},
+    {"co2_kg", Dimension::dimensionless, "operational CO2e of the run in kg", MetricDomain::non_negative},
+    {"water_l", Dimension::dimensionless, "on-site water of the run in litres: IT energy (kWh) x WUE",
+     MetricDomain::non_negative},
     {"gpu_hour_cost_usd", Dimension::money, "owned GPU-hour: capex / 3 y + 5 %/y maintenance + electricity"},
     {"cost_usd", Dimension::money, "cost of the run"},
     {"cost_per_million_tokens_usd", Dimension::money, "cost per million training tokens"},
@@ -481,6 +486,25 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[cost_usd] = run_cost_usd(gpu_hour, n, duration_s);
   out[cost_per_million_tokens_usd] = usd_per_million_tokens(gpu_hour, n, r.tokens_per_s);
   return {};
+}
+
+double TrainingSolver::metric_upper_bound(const PointInputs& in, std::size_t metric) const {
+  if (in.hardware == nullptr) return Solver::metric_upper_bound(in, metric);
+  const HardwareSpec& hw = *in.hardware;
+  const Precision precision = kComputePrecision[static_cast<std::size_t>(in.values[Param::precision])];
+  // As evaluate(): bf16 on hardware without a bf16 peak runs at its fp16 peak.
+  const double bf16_peak = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
+  const double run_peak = precision == Precision::bf16 ? bf16_peak : hw.peak(precision);
+  switch (metric) {
+    case mfu:
+    case hfu:
+      return precision == Precision::fp8 && bf16_peak > 0 ? run_peak / bf16_peak : 1.0;
+    case tflops_per_gpu:
+    case hardware_tflops_per_gpu:
+      return run_peak > 0 ? run_peak / 1e12 : Solver::metric_upper_bound(in, metric);
+    default:
+      return Solver::metric_upper_bound(in, metric);
+  }
 }
 
 }  // namespace dsx

@@ -199,6 +199,9 @@ class TrainingSolver final : public TabledSolver {
 
   TrainingSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
+  // mfu and hfu of an fp8 run are fractions of the bf16 peak and reach at most fp8 peak / bf16 peak
+  // (1 otherwise); tflops_per_gpu and hardware_tflops_per_gpu at most the training precision's peak.
+  double metric_upper_bound(const PointInputs& in, std::size_t metric) const override;
 };
 
 }  // namespace dsx

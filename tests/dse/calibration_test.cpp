@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -20,6 +21,8 @@
 #include "dse/grid.hpp"
 #include "dse/sweep.hpp"
 #include "dse/yaml_reader.hpp"
+#include "engine/registry.hpp"
+#include "engine/solvers/training.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -363,6 +366,153 @@ TEST(ShippedMeasurements, LoadAndTheDefaultProfileIsTheirFit) {
   EXPECT_EQ(profile_yaml(c.profile), body)
       << "studies/catalog/calibration/default.yaml is stale: run `build/dsx calibrate studies/catalog/measurements "
          "--out studies/catalog/calibration/default.yaml`";
+}
+
+}  // namespace
+}  // namespace dsx
+
+namespace dsx {
+namespace {
+
+const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
+
+// A profile whose training regime is wide (a speed up to e^0.5 above or below the prediction), on a
+// study whose eta (0.9) puts MFU near its ceiling: the interval must end at the ceiling.
+std::string bounded_study(const std::string& precision) {
+  return "study: t\ntitle: T\nquestion: Q?\nsolver: training\n"
+         "calibration:\n  profile: wide\n  parameters:\n"
+         "    - {solver: training, name: eta, value: 0.5, spread: 0.01, prior: 0.5, identified: true, rows: 4}\n"
+         "  regimes:\n    - {name: training_llm, rows: 9, sources: 4, log_error_p10: -0.5, log_error_p90: 0.5}\n"
+         "  intervals:\n"
+         "    - {solver: training, metric: mfu, regime: training_llm, orientation: rate}\n"
+         "    - {solver: training, metric: tflops_per_gpu, regime: training_llm, orientation: rate}\n"
+         "    - {solver: training, metric: step_time_s, regime: training_llm, orientation: time}\n"
+         "axes:\n  eta: [0.2, 0.9]\n"
+         "fixed:\n  hardware: h100_sxm\n  model: llama3_8b\n  precision: " + precision +
+         "\n  gpus: 8\n  tp: 1\n  global_batch: 64\n  zero_stage: 3\n"
+         "derived:\n  - {name: mfu_percent, expr: \"100 * mfu\"}\n";
+}
+
+struct BoundedRun {
+  ResultTable table;
+  std::optional<MetricInterval> eval_mfu;  // what dsx eval shows for mfu at the second point
+  double metric(std::size_t row, const std::string& name) const {
+    const int c = table.metric_column(name);
+    EXPECT_GE(c, 0) << name;
+    return c < 0 ? std::nan("") : table.metric(row, static_cast<std::size_t>(c));
+  }
+};
+
+BoundedRun run_bounded(const std::string& precision) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", bounded_study(precision), kCatalog, d);
+  EXPECT_TRUE(study) << d.format();
+  if (!study) return {};
+  const Grid grid(*study);
+  SweepBlock block;
+  evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
+  ResultTable table = make_result_table(*study);
+  append_block(*study, grid, block, table);
+  BoundedRun out{analyse_run(*study, table).table, std::nullopt};
+  PointInputs in;
+  grid.inputs(1, in);
+  std::vector<double> metrics(study->solver->metrics().size());
+  if (study->solver->evaluate(in, metrics).status == PointStatus::ok) {
+    out.eval_mfu = solver_metric_interval(*study, in, metrics, TrainingSolver::mfu);
+  }
+  return out;
+}
+
+TEST(IntervalDomain, AFractionsIntervalEndsAtOne) {
+  const BoundedRun r = run_bounded("bf16");
+  ASSERT_EQ(r.table.rows(), 2u);
+  for (std::size_t row : {0u, 1u}) ASSERT_EQ(r.table.status[row], PointStatus::ok) << row;
+  // eta 0.2: far from the ceiling, the interval is the regime's, [mfu e^-0.5, mfu e^0.5].
+  const double low_mfu = r.metric(0, "mfu");
+  EXPECT_NEAR(r.metric(0, "mfu_p10"), low_mfu * std::exp(-0.5), 1e-12);
+  EXPECT_NEAR(r.metric(0, "mfu_p90"), low_mfu * std::exp(0.5), 1e-12);
+  // eta 0.9: mfu e^0.5 is above 1, and the interval ends at 1; its lower end is untouched.
+  const double mfu = r.metric(1, "mfu");
+  ASSERT_GT(mfu * std::exp(0.5), 1.0);
+  ASSERT_LT(mfu, 1.0);
+  EXPECT_DOUBLE_EQ(r.metric(1, "mfu_p90"), 1.0);
+  EXPECT_NEAR(r.metric(1, "mfu_p10"), mfu * std::exp(-0.5), 1e-12);
+  ASSERT_TRUE(r.eval_mfu);  // dsx eval's [p10, p90] is the same
+  EXPECT_DOUBLE_EQ(r.eval_mfu->high, 1.0);
+  EXPECT_NEAR(r.eval_mfu->low, mfu * std::exp(-0.5), 1e-12);
+  // Achieved TFLOP/s ends at the bf16 dense peak of the H100 SXM (989 TFLOP/s in the catalog).
+  EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 989.5);
+  EXPECT_GT(r.metric(1, "tflops_per_gpu_p90"), r.metric(1, "tflops_per_gpu"));
+  // A time has no upper bound: its interval is the regime's.
+  EXPECT_NEAR(r.metric(1, "step_time_s_p90"), r.metric(1, "step_time_s") * std::exp(0.5), 1e-9);
+  // A derived metric reading mfu sees draws inside [0, 1]: 100 x mfu stays at most 100.
+  EXPECT_LE(r.metric(1, "mfu_percent_p90"), 100.0);
+  EXPECT_GT(r.metric(1, "mfu_percent_p90"), 100.0 * mfu);
+}
+
+TEST(IntervalDomain, AnFp8MfuIsAFractionOfTheBf16PeakAndEndsAtTheFp8Peak) {
+  const BoundedRun r = run_bounded("fp8");
+  ASSERT_EQ(r.table.rows(), 2u);
+  ASSERT_EQ(r.table.status[1], PointStatus::ok);
+  // Against the bf16 peak an fp8 run can pass 1 (the solver's convention, so that fp8 and bf16
+  // compare on one scale); it cannot pass fp8 peak / bf16 peak (1979 / 989.5 = 2 on the H100).
+  const double mfu = r.metric(1, "mfu");
+  ASSERT_GT(mfu, 1.0);
+  ASSERT_GT(mfu * std::exp(0.5), 2.0);
+  EXPECT_NEAR(r.metric(1, "mfu_p90"), 2.0, 0.01);
+  ASSERT_TRUE(r.eval_mfu);
+  EXPECT_DOUBLE_EQ(r.eval_mfu->high, r.metric(1, "mfu_p90"));
+  EXPECT_LE(r.metric(1, "tflops_per_gpu_p90"), 1979.5);
+}
+
+// The domains the solvers declare hold: over every feasible point of every shipped study, each
+// fraction lies in [0, its upper bound] and each non-negative metric is >= 0.
+TEST(IntervalDomain, EveryShippedStudyKeepsItsMetricsInsideTheirDomains) {
+  namespace fs = std::filesystem;
+  std::size_t checked = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(DSX_SOURCE_DIR) / "studies")) {
+    if (e.path().extension() != ".yaml") continue;
+    Diagnostics d;
+    const auto study = load_study_text(e.path().string(), read_text(e.path().string()), kCatalog, d);
+    ASSERT_TRUE(study) << d.format();
+    const Solver& solver = *study->solver;
+    const Grid grid(*study);
+    SweepBlock block;
+    evaluate_block(grid, solver, 0, grid.size(), 1, block);
+    const std::size_t M = solver.metrics().size();
+    PointInputs in;
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      if (block.excluded[i] != 0 || block.results[i].status != PointStatus::ok) continue;
+      grid.inputs(i, in);
+      for (std::size_t m = 0; m < M; ++m) {
+        const double v = block.metrics[i * M + m];
+        if (!std::isfinite(v) || metric_domain(solver.metrics()[m]) == MetricDomain::real) continue;
+        ++checked;
+        EXPECT_GE(v, solver.metric_lower_bound(in, m)) << e.path().stem() << " point " << i << " " << solver.metrics()[m].name;
+        EXPECT_LE(v, solver.metric_upper_bound(in, m) * (1 + 1e-12))
+            << e.path().stem() << " point " << i << " " << solver.metrics()[m].name;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+TEST(IntervalDomain, MetricDomainsFollowTheSpecOrTheDimension) {
+  EXPECT_EQ(metric_domain(MetricSpec{"t_s", Dimension::time, ""}), MetricDomain::non_negative);
+  EXPECT_EQ(metric_domain(MetricSpec{"c_usd", Dimension::money, ""}), MetricDomain::real);
+  EXPECT_EQ(metric_domain(MetricSpec{"x", Dimension::dimensionless, ""}), MetricDomain::real);
+  EXPECT_EQ(metric_domain(MetricSpec{"f", Dimension::dimensionless, "", MetricDomain::fraction}), MetricDomain::fraction);
+  // Every metric the shipped profile gives an interval and that is a share of a peak is declared so.
+  const Solver* gemm = find_solver("gemm");
+  const Solver* training = find_solver("training");
+  ASSERT_TRUE(gemm && training);
+  for (const Solver* s : {gemm, training}) {
+    for (const MetricSpec& m : s->metrics()) {
+      if (m.name == "peak_fraction" || m.name == "mfu" || m.name == "hfu") {
+        EXPECT_EQ(m.domain, MetricDomain::fraction) << s->name() << "." << m.name;
+      }
+    }
+  }
 }
 
 }  // namespace
