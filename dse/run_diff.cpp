@@ -406,8 +406,11 @@ void diff_rows(const Run& a, const Run& b, const RunDiffOptions& options, RunDif
   for (const std::string& name : axes_b) {
     if (std::find(axes_a.begin(), axes_a.end(), name) == axes_a.end()) diff.key_axes.push_back(name);
   }
-  const auto& ma = a.store->metric_names();
-  const auto& mb = b.store->metric_names();
+  KeyedRows ra(a, diff.key_axes);
+  KeyedRows rb(b, diff.key_axes);
+  // The solver's metrics, then the study's derived ones.
+  const auto& ma = ra.row().metric_names();
+  const auto& mb = rb.row().metric_names();
   std::vector<std::pair<std::size_t, std::size_t>> common;  // column in A, column in B
   for (std::size_t i = 0; i < ma.size(); ++i) {
     const auto it = std::find(mb.begin(), mb.end(), ma[i]);
@@ -426,8 +429,6 @@ void diff_rows(const Run& a, const Run& b, const RunDiffOptions& options, RunDif
   for (const auto& [ia, ib] : common) diff.metrics.push_back(MetricDiff{ma[ia], 0, 0, {}});
   std::map<std::string, std::uint64_t> transitions;
 
-  KeyedRows ra(a, diff.key_axes);
-  KeyedRows rb(b, diff.key_axes);
   while (ra.has() || rb.has()) {
     const bool take_a = ra.has() && (!rb.has() || ra.key() < rb.key());
     const bool take_b = rb.has() && (!ra.has() || rb.key() < ra.key());

@@ -10,7 +10,9 @@
 //   differ). The key is the labels of every axis of either run; an axis one run does not sweep takes
 //   that run's fixed value (or "" when it has none). Both stores are read row by row, ordered by the
 //   key (ResultStore::RowCursor), and merged, so memory does not grow with the rows.
-// - Metrics: over rows ok in both runs, per metric both runs have, the count of rows whose relative
+// - Metrics: the solver's and the study's derived ones (and the status the study's constraints set,
+//   from the store's `derived` table where the analyses wrote one). Over rows ok in both runs, per
+//   metric both runs have, the count of rows whose relative
 //   change (B - A) / |A| exceeds the tolerance (A = 0: 0 when B = 0 too, else infinite; one value
 //   missing: infinite) and the largest changes by magnitude (ties: the earlier key first).
 // - Decisions, as far as both runs have the file: the rank-1 row per objective (top_k.csv), Pareto

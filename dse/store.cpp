@@ -484,20 +484,38 @@ ResultTable ResultStore::read_results() const {
 }
 
 ResultStore::RowCursor::RowCursor(const ResultStore& store, std::span<const std::string> order_by)
-    : store_(&store), labels_(store.axis_names_.size()), metrics_(store.metric_names_.size()) {
+    : store_(&store), labels_(store.axis_names_.size()), metric_names_(store.metric_names_) {
   if (!store.has_schema_) return;
-  std::string sql = "SELECT point_index";
-  for (const auto& a : store.axis_names_) sql += ", " + quote_identifier(a);
-  sql += ", status, detail";
-  for (const auto& m : store.metric_names_) sql += ", " + quote_identifier(m);
-  sql += " FROM results ORDER BY ";
+  std::vector<std::string> derived;  // derived(point_index, status, detail, kept, <metric>...)
+  {
+    Stmt s(store.prepare("SELECT name FROM pragma_table_info('derived') ORDER BY cid"));
+    int rc = 0;
+    for (int i = 0; (rc = sqlite3_step(s.get())) == SQLITE_ROW; ++i) {
+      if (i >= 4) derived.emplace_back(column_text(s.get(), 0));
+    }
+    if (rc != SQLITE_DONE) store.fail("cannot read the derived table's columns");
+  }
+  metric_names_.insert(metric_names_.end(), derived.begin(), derived.end());
+  metrics_.resize(metric_names_.size());
+  std::string sql = "SELECT r.point_index";
+  for (const auto& a : store.axis_names_) sql += ", r." + quote_identifier(a);
+  if (derived.empty()) {
+    sql += ", r.status, r.detail";
+  } else {
+    sql += ", CASE WHEN d.point_index IS NULL THEN r.status ELSE d.status END"
+           ", CASE WHEN d.point_index IS NULL THEN r.detail ELSE d.detail END";
+  }
+  for (const auto& m : store.metric_names_) sql += ", r." + quote_identifier(m);
+  for (const auto& m : derived) sql += ", d." + quote_identifier(m);
+  sql += derived.empty() ? " FROM results r" : " FROM results r LEFT JOIN derived d USING (point_index)";
+  sql += " ORDER BY ";
   for (const std::string& a : order_by) {
     if (std::find(store.axis_names_.begin(), store.axis_names_.end(), a) == store.axis_names_.end()) {
       throw std::logic_error(store.path_ + ": no axis '" + a + "' to order the results by");
     }
-    sql += quote_identifier(a) + ", ";
+    sql += "r." + quote_identifier(a) + ", ";
   }
-  sql += "point_index";
+  sql += "r.point_index";
   stmt_ = store.prepare(sql);
 }
 

@@ -131,6 +131,8 @@ class ResultStore {
   // come ordered by the axis columns `order_by` (SQLite's BINARY text order, which is std::string's),
   // then by point_index; SQLite sorts on disk past its cache, so memory stays bounded. An unknown
   // axis throws std::logic_error. The cursor must not outlive its store.
+  // When the analyses wrote the `derived` table, its metrics follow the solver's (metric_names())
+  // and its status and detail, which the study's constraints set, replace the solver's.
   class RowCursor {
    public:
     RowCursor(const ResultStore& store, std::span<const std::string> order_by);
@@ -144,6 +146,7 @@ class ResultStore {
     const std::string& status() const { return status_; }                          // "ok", "infeasible", ...
     const std::string& detail() const { return detail_; }
     double metric(std::size_t m) const { return metrics_[m]; }                     // NaN when NULL
+    const std::vector<std::string>& metric_names() const { return metric_names_; }
 
    private:
     const ResultStore* store_;
@@ -152,6 +155,7 @@ class ResultStore {
     std::vector<std::string> labels_;
     std::string status_, detail_;
     std::vector<double> metrics_;
+    std::vector<std::string> metric_names_;
   };
   const std::vector<std::string>& axis_names() const { return axis_names_; }
   const std::vector<std::string>& metric_names() const { return metric_names_; }

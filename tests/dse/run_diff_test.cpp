@@ -159,6 +159,47 @@ TEST(DiffRuns, StatusChangesAreCountedWithTheirReasons) {
   EXPECT_FALSE(same->differs());
 }
 
+// The analyses' derived table: its metrics are compared too, and a constraint's status counts.
+void write_derived(const std::string& dir, const std::vector<std::string>& status, const std::vector<double>& cost) {
+  StoreTable t;
+  t.name = "derived";
+  t.columns = {{"point_index", StoreTable::Type::integer},
+               {"status", StoreTable::Type::text},
+               {"detail", StoreTable::Type::text},
+               {"kept", StoreTable::Type::integer},
+               {"cost_usd", StoreTable::Type::real}};
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    t.add_row({status[i], status[i] == "ok" ? "" : "over budget"}, {static_cast<double>(i), 1, cost[i]});
+  }
+  ResultStore(result_store_path(dir)).write_table(t);
+}
+
+TEST(DiffRuns, ComparesDerivedMetricsAndConstraintStatuses) {
+  TempDir tmp("run_diff");
+  ResultTable a;
+  a.axis_names = {"hardware"};
+  a.metric_names = {"latency_s"};
+  add_row(a, 0, {"h100"}, PointStatus::ok, "", {2.0});
+  add_row(a, 1, {"l4"}, PointStatus::ok, "", {3.0});
+  add_row(a, 2, {"t4"}, PointStatus::ok, "", {4.0});
+  write_run(tmp.path() + "/a", "  hardware: [h100, l4, t4]\n", "  batch: 1\n", a);
+  write_run(tmp.path() + "/b", "  hardware: [h100, l4, t4]\n", "  batch: 1\n", a);
+  write_derived(tmp.path() + "/a", {"ok", "ok", "ok"}, {10.0, 20.0, 30.0});
+  write_derived(tmp.path() + "/b", {"ok", "ok", "infeasible"}, {10.0, 21.0, kNaN});
+  std::vector<std::string> problems;
+  const auto d = diff_runs(tmp.path() + "/a", tmp.path() + "/b", RunDiffOptions{}, problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems.front());
+  ASSERT_EQ(d->metrics.size(), 2u);
+  EXPECT_EQ(d->metrics[1].name, "cost_usd");
+  EXPECT_EQ(d->metrics[1].compared, 2u);
+  EXPECT_EQ(d->metrics[1].changed, 1u);
+  ASSERT_EQ(d->metrics[1].largest.size(), 1u);
+  EXPECT_EQ(d->metrics[1].largest[0].point, PointKey{"l4"});
+  EXPECT_EQ(d->metrics[1].largest[0].relative, 0.05);
+  ASSERT_EQ(d->status_transitions.size(), 1u);
+  EXPECT_EQ(d->status_transitions[0].first, "ok -> infeasible (over budget)");
+}
+
 TEST(DiffRuns, NamesTheMissingFileOfAFolderThatIsNotARun) {
   TempDir tmp("run_diff");
   std::filesystem::create_directories(tmp.path() + "/x");
