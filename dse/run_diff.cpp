@@ -40,10 +40,10 @@ bool changed_beyond(double a, double b, double tolerance) { return std::fabs(rel
 void LargestChanges::offer(const PointKey& point, double a, double b, double relative) {
   if (capacity_ == 0) return;
   const double magnitude = std::fabs(relative);
+  if (changes_.size() >= capacity_ && !(magnitude > std::fabs(changes_.back().relative))) return;
   // Strictly larger than an entry to pass it: among equal magnitudes the earlier offer stays first.
-  auto at = std::find_if(changes_.begin(), changes_.end(),
-                         [&](const MetricChange& c) { return magnitude > std::fabs(c.relative); });
-  if (at == changes_.end() && changes_.size() >= capacity_) return;
+  const auto at = std::upper_bound(changes_.begin(), changes_.end(), magnitude,
+                                   [](double m, const MetricChange& c) { return m > std::fabs(c.relative); });
   changes_.insert(at, MetricChange{point, a, b, relative});
   if (changes_.size() > capacity_) changes_.pop_back();
 }

@@ -21,11 +21,12 @@ int diff_command(const std::vector<std::string>& args) {
   std::string run_a, run_b, markdown;
   RunDiffOptions diff_options;
   bool json = false;
+  long long top = 10;
   options.add_options()("run-a", po::value(&run_a)->required(), "the first run folder (A)")(
       "run-b", po::value(&run_b)->required(), "the second run folder (B)")(
       "tolerance", po::value(&diff_options.tolerance)->default_value(1e-9, "1e-9"),
       "relative change |B - A| / |A| up to which two values agree")(
-      "top", po::value(&diff_options.top)->default_value(10), "largest changes listed per metric, examples per list")(
+      "top", po::value(&top)->default_value(10), "largest changes listed per metric, examples per list")(
       "json", po::bool_switch(&json), "print JSON")(
       "markdown", po::value(&markdown), "also write the comparison as a Markdown section to this file");
   po::positional_options_description positional;
@@ -39,6 +40,13 @@ int diff_command(const std::vector<std::string>& args) {
     fmt::print(stderr, "dsx diff: error: --tolerance must be a finite number >= 0, got {}\n", diff_options.tolerance);
     return kBadInput;
   }
+  // Every listed change is held in memory, so the list is bounded.
+  constexpr long long kMaxTop = 10'000;
+  if (top < 0 || top > kMaxTop) {
+    fmt::print(stderr, "dsx diff: error: --top must be between 0 and {}, got {}\n", kMaxTop, top);
+    return kBadInput;
+  }
+  diff_options.top = static_cast<std::size_t>(top);
   // Exit status 1 means "the runs differ" here, so every failure, a store that cannot be read or a
   // Markdown file that cannot be written, is 2, as diff(1) reports trouble.
   try {
