@@ -154,7 +154,7 @@ double parse_number(const std::string& s) {
     const double v = std::stod(s, &used);
     return used == s.size() ? v : std::numeric_limits<double>::quiet_NaN();
   } catch (const std::exception&) {
-    return s == "inf" ? std::numeric_limits<double>::infinity()
+    return s == "inf"    ? std::numeric_limits<double>::infinity()
            : s == "-inf" ? -std::numeric_limits<double>::infinity()
                          : std::numeric_limits<double>::quiet_NaN();
   }
@@ -224,7 +224,9 @@ void diff_yaml(const std::string& path, const YamlNode* a, const YamlNode* b, st
     return;
   }
   if (same(*a, *b)) return;
-  const auto child = [&](std::string_view key) { return path.empty() ? std::string(key) : path + "." + std::string(key); };
+  const auto child = [&](std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+  };
   if (a->is_mapping() && b->is_mapping()) {
     for (const YamlEntry& e : a->entries) diff_yaml(child(e.key.text), &e.value, b->find(e.key.text), out);
     for (const YamlEntry& e : b->entries) {
@@ -291,7 +293,8 @@ struct Run {
 std::optional<Run> open_run(const std::string& dir, std::vector<std::string>& problems) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    problems.push_back(fmt::format("{}: not a run folder: {}", dir, fs::exists(dir, ec) ? "not a folder" : "no such folder"));
+    problems.push_back(
+        fmt::format("{}: not a run folder: {}", dir, fs::exists(dir, ec) ? "not a folder" : "no such folder"));
     return std::nullopt;
   }
   bool complete = true;
@@ -475,12 +478,6 @@ void diff_rows(const Run& a, const Run& b, const RunDiffOptions& options, RunDif
 
 // ---- decisions ----
 
-std::string format_number(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return fmt::format("{}", v);
-}
-
 void diff_top_k(const CsvTable& a, const CsvTable& b, double tolerance, std::vector<Change>& out) {
   struct Best {
     std::string point;
@@ -589,7 +586,8 @@ void diff_breakeven(const std::string& file, const CsvTable& a, const CsvTable& 
   std::set<std::string> keys;
   for (const auto& [k, v] : ma) keys.insert(k);
   for (const auto& [k, v] : mb) keys.insert(k);
-  const std::string name = file.substr(std::string("breakeven_").size(), file.size() - std::string("breakeven_.csv").size());
+  const std::string name =
+      file.substr(std::string("breakeven_").size(), file.size() - std::string("breakeven_.csv").size());
   for (const std::string& k : keys) {
     const auto x = ma.find(k), y = mb.find(k);
     if (x == ma.end() || y == mb.end() || x->second.kind != y->second.kind ||
@@ -666,40 +664,38 @@ std::optional<RunDiff> diff_runs(const std::string& dir_a, const std::string& di
 
 // ---- renderings ----
 
-namespace {
-
-std::string shorten(const std::string& s, std::size_t at = 160) {
+std::string shorten_diff_value(const std::string& s, std::size_t at) {
   return s.size() <= at ? s : s.substr(0, at) + "...";
 }
 
-std::string percent(double relative) {
+std::string format_diff_number(double v) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+std::string format_relative_change(double relative) {
   if (std::isinf(relative)) return relative > 0 ? "+inf" : "-inf";
+  if (std::isnan(relative)) return "";
   return fmt::format("{:+.4g} %", relative * 100);
 }
 
-struct Section {
-  std::string title;
-  std::vector<Change> lines;
-};
-
-std::vector<Section> decision_sections(const RunDiff& d) {
-  return {{"rank 1 per objective (top_k.csv)", d.top_k},
-          {"Pareto front (pareto.csv)", d.pareto},
-          {"comparisons (comparisons.csv)", d.comparisons},
-          {"break-even crossings (breakeven_*.csv)", d.breakeven}};
+std::vector<DecisionSection> decision_sections(const RunDiff& d) {
+  return {{"rank 1 per objective (top_k.csv)", &d.top_k},
+          {"Pareto front (pareto.csv)", &d.pareto},
+          {"comparisons (comparisons.csv)", &d.comparisons},
+          {"break-even crossings (breakeven_*.csv)", &d.breakeven}};
 }
 
-std::string identity_value(const RunIdentity& r, int i) {
-  switch (i) {
-    case 0: return r.study;
-    case 1: return r.study_hash;
-    case 2: return r.catalog_hash;
-    case 3: return r.dsx_version;
-    default: return r.git_revision;
-  }
+std::vector<Change> identity_rows(const RunDiff& d) {
+  return {{"study", d.a.study, d.b.study},
+          {"study_hash", d.a.study_hash, d.b.study_hash},
+          {"catalog_hash", d.a.catalog_hash, d.b.catalog_hash},
+          {"dsx_version", d.a.dsx_version, d.b.dsx_version},
+          {"git_revision", d.a.git_revision, d.b.git_revision}};
 }
-constexpr std::array<const char*, 5> kIdentityNames = {"study", "study_hash", "catalog_hash", "dsx_version",
-                                                       "git_revision"};
+
+namespace {
 
 std::string quoted_or_none(const std::string& s) { return s.empty() ? "(none)" : s; }
 
@@ -707,19 +703,20 @@ std::string quoted_or_none(const std::string& s) { return s.empty() ? "(none)" :
 
 std::string run_diff_text(const RunDiff& d) {
   std::string out = fmt::format("A: {}\nB: {}\n\nidentity\n", d.a.dir, d.b.dir);
-  for (int i = 0; i < 5; ++i) {
-    const std::string x = identity_value(d.a, i), y = identity_value(d.b, i);
-    out += x == y ? fmt::format("  {:<13} {}\n", kIdentityNames[i], x)
-                  : fmt::format("  {:<13} {} -> {}\n", kIdentityNames[i], x, y);
+  for (const Change& c : identity_rows(d)) {
+    out +=
+        c.a == c.b ? fmt::format("  {:<13} {}\n", c.what, c.a) : fmt::format("  {:<13} {} -> {}\n", c.what, c.a, c.b);
   }
   out += fmt::format("\nresolved study: {}\n",
                      d.study_changes.empty() ? "no differences" : fmt::format("{} changed", d.study_changes.size()));
   for (const Change& c : d.study_changes) {
-    out += fmt::format("  {}: {} -> {}\n", c.what, shorten(quoted_or_none(c.a)), shorten(quoted_or_none(c.b)));
+    out += fmt::format("  {}: {} -> {}\n", c.what, shorten_diff_value(quoted_or_none(c.a)),
+                       shorten_diff_value(quoted_or_none(c.b)));
   }
-  out += fmt::format("\nrows (matched by {}): {} in A, {} in B; {} in both, {} only in A, {} only in B; {} changed "
-                     "status\n",
-                     fmt::join(d.key_axes, ", "), d.rows_a, d.rows_b, d.matched, d.only_a, d.only_b, d.status_changed);
+  out += fmt::format(
+      "\nrows (matched by {}): {} in A, {} in B; {} in both, {} only in A, {} only in B; {} changed "
+      "status\n",
+      fmt::join(d.key_axes, ", "), d.rows_a, d.rows_b, d.matched, d.only_a, d.only_b, d.status_changed);
   const auto examples = [&](const char* what, const std::vector<PointKey>& keys, std::uint64_t total) {
     if (keys.empty()) return;
     out += fmt::format("  only in {}{}:\n", what, total > keys.size() ? fmt::format(" (first {})", keys.size()) : "");
@@ -743,17 +740,17 @@ std::string run_diff_text(const RunDiff& d) {
     if (m.changed == 0) continue;
     out += fmt::format("  {}: {} of {} rows changed; largest:\n", m.name, m.changed, m.compared);
     for (const MetricChange& c : m.largest) {
-      out += fmt::format("    {}: {} -> {} ({})\n", describe_point(d.key_axes, c.point), format_number(c.a),
-                         format_number(c.b), percent(c.relative));
+      out += fmt::format("    {}: {} -> {} ({})\n", describe_point(d.key_axes, c.point), format_diff_number(c.a),
+                         format_diff_number(c.b), format_relative_change(c.relative));
     }
   }
   out += "\ndecisions";
   out += d.decisions_compared.empty() ? " (no analysis file in both runs)\n"
                                       : fmt::format(" ({})\n", fmt::join(d.decisions_compared, ", "));
-  for (const Section& s : decision_sections(d)) {
-    if (s.lines.empty()) continue;
-    out += fmt::format("  {}: {} changed\n", s.title, s.lines.size());
-    for (const Change& c : s.lines) {
+  for (const DecisionSection& s : decision_sections(d)) {
+    if (s.changes->empty()) continue;
+    out += fmt::format("  {}: {} changed\n", s.title, s.changes->size());
+    for (const Change& c : *s.changes) {
       out += fmt::format("    {}: {} -> {}\n", c.what, quoted_or_none(c.a), quoted_or_none(c.b));
     }
   }
@@ -779,11 +776,11 @@ std::string run_diff_json(const RunDiff& d) {
   J out;
   out["differ"] = d.differs();
   out["tolerance"] = d.tolerance;
-  for (const auto& [name, r] : {std::pair{"a", &d.a}, std::pair{"b", &d.b}}) {
-    J id;
-    id["dir"] = r->dir;
-    for (int i = 0; i < 5; ++i) id[kIdentityNames[i]] = identity_value(*r, i);
-    out["runs"][name] = id;
+  out["runs"]["a"]["dir"] = d.a.dir;
+  out["runs"]["b"]["dir"] = d.b.dir;
+  for (const Change& c : identity_rows(d)) {
+    out["runs"]["a"][c.what] = c.a;
+    out["runs"]["b"][c.what] = c.b;
   }
   out["study_changes"] = changes(d.study_changes);
   J rows;
@@ -828,73 +825,6 @@ std::string run_diff_json(const RunDiff& d) {
   dec["breakeven"] = changes(d.breakeven);
   out["decisions"] = dec;
   return out.dump(2) + "\n";
-}
-
-namespace {
-// A Markdown table cell: pipes escaped, line breaks flattened.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-}  // namespace
-
-std::string run_diff_markdown(const RunDiff& d) {
-  std::string out = fmt::format("## Changes from `{}` to `{}`\n\n", cell(d.a.dir), cell(d.b.dir));
-  out += d.differs() ? "The runs differ" : "The runs agree";
-  out += fmt::format(" (relative tolerance {}).\n\n| | A | B |\n|---|---|---|\n", d.tolerance);
-  for (int i = 0; i < 5; ++i) {
-    out += fmt::format("| {} | {} | {} |\n", kIdentityNames[i], cell(identity_value(d.a, i)), cell(identity_value(d.b, i)));
-  }
-  out += "\n### Resolved study\n\n";
-  if (d.study_changes.empty()) {
-    out += "No differences.\n";
-  } else {
-    out += "| path | A | B |\n|---|---|---|\n";
-    for (const Change& c : d.study_changes) {
-      out += fmt::format("| `{}` | {} | {} |\n", cell(c.what), cell(shorten(c.a)), cell(shorten(c.b)));
-    }
-  }
-  out += fmt::format("\n### Rows\n\nMatched by {}: {} in A, {} in B; {} in both, {} only in A, {} only in B; {} "
-                     "changed status.\n",
-                     fmt::join(d.key_axes, ", "), d.rows_a, d.rows_b, d.matched, d.only_a, d.only_b, d.status_changed);
-  if (!d.status_transitions.empty()) {
-    out += "\n| status change | rows |\n|---|---:|\n";
-    for (const auto& [what, n] : d.status_transitions) out += fmt::format("| {} | {} |\n", cell(what), n);
-  }
-  out += "\n### Metrics\n\nRows ok in both runs; relative change (B - A) / |A|.\n";
-  bool any = false;
-  for (const MetricDiff& m : d.metrics) {
-    if (m.changed == 0) continue;
-    if (!any) out += "\n| metric | rows changed | design point | A | B | change |\n|---|---:|---|---:|---:|---:|\n";
-    any = true;
-    for (std::size_t i = 0; i < m.largest.size(); ++i) {
-      const MetricChange& c = m.largest[i];
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", i == 0 ? "`" + m.name + "`" : "",
-                         i == 0 ? fmt::format("{} of {}", m.changed, m.compared) : "",
-                         cell(describe_point(d.key_axes, c.point)), format_number(c.a), format_number(c.b),
-                         percent(c.relative));
-    }
-  }
-  if (!any) out += "\nNo metric changed beyond the tolerance.\n";
-  out += "\n### Decisions\n\n";
-  bool decisions = false;
-  for (const Section& s : decision_sections(d)) {
-    if (s.lines.empty()) continue;
-    decisions = true;
-    out += fmt::format("{}:\n\n| | A | B |\n|---|---|---|\n", s.title);
-    for (const Change& c : s.lines) out += fmt::format("| {} | {} | {} |\n", cell(c.what), cell(c.a), cell(c.b));
-    out += "\n";
-  }
-  if (!decisions) {
-    out += d.decisions_compared.empty() ? "No analysis file in both runs.\n"
-                                        : fmt::format("No changes in {}.\n", fmt::join(d.decisions_compared, ", "));
-  }
-  return out;
 }
 
 }  // namespace dsx

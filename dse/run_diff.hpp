@@ -33,8 +33,8 @@
 namespace dsx {
 
 struct RunDiffOptions {
-  double tolerance = 1e-9;     // relative
-  std::size_t top = 10;        // largest changes per metric, examples per list
+  double tolerance = 1e-9;  // relative
+  std::size_t top = 10;     // largest changes per metric, examples per list
 };
 
 // (B - A) / |A|; 0 when both are equal (infinities and missing values included); infinite (with B's
@@ -98,8 +98,8 @@ struct RunDiff {
   std::vector<std::string> key_axes;
   std::vector<std::string> metrics_only_a, metrics_only_b;
   std::uint64_t rows_a = 0, rows_b = 0, matched = 0, only_a = 0, only_b = 0, status_changed = 0;
-  std::vector<PointKey> only_a_examples, only_b_examples;  // the first by key
-  std::vector<StatusChange> status_examples;               // the first by key
+  std::vector<PointKey> only_a_examples, only_b_examples;                 // the first by key
+  std::vector<StatusChange> status_examples;                              // the first by key
   std::vector<std::pair<std::string, std::uint64_t>> status_transitions;  // "ok -> infeasible (why)", sorted
 
   std::vector<MetricDiff> metrics;  // every common metric, in run A's column order
@@ -120,10 +120,23 @@ std::optional<RunDiff> diff_runs(const std::string& dir_a, const std::string& di
 // "hardware=h100_sxm, batch=8".
 std::string describe_point(const std::vector<std::string>& axes, const PointKey& point);
 
-// Renderings: plain text for a terminal, JSON (every number exact), and a Markdown section a report
-// can include.
+// Renderings: plain text for a terminal and JSON (every number exact); output/run_diff_markdown.hpp
+// writes a Markdown section.
 std::string run_diff_text(const RunDiff& diff);
 std::string run_diff_json(const RunDiff& diff);
-std::string run_diff_markdown(const RunDiff& diff);
+
+// What the renderings share. A number as the shortest text that reads back to it ("" for NaN,
+// "inf", "-inf"); a relative change as a signed percentage ("+25 %", "-inf"); a long value cut
+// at `at` characters with "..."; the identity rows (study, hashes, version, revision); the
+// decision lists with their titles.
+std::string format_diff_number(double v);
+std::string format_relative_change(double relative);
+std::string shorten_diff_value(const std::string& s, std::size_t at = 160);
+std::vector<Change> identity_rows(const RunDiff& diff);
+struct DecisionSection {
+  std::string title;
+  const std::vector<Change>* changes;
+};
+std::vector<DecisionSection> decision_sections(const RunDiff& diff);
 
 }  // namespace dsx

@@ -8,6 +8,7 @@
 #include "dse/cli/commands.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/run_diff.hpp"
+#include "output/run_diff_markdown.hpp"
 #include "output/files.hpp"
 
 namespace dsx::cli {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dse/store.hpp"
+#include "output/run_diff_markdown.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -28,7 +29,7 @@ TEST(DiffRelativeChange, IsBMinusAOverMagnitudeOfA) {
   EXPECT_EQ(relative_change(0.0, 1e-300), kInf);
   EXPECT_EQ(relative_change(0.0, -1.0), -kInf);
   EXPECT_EQ(relative_change(kNaN, kNaN), 0.0);  // both missing: the same
-  EXPECT_EQ(relative_change(kNaN, 1.0), kInf);   // one missing: changed
+  EXPECT_EQ(relative_change(kNaN, 1.0), kInf);  // one missing: changed
   EXPECT_EQ(relative_change(1.0, kNaN), kInf);
   EXPECT_EQ(relative_change(kInf, kInf), 0.0);
   EXPECT_EQ(relative_change(kInf, -kInf), kInf);
@@ -42,9 +43,9 @@ TEST(DiffLargestChanges, KeepsTheLargestMagnitudesAndTheFirstOfEqualOnes) {
   top.offer({"a"}, 1, 2, 1.0);
   top.offer({"b"}, 1, 0.5, -0.5);
   top.offer({"c"}, 1, 3, 2.0);
-  top.offer({"d"}, 1, 0, -1.0);    // ties with a, offered later: after it
-  top.offer({"e"}, 1, 1.1, 0.1);   // smaller than all three kept
-  top.offer({"f"}, 0, 1, kInf);    // infinite ranks first
+  top.offer({"d"}, 1, 0, -1.0);   // ties with a, offered later: after it
+  top.offer({"e"}, 1, 1.1, 0.1);  // smaller than all three kept
+  top.offer({"f"}, 0, 1, kInf);   // infinite ranks first
   ASSERT_EQ(top.changes().size(), 3u);
   EXPECT_EQ(top.changes()[0].point, PointKey{"f"});
   EXPECT_EQ(top.changes()[1].point, PointKey{"c"});
@@ -92,10 +93,10 @@ TEST(DiffRuns, MatchesRowsByLabelsNotPointIndexAndFillsAnAxisOneRunLacksFromItsF
   ResultTable b;
   b.axis_names = {"batch", "hardware"};
   b.metric_names = {"energy_j", "latency_s", "power_w"};
-  add_row(b, 0, {"1", "a100"}, PointStatus::ok, "", {20.0, 5.0, 1.0});     // latency +25 %
-  add_row(b, 1, {"1", "h100"}, PointStatus::ok, "", {10.0, 1.0, 1.0});     // latency -50 %
-  add_row(b, 2, {"1", "b200"}, PointStatus::ok, "", {1.0, 1.0, 1.0});      // new
-  add_row(b, 3, {"8", "a100"}, PointStatus::ok, "", {1.0, 1.0, 1.0});      // new batch
+  add_row(b, 0, {"1", "a100"}, PointStatus::ok, "", {20.0, 5.0, 1.0});  // latency +25 %
+  add_row(b, 1, {"1", "h100"}, PointStatus::ok, "", {10.0, 1.0, 1.0});  // latency -50 %
+  add_row(b, 2, {"1", "b200"}, PointStatus::ok, "", {1.0, 1.0, 1.0});   // new
+  add_row(b, 3, {"8", "a100"}, PointStatus::ok, "", {1.0, 1.0, 1.0});   // new batch
   add_row(b, 4, {"8", "h100"}, PointStatus::infeasible, "out of memory", {kNaN, kNaN, kNaN});
   write_run(tmp.path() + "/b", "  batch: [1, 8]\n  hardware: [a100, h100, b200]\n", "  eta: 0.5\n", b);
 
@@ -198,6 +199,20 @@ TEST(DiffRuns, ComparesDerivedMetricsAndConstraintStatuses) {
   EXPECT_EQ(d->metrics[1].largest[0].relative, 0.05);
   ASSERT_EQ(d->status_transitions.size(), 1u);
   EXPECT_EQ(d->status_transitions[0].first, "ok -> infeasible (over budget)");
+}
+
+TEST(DiffMarkdown, ValuesFromTheRunsCannotAddMarkupOrBreakATable) {
+  RunDiff d;
+  d.a.dir = "runs/a";
+  d.b.dir = "runs/b";
+  d.study_changes.push_back({"title", "<script>alert(1)</script>", "a | b *c*"});
+  const std::string md = run_diff_markdown(d);
+  for (std::size_t at = md.find('<'); at != std::string::npos; at = md.find('<', at + 1)) {
+    EXPECT_TRUE(at > 0 && md[at - 1] == '\\') << "raw HTML at " << at << ":\n" << md;
+  }
+  EXPECT_NE(md.find("| title | \\<script"), std::string::npos) << md;
+  EXPECT_NE(md.find(" | a \\| b \\*c\\* |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("The runs differ"), std::string::npos) << md;
 }
 
 TEST(DiffRuns, NamesTheMissingFileOfAFolderThatIsNotARun) {
