@@ -57,11 +57,11 @@ TEST(DiffLargestChanges, KeepsTheLargestMagnitudesAndTheFirstOfEqualOnes) {
 
 // A minimal run folder: a resolved study with `axes` and `fixed`, a manifest and a store.
 void write_run(const std::string& dir, const std::string& axes_yaml, const std::string& fixed_yaml,
-               const ResultTable& table) {
+               const ResultTable& table, const std::string& more_yaml = "") {
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/study.resolved.yaml") << "study: tiny\nsolver: inference\naxes:\n"
                                               << axes_yaml << "fixed:\n"
-                                              << fixed_yaml;
+                                              << fixed_yaml << more_yaml;
   std::ofstream(dir + "/manifest.json")
       << R"({"dsx_version": "0.1.0", "git_revision": "abc", "study_hash": "1", "catalog_hash": "2"})";
   ResultStore store(result_store_path(dir));
@@ -128,6 +128,32 @@ TEST(DiffRuns, MatchesRowsByLabelsNotPointIndexAndFillsAnAxisOneRunLacksFromItsF
   std::vector<std::string> paths;
   for (const Change& c : d->study_changes) paths.push_back(c.what);
   EXPECT_EQ(paths, (std::vector<std::string>{"axes.batch", "axes.hardware (added b200; removed l4)", "fixed.batch"}));
+  EXPECT_TRUE(d->differs());
+}
+
+TEST(DiffRuns, CatalogEntriesAreMatchedByIdAndFormattingDoesNotCount) {
+  TempDir tmp("run_diff");
+  ResultTable a;
+  a.axis_names = {"hardware"};
+  a.metric_names = {"latency_s"};
+  add_row(a, 0, {"h100"}, PointStatus::ok, "", {2.0});
+  write_run(tmp.path() + "/a", "  hardware: [h100]\n", "  batch: 1\n", a,
+            "# a comment\ncatalog:\n  hardware:\n    - {id: l4, tdp: 72 W}\n    - {id: h100, tdp: 700 W}\n");
+  write_run(tmp.path() + "/b", "  hardware: [h100]\n", "  batch: \"1\"\n", a,
+            "catalog:\n  hardware:\n    - id: h100\n      tdp: 800 W\n    - id: b200\n      tdp: 1 kW\n");
+  std::vector<std::string> problems;
+  const auto d = diff_runs(tmp.path() + "/a", tmp.path() + "/b", RunDiffOptions{}, problems);
+  ASSERT_TRUE(d) << (problems.empty() ? "" : problems.front());
+  ASSERT_EQ(d->study_changes.size(), 3u);
+  EXPECT_EQ(d->study_changes[0].what, "catalog.hardware[b200]");
+  EXPECT_EQ(d->study_changes[0].a, "");
+  EXPECT_EQ(d->study_changes[0].b, "{id: b200, tdp: 1 kW}");
+  EXPECT_EQ(d->study_changes[1].what, "catalog.hardware[h100].tdp");
+  EXPECT_EQ(d->study_changes[1].a, "700 W");
+  EXPECT_EQ(d->study_changes[1].b, "800 W");
+  EXPECT_EQ(d->study_changes[2].what, "catalog.hardware[l4]");
+  EXPECT_EQ(d->study_changes[2].b, "");
+  EXPECT_EQ(d->metrics[0].changed, 0u);
   EXPECT_TRUE(d->differs());
 }
 
