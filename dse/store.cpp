@@ -483,6 +483,62 @@ ResultTable ResultStore::read_results() const {
   return t;
 }
 
+ResultStore::RowCursor::RowCursor(const ResultStore& store, std::span<const std::string> order_by)
+    : store_(&store), labels_(store.axis_names_.size()), metric_names_(store.metric_names_) {
+  if (!store.has_schema_) return;
+  std::vector<std::string> derived;  // derived(point_index, status, detail, kept, <metric>...)
+  {
+    Stmt s(store.prepare("SELECT name FROM pragma_table_info('derived') ORDER BY cid"));
+    int rc = 0;
+    for (int i = 0; (rc = sqlite3_step(s.get())) == SQLITE_ROW; ++i) {
+      if (i >= 4) derived.emplace_back(column_text(s.get(), 0));
+    }
+    if (rc != SQLITE_DONE) store.fail("cannot read the derived table's columns");
+  }
+  metric_names_.insert(metric_names_.end(), derived.begin(), derived.end());
+  metrics_.resize(metric_names_.size());
+  std::string sql = "SELECT r.point_index";
+  for (const auto& a : store.axis_names_) sql += ", r." + quote_identifier(a);
+  if (derived.empty()) {
+    sql += ", r.status, r.detail";
+  } else {
+    sql += ", CASE WHEN d.point_index IS NULL THEN r.status ELSE d.status END"
+           ", CASE WHEN d.point_index IS NULL THEN r.detail ELSE d.detail END";
+  }
+  for (const auto& m : store.metric_names_) sql += ", r." + quote_identifier(m);
+  for (const auto& m : derived) sql += ", d." + quote_identifier(m);
+  sql += derived.empty() ? " FROM results r" : " FROM results r LEFT JOIN derived d USING (point_index)";
+  sql += " ORDER BY ";
+  for (const std::string& a : order_by) {
+    if (std::find(store.axis_names_.begin(), store.axis_names_.end(), a) == store.axis_names_.end()) {
+      throw std::logic_error(store.path_ + ": no axis '" + a + "' to order the results by");
+    }
+    sql += "r." + quote_identifier(a) + ", ";
+  }
+  sql += "r.point_index";
+  stmt_ = store.prepare(sql);
+}
+
+ResultStore::RowCursor::~RowCursor() { sqlite3_finalize(stmt_); }
+
+bool ResultStore::RowCursor::next() {
+  if (stmt_ == nullptr) return false;
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_DONE) return false;
+  if (rc != SQLITE_ROW) store_->fail("cannot read the results");
+  point_index_ = static_cast<std::uint64_t>(sqlite3_column_int64(stmt_, 0));
+  const int axes = static_cast<int>(labels_.size());
+  for (int a = 0; a < axes; ++a) labels_[static_cast<std::size_t>(a)].assign(column_text(stmt_, 1 + a));
+  status_.assign(column_text(stmt_, axes + 1));
+  detail_.assign(column_text(stmt_, axes + 2));
+  for (std::size_t m = 0; m < metrics_.size(); ++m) {
+    const int col = axes + 3 + static_cast<int>(m);
+    metrics_[m] = sqlite3_column_type(stmt_, col) == SQLITE_NULL ? std::numeric_limits<double>::quiet_NaN()
+                                                                  : sqlite3_column_double(stmt_, col);
+  }
+  return true;
+}
+
 std::uint64_t ResultStore::row_count() const {
   if (!has_schema_) return 0;
   Stmt s(prepare("SELECT count(*) FROM results"));

@@ -126,6 +126,39 @@ class ResultStore {
 
   // The whole results table in point_index order, with its column names and reasons.
   ResultTable read_results() const;
+
+  // The results table one row at a time, for reading a store too large to hold (dsx diff). Rows
+  // come ordered by the axis columns `order_by` (SQLite's BINARY text order, which is std::string's),
+  // then by point_index; SQLite sorts on disk past its cache, so memory stays bounded. An unknown
+  // axis throws std::logic_error. The cursor must not outlive its store.
+  // When the analyses wrote the `derived` table, its metrics follow the solver's (metric_names())
+  // and its status and detail, which the study's constraints set, replace the solver's.
+  class RowCursor {
+   public:
+    RowCursor(const ResultStore& store, std::span<const std::string> order_by);
+    ~RowCursor();
+    RowCursor(const RowCursor&) = delete;
+    RowCursor& operator=(const RowCursor&) = delete;
+    // Steps to the next row; false after the last. Throws std::runtime_error on a read failure.
+    bool next();
+    std::uint64_t point_index() const { return point_index_; }
+    const std::string& label(std::size_t axis) const { return labels_[axis]; }  // store axis order
+    const std::string& status() const { return status_; }                          // "ok", "infeasible", ...
+    const std::string& detail() const { return detail_; }
+    double metric(std::size_t m) const { return metrics_[m]; }                     // NaN when NULL
+    const std::vector<std::string>& metric_names() const { return metric_names_; }
+
+   private:
+    const ResultStore* store_;
+    sqlite3_stmt* stmt_ = nullptr;
+    std::uint64_t point_index_ = 0;
+    std::vector<std::string> labels_;
+    std::string status_, detail_;
+    std::vector<double> metrics_;
+    std::vector<std::string> metric_names_;
+  };
+  const std::vector<std::string>& axis_names() const { return axis_names_; }
+  const std::vector<std::string>& metric_names() const { return metric_names_; }
   std::uint64_t row_count() const;
   // Highest committed point_index; nullopt when no row is stored.
   std::optional<std::uint64_t> max_point_index() const;

@@ -29,13 +29,14 @@ int eval_exit_code(PointStatus status) {
   return status == PointStatus::ok ? kSuccess : status == PointStatus::infeasible ? kInfeasible : kRuntimeFailure;
 }
 
-constexpr std::array<Command, 8> kCommands = {{
+constexpr std::array<Command, 9> kCommands = {{
     {"run", "sweep a study, analyse it and render its report", run_command},
     {"validate", "load and check studies without evaluating anything", validate_command},
     {"eval", "evaluate one design point and print every metric", eval_command},
     {"catalog", "list the hardware, models and solvers dsx knows, with sources", catalog_command},
     {"report", "re-render figures and reports of a stored run", report_command},
     {"merge", "join the run folders of a study swept in shards (dsx run --shard I/N)", merge_command},
+    {"diff", "compare two run folders: studies, rows, metrics and decisions", diff_command},
     {"calibrate", "fit efficiency parameters to published measurements and write a profile", calibrate_command},
     {"accuracy", "predict every published measurement and report the accuracy per regime", accuracy_command},
 }};

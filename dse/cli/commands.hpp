@@ -35,6 +35,8 @@ int catalog_command(const std::vector<std::string>& args);
 int import_hf_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
+// `dsx diff RUN_A RUN_B` (dse/cli/diff.cpp): exit 0 when the runs agree, 1 when they differ, 2 on bad input.
+int diff_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int accuracy_command(const std::vector<std::string>& args);
 

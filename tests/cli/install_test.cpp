@@ -53,11 +53,14 @@ TEST(Install, TheInstalledTreeRunsAShippedStudyWithItsOwnData) {
     ++listed;
     EXPECT_NE(man.find(".B " + command), std::string::npos) << "dsx.1 does not document '" << command << "'";
   }
-  EXPECT_EQ(listed, 8) << commands.out;
+  EXPECT_EQ(listed, 9) << commands.out;
   const std::string complete = "bash -c 'source \"" + prefix + "/share/bash-completion/completions/dsx\"; ";
   const CommandResult words = run_shell(complete + "COMP_WORDS=(\"" + dsx +
                                         "\" eval gemm hardware=h10); COMP_CWORD=3; _dsx; echo ${COMPREPLY[@]}'");
   EXPECT_EQ(words.out, "hardware=h100_sxm hardware=h100_pcie\n");
+  const CommandResult diff_word =
+      run_shell(complete + "COMP_WORDS=(\"" + dsx + "\" di); COMP_CWORD=1; _dsx; echo ${COMPREPLY[@]}'");
+  EXPECT_EQ(diff_word.out, "diff\n");
 
   // The installed Python module reads the installed data too.
   if (std::string(DSX_PYTHON).empty()) {
