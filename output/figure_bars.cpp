@@ -71,7 +71,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     for (const Axis* a : by) {
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       b.key.push_back(label_position(*a, label));
-      labels.push_back(label);
+      labels.push_back(series_label(decl, a->param, label));
     }
     b.label = labels.empty() ? row_label(x, study, results, r) : join(labels, " / ");
     if (colour_axis != nullptr) {
@@ -93,6 +93,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     for (const Column& c : ys) words.push_back(metric_words(c));
     va.title = va.scale.unit.empty() ? join(words, " + ") : join(words, " + ") + " (" + va.scale.unit + ")";
   }
+  apply_axis_label(va, ys.front(), decl.y_label);
   std::vector<std::string> cat_names;
   for (const Axis* a : by) cat_names.push_back(a->param);
 
@@ -131,7 +132,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
 
   const bool bar_key = ys.size() > 1 || colours.size() > 1;
   const double height_cm = std::clamp(
-      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + (bar_key && !decl.legend_title.empty() ? kKeyRowCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
       kBarMinCm, kBarMaxCm);
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -145,12 +146,19 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
         return std::fabs(t - totals.front()) > 1e-9 * std::max(std::fabs(t), std::fabs(totals.front()));
       });
   gp += "unset ylabel\nset grid noytics\nset ytics scale 0\nset xrange [0:*]\n";
+  gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
   if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
   if (bar_key) {
     gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+    if (!decl.legend_title.empty()) gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
   } else {
     gp += "unset key\n";
   }
+  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
+  const auto legend_entry = [&](const std::string& value) {
+    const std::string& text = series_label(decl, colour_axis->param, value);
+    return &text != &value ? text : colour_axis->param + " = " + value;
+  };
   std::string plot;
   if (bars.empty()) {
     plot = "set label 1 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
@@ -162,11 +170,13 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     gp += fmt::format("set yrange [{}:-0.6]  # first category on top\n",
                       fmt::format("{:g}", static_cast<double>(bars.size()) - 0.4));
     if (label_totals) gp += "# totals at the end of each bar\n";
+    // Bytes and long times (min, h, days) read in the axis's unit; the rest as the report prints them.
+    const bool in_axis_unit = ys.front().display.dimension == Dimension::bytes ||
+                              (ys.front().display.dimension == Dimension::time && va.scale.factor < 1);
     for (std::size_t i = 0; label_totals && i < bars.size(); ++i) {
       gp += fmt::format("set label {} {} at first {}, first {} left offset character 0.5, 0 noenhanced\n", i + 1,
-                        gp_string(ys.front().display.dimension == Dimension::bytes
-                                      ? format_in_scale(totals[i], va.scale)
-                                      : format_quantity(totals[i], ys.front().display)),
+                        gp_string(in_axis_unit ? format_in_scale(totals[i], va.scale)
+                                               : format_quantity(totals[i], ys.front().display)),
                         fmt::format("{:.9g}", totals[i] * va.scale.factor), i);
     }
     gp += fmt::format("h = {:g}  # half the bar height\n", kBarHalfHeight);
@@ -176,7 +186,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       std::vector<std::string> cols;
       for (std::size_t j = 0; j <= k; ++j) cols.push_back(fmt::format("${}", j + 2));
       const std::string sum = "(" + join(cols, "+") + ")";
-      const std::string hi = va.scale.factor == 1 ? sum : fmt::format("{}*{}", sum, factor_text(va.scale.factor));
+      const std::string hi = scaled_expression(sum, va.scale.factor);
       clauses.push_back(fmt::format("{} using ({}):1:({}):({}):($1-h):($1+h) with boxxyerror lt {} title {} noenhanced",
                                     k == 0 ? gp_string(decl.name + ".dat") : "\"\"", hi, lo, hi,
                                     kBarLinetypeBase + static_cast<int>(k % kBarColours.size()),
@@ -185,13 +195,13 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     if (colour_axis != nullptr) {
       clauses.clear();
-      const std::string hi = va.scale.factor == 1 ? "$2" : fmt::format("$2*{}", factor_text(va.scale.factor));
+      const std::string hi = scaled_expression("$2", va.scale.factor);
       for (std::size_t block = 0; block < colours.size(); ++block) {
         clauses.push_back(fmt::format(
             "{} index {} using ({}):1:(0):({}):($1-h):($1+h) with boxxyerror lt {} title {} noenhanced",
             block == 0 ? gp_string(decl.name + ".dat") : "\"\"", block, hi, hi,
             kBarLinetypeBase + static_cast<int>(colours[block] % kBarColours.size()),
-            gp_string(colour_axis->param + " = " + colour_axis->values[colours[block]].label)));
+            gp_string(legend_entry(colour_axis->values[colours[block]].label))));
       }
     }
     plot = "plot " + join(clauses, ", \\\n     ") + "\n";

@@ -187,10 +187,13 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
   gp += "unset key\nunset grid\nset border 15 front lc rgb \"#262626\" lw 1\nset tics scale 0\n";
   // The y parameter's name heads the row labels (a rotated axis label would need gnuplot to
   // measure them, which it does differently per terminal); the left margin fits the longest.
-  gp += fmt::format("set xlabel {} noenhanced\nunset ylabel\n", gp_string(metric_words(x)));
+  // The study's x_label and y_label, as written: the tics are the values as the study writes them.
+  const std::string x_title = decl.x_label.empty() ? metric_words(x) : decl.x_label;
+  const std::string y_title = decl.y_label.empty() ? metric_words(y) : decl.y_label;
+  gp += fmt::format("set xlabel {} noenhanced\nunset ylabel\n", gp_string(x_title));
   gp += fmt::format("set label 1 {} at graph 0, graph 1 right offset character -0.8, 0.8 noenhanced\n",
-                    gp_string(metric_words(y)));
-  gp += fmt::format("set lmargin {}\nset tmargin {}\n", std::max<std::size_t>(y_chars, metric_words(y).size()) + 2,
+                    gp_string(y_title));
+  gp += fmt::format("set lmargin {}\nset tmargin {}\n", std::max<std::size_t>(y_chars, y_title.size()) + 2,
                     fmt::format("{:g}", 3 + static_cast<double>(title_lines(decl, title).size())));
   gp += "set title offset character 0, 0.9  # above the headers of the rows and the colour box\n";
   const bool rotate_x = x_cm > 0.9 * cell_cm;

@@ -115,7 +115,10 @@ std::size_t label_position(const Axis& axis, const std::string& label);
 
 // "1e6" for a power of ten, else the exact number.
 std::string factor_text(double factor);
-// Data column `column` times `factor`, as a gnuplot using expression.
+// `expr` times `factor` in gnuplot: "$2*1e-3", or "$1/86400" when the axis reads in a calendar
+// unit (min, h, days, years: format.hpp choose_axis_scale); `expr` itself when the factor is 1.
+std::string scaled_expression(std::string_view expr, double factor);
+// Data column `column` times `factor`, as a gnuplot using expression: "2", "($2*1e-3)".
 std::string gp_scaled(int column, double factor);
 
 struct AxisSetup {
@@ -126,6 +129,13 @@ struct AxisSetup {
 AxisSetup axis_setup(const Column& c, const std::vector<double>& values, bool log);
 // gnuplot settings of one axis: title, log scale and tick format.
 std::string axis_commands(char axis, const AxisSetup& a, const std::vector<double>& scaled_values);
+// The study's own axis title (x_label, y_label; nothing when empty) in place of the generated one:
+// its words, then the axis's unit in parentheses, unless the label ends with one ("(days)"), which
+// then sets the axis's unit (dse/study.hpp figure_label_unit; the loader checked it).
+void apply_axis_label(AxisSetup& a, const Column& c, const std::string& label);
+// "set xrange [0:50]" for the study's `key` (x_range, y_range) in the axis's scale; an `auto` end
+// stays as dsx set it (gnuplot keeps an end left empty). Empty when no range was written.
+std::string range_commands(char axis, const FigureRange& range, double factor, std::string_view key);
 
 // ---- page layout ----
 
@@ -157,8 +167,12 @@ struct Series {
   std::vector<std::size_t> rows;
 };
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
-std::vector<Series> split_series(const ResultTable& results,
-                                 const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by);
+// With `decl`, a value of its group is titled as its series_labels say.
+std::vector<Series> split_series(const ResultTable& results, const std::vector<std::size_t>& rows,
+                                 const std::vector<const Axis*>& by, const FigureDecl* decl = nullptr);
+// The text that stands for `value` of `param`: the figure's series_labels entry when `param` is its
+// group and one is written, else the value itself.
+const std::string& series_label(const FigureDecl& decl, std::string_view param, const std::string& value);
 
 std::string design_point_text(const ResolvedStudy& study, const ResultTable& results, std::size_t row,
                               std::string_view sep);

@@ -87,7 +87,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   if (!decl.group.empty()) {
     if (const Axis* g = find_axis(study, decl.group)) by.push_back(g);
   }
-  std::vector<Series> series = split_series(results, rows, by);
+  std::vector<Series> series = split_series(results, rows, by, &decl);
   std::size_t not_drawable = 0, points = 0;
   for (Series& s : series) {
     std::vector<std::size_t> kept;
@@ -126,13 +126,18 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     lo = 0.1;
     hi = 1000;
   }
-  const double x_lo = std::pow(10.0, std::floor(std::log10(lo))), x_hi = std::pow(10.0, std::ceil(std::log10(hi)));
+  double x_lo = std::pow(10.0, std::floor(std::log10(lo))), x_hi = std::pow(10.0, std::ceil(std::log10(hi)));
+  // The study's x_range replaces an end; the roofs are drawn across it.
+  if (decl.x_range.min.value) x_lo = *decl.x_range.min.value;
+  if (decl.x_range.max.value) x_hi = *decl.x_range.max.value;
   for (const Roof& r : roofs) yvals.push_back(x_lo * r.bandwidth);
 
   AxisSetup xa = axis_setup(x, {x_lo, x_hi}, true);
   xa.scale = AxisScale{1, x.display.unit};
   xa.title = axis_title(x.display, xa.scale);
-  const AxisSetup ya = axis_setup(y, yvals, true);
+  AxisSetup ya = axis_setup(y, yvals, true);
+  apply_axis_label(xa, x, decl.x_label);
+  apply_axis_label(ya, y, decl.y_label);
   const std::string title = !decl.title.empty() ? decl.title : ya.title + " vs " + xa.title;
 
   FigureSource src;
@@ -192,7 +197,9 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     y_min = 1;
     y_max = 10;
   }
-  const double y_lo = std::pow(10.0, std::floor(std::log10(y_min))), y_hi = y_max * 3;
+  double y_lo = std::pow(10.0, std::floor(std::log10(y_min))), y_hi = y_max * 3;
+  if (decl.y_range.min.value) y_lo = *decl.y_range.min.value;
+  if (decl.y_range.max.value) y_hi = *decl.y_range.max.value;
 
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -211,11 +218,12 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     for (const Roof& r : roofs) longest = std::max(longest, text_cm(roof_title(r)));
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     gp += commands;
-    key_rows_cm = rows_cm;
-    height_cm = kSinglePlotHeightCm + rows_cm;
-  } else if (!by.empty() && series.size() > 1) {
+    key_rows_cm = rows_cm + (decl.legend_title.empty() ? 0.0 : kKeyRowCm);
+    height_cm = kSinglePlotHeightCm + key_rows_cm;
+  } else if (!by.empty() && series.size() > 1 && decl.legend_title.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.group));
   }
+  if (!decl.legend_title.empty()) gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
   height_cm += title_extra_cm(decl, title);
 
   // A roof takes the colour of the series of its hardware (or precision) when the points are grouped
@@ -231,7 +239,9 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     if (group_param && (*group_param == hardware_param || *group_param == precision_param)) {
       const std::string& value = *group_param == hardware_param ? roofs[i].hardware : roofs[i].precision;
       for (std::size_t k = 0; k < series.size(); ++k) {
-        if (series[k].title == value) colour = std::string(kSeriesColours[k % kSeriesColours.size()]);
+        if (series[k].title == series_label(decl, *group_param, value)) {
+          colour = std::string(kSeriesColours[k % kSeriesColours.size()]);
+        }
       }
     }
     gp += fmt::format("set linetype {} lc rgb \"{}\" lw 2 dt {}  # roof {} {}\n", kRoofLinetypeBase + i, colour,

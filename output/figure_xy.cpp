@@ -92,9 +92,11 @@ std::vector<Crossing> find_crossings(const std::vector<std::vector<std::pair<dou
   return out;
 }
 
-// "batch = 37.2", "launch overhead = 12.5 us".
-std::string crossing_text(const Column& x, double value) {
-  return fmt::format("{} = {}", x.display.label.empty() ? x.name : x.display.label, format_quantity(value, x.display));
+// "batch = 37.2", "launch overhead = 12.5 us"; a long time in the axis's unit ("duration = 0.972 days").
+std::string crossing_text(const Column& x, const AxisScale& scale, double value) {
+  const bool in_axis_unit = x.display.dimension == Dimension::time && scale.factor < 1;
+  return fmt::format("{} = {}", x.display.label.empty() ? x.name : x.display.label,
+                     in_axis_unit ? format_in_scale(value, scale) : format_quantity(value, x.display));
 }
 
 }  // namespace
@@ -139,7 +141,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (is_line) {
     for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
   }
-  const std::vector<Series> groups = split_series(results, rows, by);
+  const std::vector<Series> groups = split_series(results, rows, by, &decl);
 
   struct Drawn {
     std::string title;
@@ -250,13 +252,15 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
       yvals.push_back(row_value(*d.y, study, results, r));
     }
   }
-  const AxisSetup xa = axis_setup(x, xs, decl.log_x);
+  AxisSetup xa = axis_setup(x, xs, decl.log_x);
   AxisSetup ya = axis_setup(ys.front(), yvals, decl.log_y);
   if (ys.size() > 1) {
     std::vector<std::string> words;
     for (const Column& c : ys) words.push_back(metric_words(c));
     ya.title = ya.scale.unit.empty() ? join(words, ", ") : join(words, ", ") + " (" + ya.scale.unit + ")";
   }
+  apply_axis_label(xa, x, decl.x_label);
+  apply_axis_label(ya, ys.front(), decl.y_label);
   std::vector<double> xs_scaled, ys_scaled;
   for (double v : xs) xs_scaled.push_back(v * xa.scale.factor);
   for (double v : yvals) ys_scaled.push_back(v * ya.scale.factor);
@@ -355,10 +359,12 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     gp += fmt::format("set xtics ({}) noenhanced\n", join(tics, ", "));
     gp += fmt::format("set xrange [-0.5:{}]\n", format_exact(static_cast<double>(x.axis->values.size()) - 0.5));
   }
+  gp += range_commands('x', decl.x_range, xa.scale.factor, "x_range");
+  gp += range_commands('y', decl.y_range, ya.scale.factor, "y_range");
   std::vector<std::string> key_names;
   if (ys.size() > 1) key_names.push_back("metric");
   for (const Axis* a : by) key_names.push_back(a->param);
-  if (drawn.size() > 1 && !key_names.empty()) {
+  if (drawn.size() > 1 && !key_names.empty() && decl.legend_title.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(join(key_names, " / ")));
   }
   const bool show_key = drawn.size() > 1 || !fronts.empty() || !crossings.empty();
@@ -370,9 +376,13 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     if (show_key) gp += commands;
     height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
+    if (show_key && !decl.legend_title.empty()) height_cm += kKeyRowCm;
   }
   height_cm += title_extra_cm(decl, title);
   if (!show_key) gp += "unset key\n";
+  if (show_key && !decl.legend_title.empty()) {
+    gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
+  }
   if (!crossings.empty()) {
     // The value runs along the line, from the end of the plot farther from the crossing point.
     const auto ty = [&](double v) { return decl.log_y ? std::log10(v) : v; };
@@ -390,7 +400,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
                         format_exact(cx), format_exact(cx), kMarkInk);
       gp += fmt::format("set label {} {} at {}, graph {} rotate by 90 {} offset character -0.6, 0 front "
                         "textcolor rgb \"{}\" noenhanced\n",
-                        100 + i, gp_string(crossing_text(x, crossings[i].x)), format_exact(cx), high ? "0.02" : "0.98",
+                        100 + i, gp_string(crossing_text(x, xa.scale, crossings[i].x)), format_exact(cx), high ? "0.02" : "0.98",
                         high ? "left" : "right", kMarkInk);
     }
   }
@@ -493,7 +503,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     } else {
       std::vector<std::string> parts;
       for (const Crossing& c : crossings) {
-        parts.push_back(fmt::format("{} and {} at {}", drawn[c.a].title, drawn[c.b].title, crossing_text(x, c.x)));
+        parts.push_back(fmt::format("{} and {} at {}", drawn[c.a].title, drawn[c.b].title, crossing_text(x, xa.scale, c.x)));
       }
       text += fmt::format(" Dashed vertical line{}: where two lines cross (linear interpolation between neighbouring "
                           "points{}): {}.",

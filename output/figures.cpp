@@ -18,6 +18,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "dse/quantity.hpp"
 #include "output/figure_parts.hpp"
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
@@ -142,9 +143,17 @@ std::string factor_text(double factor) {
   return format_exact(factor);
 }
 
+std::string scaled_expression(std::string_view expr, double factor) {
+  if (factor == 1) return std::string(expr);
+  for (const double unit : {60.0, 3600.0, 86400.0, 365.0 * 86400.0}) {
+    if (factor == 1 / unit) return fmt::format("{}/{:.0f}", expr, unit);
+  }
+  return fmt::format("{}*{}", expr, factor_text(factor));
+}
+
 std::string gp_scaled(int column, double factor) {
   if (factor == 1) return fmt::format("{}", column);
-  return fmt::format("(${}*{})", column, factor_text(factor));
+  return "(" + scaled_expression(fmt::format("${}", column), factor) + ")";
 }
 
 AxisSetup axis_setup(const Column& c, const std::vector<double>& values, bool log) {
@@ -178,6 +187,30 @@ std::string axis_commands(char axis, const AxisSetup& a, const std::vector<doubl
     out += fmt::format("set format {} \"%g\"\n", axis);
   }
   return out;
+}
+
+void apply_axis_label(AxisSetup& a, const Column& c, const std::string& label) {
+  if (label.empty()) return;
+  const std::string_view unit = figure_label_unit(label);
+  if (unit.empty()) {
+    a.title = a.scale.unit.empty() ? label : label + " (" + a.scale.unit + ")";
+    return;
+  }
+  a.title = label;
+  if (!c.numeric) return;
+  const Unit* u = find_unit(unit);
+  if (figure_unit_checked(c.display.dimension) && u != nullptr && u->dimension == c.display.dimension) {
+    a.scale = AxisScale{1 / u->scale, std::string(unit)};
+  } else {
+    // No unit dsx can check (a ratio, a count, a rate): the values in their base unit.
+    a.scale = AxisScale{c.display.style == NumberStyle::percent ? 100.0 : 1.0, std::string(unit)};
+  }
+}
+
+std::string range_commands(char axis, const FigureRange& range, double factor, std::string_view key) {
+  if (!range.set) return "";
+  const auto end = [&](const FigureLimit& l) { return l.value ? format_exact(*l.value * factor) : std::string(); };
+  return fmt::format("set {}range [{}:{}]  # the study's {}\n", axis, end(range.min), end(range.max), key);
 }
 
 // The printed width of `text` in 9 pt DejaVu Sans, from its advance widths (in em, rounded up):
@@ -294,9 +327,17 @@ std::vector<const Axis*> varying_axes(const ResolvedStudy& study, const ResultTa
   return out;
 }
 
+const std::string& series_label(const FigureDecl& decl, std::string_view param, const std::string& value) {
+  if (param != decl.group) return value;
+  for (const auto& [from, to] : decl.series_labels) {
+    if (from == value) return to;
+  }
+  return value;
+}
+
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
-std::vector<Series> split_series(const ResultTable& results,
-                                 const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by) {
+std::vector<Series> split_series(const ResultTable& results, const std::vector<std::size_t>& rows,
+                                 const std::vector<const Axis*>& by, const FigureDecl* decl) {
   std::map<std::vector<std::size_t>, Series> series;
   for (std::size_t r : rows) {
     std::vector<std::size_t> key;
@@ -304,7 +345,7 @@ std::vector<Series> split_series(const ResultTable& results,
     for (const Axis* a : by) {
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       key.push_back(label_position(*a, label));
-      labels.push_back(label);
+      labels.push_back(decl != nullptr ? series_label(*decl, a->param, label) : label);
     }
     Series& s = series[key];
     if (s.rows.empty()) {
