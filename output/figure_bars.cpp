@@ -132,7 +132,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
 
   const bool bar_key = ys.size() > 1 || colours.size() > 1;
   const double height_cm = std::clamp(
-      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + (bar_key && !decl.legend_title.empty() ? kKeyRowCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
       kBarMinCm, kBarMaxCm);
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -150,7 +150,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
   if (bar_key) {
     gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
-    if (!decl.legend_title.empty()) gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
+    if (!decl.legend_title.empty()) gp += key_title_commands(decl, true);
   } else {
     gp += "unset key\n";
   }

@@ -150,6 +150,9 @@ double title_extra_cm(const FigureDecl& decl, std::string_view title);
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
 std::pair<std::string, double> key_below(std::size_t entries, double longest_cm);
+// The study's legend_title as the key's title; in a key set below the plot (`below`: bars, and
+// key_below) it starts with an empty line, which keeps it clear of the x axis title.
+std::string key_title_commands(const FigureDecl& decl, bool below);
 // One column leaves room for about five numbers along a linear x axis: tics every 1, 2 or 5 x 10^k.
 std::string narrow_tics(char axis, double max_abs);
 // The script's comment header, the house style and the figure's title.

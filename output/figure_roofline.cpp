@@ -218,12 +218,12 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     for (const Roof& r : roofs) longest = std::max(longest, text_cm(roof_title(r)));
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     gp += commands;
-    key_rows_cm = rows_cm + (decl.legend_title.empty() ? 0.0 : kKeyRowCm);
+    key_rows_cm = rows_cm + (decl.legend_title.empty() ? 0.0 : 2 * kKeyRowCm);  // a blank line, then the title
     height_cm = kSinglePlotHeightCm + key_rows_cm;
   } else if (!by.empty() && series.size() > 1 && decl.legend_title.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.group));
   }
-  if (!decl.legend_title.empty()) gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
+  if (!decl.legend_title.empty()) gp += key_title_commands(decl, single);
   height_cm += title_extra_cm(decl, title);
 
   // A roof takes the colour of the series of its hardware (or precision) when the points are grouped

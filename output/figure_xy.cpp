@@ -376,13 +376,11 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     const auto [commands, rows_cm] = key_below(key_entries, longest);
     if (show_key) gp += commands;
     height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
-    if (show_key && !decl.legend_title.empty()) height_cm += kKeyRowCm;
+    if (show_key && !decl.legend_title.empty()) height_cm += 2 * kKeyRowCm;  // a blank line, then the title
   }
   height_cm += title_extra_cm(decl, title);
   if (!show_key) gp += "unset key\n";
-  if (show_key && !decl.legend_title.empty()) {
-    gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.legend_title));
-  }
+  if (show_key && !decl.legend_title.empty()) gp += key_title_commands(decl, decl.width == FigureWidth::single_column);
   if (!crossings.empty()) {
     // The value runs along the line, from the end of the plot farther from the crossing point.
     const auto ty = [&](double v) { return decl.log_y ? std::log10(v) : v; };

@@ -279,6 +279,11 @@ std::pair<std::string, double> key_below(std::size_t entries, double longest_cm)
           kKeyRowCm * static_cast<double>(rows) + 0.4};
 }
 
+std::string key_title_commands(const FigureDecl& decl, bool below) {
+  const std::string text = gp_string(decl.legend_title);
+  return fmt::format("set key title {}{} noenhanced\n", below ? "\"\\n" : "\"", text.substr(1));
+}
+
 // One column leaves room for about five numbers along a linear x axis: tics every 1, 2 or 5 x 10^k.
 std::string narrow_tics(char axis, double max_abs) {
   if (!(max_abs > 0) || !std::isfinite(max_abs)) return "";

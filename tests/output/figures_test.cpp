@@ -835,17 +835,18 @@ TEST(FigureText, LegendTitleReplacesTheGeneratedOne) {
   FigureSource src = build_figure(d, s.study, s.results, s.pareto);
   EXPECT_TRUE(has(src.script, "set key title \"Compiler\" noenhanced\n")) << src.script;
   EXPECT_FALSE(has(src.script, "set key title \"execution\"")) << src.script;
-  // A one-column figure sets its key below the plot without a title, unless the study gives one.
+  // A one-column figure sets its key below the plot without a title, unless the study gives one;
+  // there the title starts with an empty line, clear of the x axis title.
   d.width = FigureWidth::single_column;
   src = build_figure(d, s.study, s.results, s.pareto);
   const std::size_t notitle = src.script.find("set key notitle\n");
   ASSERT_NE(notitle, std::string::npos) << src.script;
-  EXPECT_NE(src.script.find("set key title \"Compiler\" noenhanced\n", notitle), std::string::npos) << src.script;
-  // Bars: the key of the group's colours.
+  EXPECT_NE(src.script.find("set key title \"\\nCompiler\" noenhanced\n", notitle), std::string::npos) << src.script;
+  // Bars: the key of the group's colours, always below the plot.
   FigureDecl b = bars_decl();
   b.y = {"latency_s"};
   b.legend_title = "Compiler";
-  EXPECT_TRUE(has(build_figure(b, s.study, s.results, s.pareto).script, "set key title \"Compiler\" noenhanced\n"));
+  EXPECT_TRUE(has(build_figure(b, s.study, s.results, s.pareto).script, "set key title \"\\nCompiler\" noenhanced\n"));
 }
 
 TEST(FigureText, SeriesLabelsNameTheValuesOfTheGroup) {
