@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dse/catalog.hpp"
@@ -78,6 +80,16 @@ enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };
 // The printed width: one column of a two-column page (8.5 cm) or the full text width (17 cm).
 enum class FigureWidth : std::uint8_t { double_column, single_column };
 
+// One end of a figure axis's range: a value of the axis's quantity (SI), or automatic.
+struct FigureLimit {
+  std::optional<double> value;  // nullopt: `auto`, gnuplot's choice
+  std::string label;            // as written ("50 ms", "auto"), for the resolved study
+};
+struct FigureRange {
+  bool set = false;  // false: no range written
+  FigureLimit min, max;
+};
+
 struct FigureDecl {
   std::string name;   // file stem under figures/
   FigureKind kind = FigureKind::scatter;
@@ -99,7 +111,22 @@ struct FigureDecl {
   std::vector<std::string> precisions; // roofline: one roof per precision (empty: those the rows use)
   double eta = 1;                      // roofline: the compute roof is eta x peak
   FigureWidth width = FigureWidth::double_column;
+  // Text and ranges (studies/README.md, figures). Empty text: the generated one.
+  std::string x_label;                 // replaces the axis title's words; a unit in parentheses at
+  std::string y_label;                 // its end ("(ms)") sets the axis's unit, else dsx appends its own
+  std::string legend_title;            // the key's title (default: the parameters the series split by)
+  std::vector<std::pair<std::string, std::string>> series_labels;  // group value -> text, as written
+  FigureRange x_range;                 // scatter, line: x; roofline: x (intensity)
+  FigureRange y_range;                 // scatter, line, roofline: y; bars: the value axis
 };
+
+// The unit a figure's axis label ends with, in parentheses: "time to train (days)" -> "days"; ""
+// when it gives none. Such a label sets the axis's unit instead of having dsx append one.
+std::string_view figure_label_unit(std::string_view label);
+// Whether a label's unit must be, and is drawn as, a unit of the axis's dimension (time, bytes,
+// bandwidth, FLOP, FLOP/s, power, energy, money); other axes (ratios, counts, rates) take the label
+// as written and are drawn in their base unit.
+bool figure_unit_checked(Dimension d);
 
 // A section of prose for the report (a lab handout's "prediction", "what to notice", ...), Markdown.
 struct Section {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "dse/study_analyses.hpp"
 #include "engine/registry.hpp"
@@ -12,9 +13,10 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kFigureKeys = {
-    "name",  "kind",  "title", "caption",   "x", "y",     "group", "where",      "log_x",
-    "log_y", "pareto", "crossover", "z", "log_z", "roofs", "precisions", "eta", "width"};
+constexpr std::array<std::string_view, 24> kFigureKeys = {
+    "name",    "kind",    "title",        "caption",       "x",       "y",       "group", "where",
+    "log_x",   "log_y",   "pareto",       "crossover",     "z",       "log_z",   "roofs", "precisions",
+    "eta",     "width",   "x_label",      "y_label",       "legend_title", "series_labels", "x_range", "y_range"};
 
 }  // namespace
 
@@ -424,8 +426,171 @@ void StudyLoader::read_figures(const YamlNode& list) {
         }
       }
     }
+    read_figure_text(item, path, f, kind_ok);
     if (r_.diags().error_count() == errors_before) s_.figures.push_back(std::move(f));
   }
 }
 
+// x_label, y_label, legend_title, series_labels, x_range, y_range.
+void StudyLoader::read_figure_text(const YamlNode& item, const std::string& path, FigureDecl& f, bool kind_ok) {
+  const bool bars = kind_ok && f.kind == FigureKind::bars;
+  const bool heatmap = kind_ok && f.kind == FigureKind::heatmap;
+  // The dimension of what an axis shows (dimensionless for a categorical parameter or one not known).
+  const auto dimension_of = [&](const std::string& name) {
+    if (const int m = metric_index(name); m >= 0) return metric_spec(static_cast<std::size_t>(m)).dimension;
+    if (const int p = param_index(name); p >= 0) return spec(static_cast<std::size_t>(p)).dimension;
+    return Dimension::dimensionless;
+  };
+  const auto categorical = [&](const std::string& name) {
+    const int p = param_index(name);
+    return (p >= 0 && is_categorical(spec(static_cast<std::size_t>(p)))) || (p < 0 && metric_index(name) < 0);
+  };
+  // The quantity on each axis of the picture: bars put their y metrics on the value axis.
+  const std::string y_name = f.y.empty() ? std::string() : f.y.front();
+
+  const auto text = [&](std::string_view key, std::string& out) -> const YamlNode* {
+    const YamlNode* n = item.find(key);
+    if (n != nullptr) {
+      if (auto t = r_.string(*n, path + "." + std::string(key))) out = *t;
+    }
+    return n;
+  };
+  const YamlNode* x_label = text("x_label", f.x_label);
+  const YamlNode* y_label = text("y_label", f.y_label);
+  const YamlNode* legend_title = text("legend_title", f.legend_title);
+  if (x_label != nullptr && bars) {
+    r_.error(*x_label, path + ".x_label: the categories of a bars figure have no axis title (each bar is "
+                              "labelled); y_label titles its value axis");
+  }
+  if (legend_title != nullptr && heatmap) {
+    r_.error(*legend_title, path + ".legend_title: a heatmap has no legend (its colour box is titled by z)");
+  }
+  // A unit in parentheses at the end of a label sets the axis's unit, so it must be one dsx can
+  // scale the values to: a unit of the axis's dimension ("(ms)", "(h)", "(GB)").
+  for (const auto& [node, key, name] : {std::tuple{x_label, "x_label", f.x}, {y_label, "y_label", y_name}}) {
+    if (node == nullptr || !node->is_scalar() || heatmap || (bars && std::string_view(key) == "x_label")) continue;
+    const std::string_view unit = figure_label_unit(node->text);
+    const Dimension d = dimension_of(name);
+    if (unit.empty() || !figure_unit_checked(d)) continue;
+    const Unit* u = find_unit(unit);
+    if (u == nullptr || u->dimension != d) {
+      const std::size_t at = node->text.size() - 1 - unit.size();
+      const std::vector<std::string> choices = unit_symbols(d);
+      const std::string near = closest_match(unit, choices);
+      r_.error(*node,
+               path + "." + key + ": '(" + std::string(unit) + ")' ends the label, so it sets the unit of the axis, but '" +
+                   std::string(unit) + "' is not a unit of " + std::string(dimension_name(d)) + " ('" + name + "')" +
+                   (near.empty() ? "; " : "; did you mean '" + near + "'? ") + "valid " + std::string(dimension_name(d)) +
+                   " units: " + join(choices) + "; or leave the parentheses out and dsx appends the unit it scales "
+                   "the axis to",
+               at, unit.size());
+    }
+  }
+
+  if (const YamlNode* n = item.find("series_labels")) {
+    if (heatmap) {
+      r_.error(*n, path + ".series_labels: a heatmap has no series (each cell is one design point)");
+    } else if (f.group.empty()) {
+      r_.error(*n, path + ".series_labels: names the series of group, and this figure has no group; add group: "
+                       "<swept parameter>");
+    } else if (r_.expect_mapping(*n, path + ".series_labels")) {
+      std::vector<std::string> values;
+      for (const Axis& a : s_.axes) {
+        if (a.param != f.group) continue;
+        for (const AxisValue& v : a.values) values.push_back(v.label);
+      }
+      for (const YamlEntry& e : n->entries) {
+        if (std::find(values.begin(), values.end(), e.key.text) == values.end()) {
+          r_.unknown(e.key, f.group + " value", values, "series_labels");
+          continue;
+        }
+        if (auto t = r_.string(e.value, path + ".series_labels." + e.key.text)) f.series_labels.emplace_back(e.key.text, *t);
+      }
+    }
+  }
+
+  // Ranges: [min, max] in the axis's quantity, either end `auto`.
+  const auto range = [&](std::string_view key, const std::string& name, bool log, FigureRange& out) {
+    const YamlNode* n = item.find(key);
+    if (n == nullptr || !kind_ok) return;
+    const std::string at = path + "." + std::string(key);
+    if (heatmap) {
+      r_.error(*n, at + ": a heatmap's axes are its swept values, one column or row each; choose them with where");
+      return;
+    }
+    if (bars && key == "x_range") {
+      r_.error(*n, at + ": x of a bars figure is its categories; y_range sets its value axis");
+      return;
+    }
+    if (name.empty()) return;
+    if (categorical(name)) {
+      r_.error(*n, at + ": '" + name + "' is categorical, so its axis has no range");
+      return;
+    }
+    if (!n->is_sequence() || n->items.size() != 2) {
+      r_.error(*n, at + ": expected [min, max] (either may be auto), e.g. [0, " +
+                       std::string(unit_example(dimension_of(name))) + "], got " +
+                       (n->is_sequence() ? "a list of " + std::to_string(n->items.size()) : n->describe()));
+      return;
+    }
+    const Dimension d = dimension_of(name);
+    bool ok = true;
+    FigureRange r;
+    r.set = true;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const YamlNode& end = n->items[i];
+      FigureLimit& limit = i == 0 ? r.min : r.max;
+      if (!r_.expect_scalar(end, at)) {
+        ok = false;
+        continue;
+      }
+      limit.label = end.text;
+      if (end.text == "auto") continue;
+      const auto q = r_.quantity(end, d, at + (i == 0 ? " min" : " max"));
+      if (!q) {
+        ok = false;
+        continue;
+      }
+      limit.value = q->value;
+      if (log && !(q->value > 0)) {
+        r_.error(end, at + ": the axis is logarithmic, so its " + (i == 0 ? "min" : "max") + " must be above zero, got " +
+                          end.text);
+        ok = false;
+      }
+    }
+    if (ok && r.min.value && r.max.value && !(*r.min.value < *r.max.value)) {
+      r_.error(*n, at + ": min (" + r.min.label + ") must be below max (" + r.max.label + ")");
+      ok = false;
+    }
+    if (ok) out = std::move(r);
+  };
+  range("x_range", f.x, f.log_x, f.x_range);
+  range("y_range", y_name, f.log_y, f.y_range);
+}
+
 }  // namespace dsx::study_loading
+
+namespace dsx {
+
+std::string_view figure_label_unit(std::string_view label) {
+  if (label.size() < 3 || label.back() != ')') return {};
+  const std::size_t open = label.rfind('(');
+  if (open == std::string_view::npos || open + 2 > label.size() - 1) return {};
+  return label.substr(open + 1, label.size() - open - 2);
+}
+
+bool figure_unit_checked(Dimension d) {
+  switch (d) {
+    case Dimension::time:
+    case Dimension::bytes:
+    case Dimension::bandwidth:
+    case Dimension::flops:
+    case Dimension::flop_rate:
+    case Dimension::power:
+    case Dimension::energy:
+    case Dimension::money: return true;
+    default: return false;
+  }
+}
+
+}  // namespace dsx

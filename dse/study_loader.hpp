@@ -165,6 +165,7 @@ class StudyLoader {
   std::vector<std::string> labels_in_rows(std::size_t p, const std::vector<Selector>& where) const;
 
   void read_figures(const YamlNode& list);
+  void read_figure_text(const YamlNode& item, const std::string& path, FigureDecl& f, bool kind_ok);
 
   // The resolved study keeps only the catalog entries it uses, in catalog order, so that its
   // resolved YAML (which writes exactly those) loads back to the same indices.

@@ -213,6 +213,21 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
         out += "    eta: " + number_text(f.eta) + "\n";
       }
       out += std::string("    width: ") + (f.width == FigureWidth::single_column ? "single" : "double") + "\n";
+      if (!f.x_label.empty()) out += "    x_label: " + yaml_scalar(f.x_label) + "\n";
+      if (!f.y_label.empty()) out += "    y_label: " + yaml_scalar(f.y_label) + "\n";
+      if (!f.legend_title.empty()) out += "    legend_title: " + yaml_scalar(f.legend_title) + "\n";
+      if (!f.series_labels.empty()) {
+        out += "    series_labels: {";
+        for (std::size_t i = 0; i < f.series_labels.size(); ++i) {
+          out += (i > 0 ? ", " : "") + yaml_scalar(f.series_labels[i].first) + ": " + yaml_scalar(f.series_labels[i].second);
+        }
+        out += "}\n";
+      }
+      for (const auto& [key, range] : {std::pair{"x_range", &f.x_range}, {"y_range", &f.y_range}}) {
+        if (range->set) {
+          out += std::string("    ") + key + ": [" + yaml_scalar(range->min.label) + ", " + yaml_scalar(range->max.label) + "]\n";
+        }
+      }
     }
   }
   write_study_analyses_yaml(study, out);

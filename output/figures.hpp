@@ -29,13 +29,13 @@
 // More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
 // A figure with nothing to draw still renders, saying so.
 //
-// House style (one place, the constants at the top of figures.cpp and house_style()): Okabe-Ito
-// colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color blindness",
-// Nature Methods 8:441, 2011), and since colour alone does not survive a grayscale print, each series
-// also has its own point shape and dash pattern; heatmaps in viridis (monotonic in lightness); DejaVu
-// Sans at 9 pt; figures 17 cm wide (the text width of a two-column page) or, with `width: single`,
-// 8.5 cm (one column); the SVG at 96 px per inch, the PNG at 192 px per inch; fonts embedded
-// (subsetted) in the PDF.
+// House style (one place: the constants in figure_parts.hpp, house_style() in figures.cpp):
+// Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color
+// blindness", Nature Methods 8:441, 2011), and since colour alone does not survive a grayscale print,
+// each series also has its own point shape and dash pattern; heatmaps in viridis (monotonic in
+// lightness); DejaVu Sans at 9 pt; figures 17 cm wide (the text width of a two-column page) or, with
+// `width: single`, 8.5 cm (one column); the SVG at 96 px per inch, the PNG at 192 px per inch; fonts
+// embedded (subsetted) in the PDF.
 //
 // Determinism: identical inputs give byte-identical files. Numbers are written with "{:.17g}" (C
 // locale); gnuplot's SVG and PNG carry no timestamps; cairo stamps /CreationDate into the PDF and

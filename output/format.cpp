@@ -286,6 +286,16 @@ AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs) {
     return scale;
   }
   if (!std::isfinite(max_abs) || max_abs <= 0) return scale;
+  // Long times read in the units of a calendar: an axis reaching 17.5e6 s reads "202 days".
+  if (display.unit == "s" && max_abs >= 600) {
+    static constexpr std::array<std::pair<double, std::string_view>, 4> kLong = {
+        {{60.0, "min"}, {3600.0, "h"}, {86400.0, "days"}, {365.0 * 86400.0, "years"}}};
+    std::size_t k = 0;
+    while (k + 1 < kLong.size() && max_abs >= 3 * kLong[k + 1].first) ++k;
+    scale.factor = 1 / kLong[k].first;
+    scale.unit = std::string(kLong[k].second);
+    return scale;
+  }
   const int e = static_cast<int>(std::floor(std::log10(max_abs)));
   if (display.style == NumberStyle::si) {
     const auto [lo, hi] = prefix_range(display.unit);

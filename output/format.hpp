@@ -55,7 +55,10 @@ std::string format_signed(double value, std::string_view unit);
 // Round-trip exact, C locale: the numbers written into figure data files.
 std::string format_exact(double value);
 
-// The scaling of a figure axis: data values (SI) times `factor` read 1..1000 in `unit`.
+// The scaling of a figure axis: data values (SI) times `factor` read 1..1000 in `unit`. Times of
+// ten minutes or more read in min, from three hours in h, from three days in days and from three
+// years in years (of 365 days), never "17,500,000 s"; money above 10,000 USD in "k USD", "M USD";
+// bytes in kB ... EB (choose_bytes_axis_scale).
 struct AxisScale {
   double factor = 1;
   std::string unit;  // "us", "TB/s", "%", "k samples/s", "thousands" or ""

@@ -1,4 +1,4 @@
-// Gnuplot script text shared by every figure writer (output/figures.cpp,
+// Gnuplot script text shared by every figure writer (output/figures.cpp and figure_*.cpp,
 // output/analysis_figures.cpp): one quoting rule, one set of output terminals.
 //
 // gnuplot runs text between backquotes through the shell wherever it appears outside a comment,

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dse/quantity.hpp"
@@ -337,6 +338,17 @@ void expect_same_study(const ResolvedStudy& a, const ResolvedStudy& b) {
     EXPECT_EQ(x.precisions, y.precisions);
     EXPECT_EQ(x.eta, y.eta);
     EXPECT_EQ(x.width, y.width);
+    EXPECT_EQ(x.x_label, y.x_label);
+    EXPECT_EQ(x.y_label, y.y_label);
+    EXPECT_EQ(x.legend_title, y.legend_title);
+    EXPECT_EQ(x.series_labels, y.series_labels);
+    for (const auto& [p, q] : {std::pair{&x.x_range, &y.x_range}, {&x.y_range, &y.y_range}}) {
+      EXPECT_EQ(p->set, q->set);
+      EXPECT_EQ(p->min.value, q->min.value);
+      EXPECT_EQ(p->max.value, q->max.value);
+      EXPECT_EQ(p->min.label, q->min.label);
+      EXPECT_EQ(p->max.label, q->max.label);
+    }
   }
   ASSERT_EQ(a.catalog.hardware.size(), b.catalog.hardware.size());
   for (std::size_t i = 0; i < a.catalog.hardware.size(); ++i) {
@@ -389,6 +401,71 @@ TEST(StudyTest, ResolvedYamlLoadsBackToTheSameStudy) {
   EXPECT_NE(resolved.find("    tolerance: 0.05\n"), std::string::npos);
   EXPECT_NE(resolved.find("    log_y: false\n"), std::string::npos);
   EXPECT_NE(resolved.find("int8: 624 TOP/s"), std::string::npos);
+}
+
+// Figure text and ranges: axis titles, the key's title, series names and axis ranges in the axis's
+// own unit (either end auto), kept through the resolved study.
+TEST(StudyFigureText, LabelsLegendSeriesAndRangesResolveAndRoundTrip) {
+  const std::string text = study_with(
+      "axes:\n  hardware: [a100_80gb_sxm, h100_sxm]\n  model: [lab07_kws]\n  batch: [1, 8, 64]\n"
+      "fixed: {precision: fp16, eta: 0.5, launch_overhead: 10 us}\n"
+      "figures:\n"
+      "  - name: latency\n    kind: line\n    title: T\n    caption: C\n    x: batch\n    y: latency_s\n"
+      "    group: hardware\n    x_label: Requests per batch\n    y_label: Time per batch (ms)\n"
+      "    legend_title: Accelerator\n    series_labels: {h100_sxm: H100 SXM, a100_80gb_sxm: \"A100 80GB: SXM\"}\n"
+      "    x_range: [auto, 100]\n    y_range: [0 ms, 0.05 s]\n"
+      "  - {name: bars, kind: bars, title: T, caption: C, x: hardware, y: latency_s, y_label: Latency,\n"
+      "     y_range: [0 us, auto]}\n");
+  const Loaded l = load(text);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const FigureDecl& f = l.study->figures[0];
+  EXPECT_EQ(f.x_label, "Requests per batch");
+  EXPECT_EQ(f.y_label, "Time per batch (ms)");
+  EXPECT_EQ(f.legend_title, "Accelerator");
+  using Labels = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(f.series_labels, (Labels{{"h100_sxm", "H100 SXM"}, {"a100_80gb_sxm", "A100 80GB: SXM"}}));
+  EXPECT_TRUE(f.x_range.set);
+  EXPECT_FALSE(f.x_range.min.value);
+  EXPECT_EQ(f.x_range.min.label, "auto");
+  EXPECT_EQ(f.x_range.max.value, 100.0);
+  EXPECT_EQ(f.y_range.min.value, 0.0);
+  EXPECT_EQ(f.y_range.max.value, 0.05);  // in SI: the axis scales it
+  EXPECT_EQ(f.y_range.max.label, "0.05 s");
+  const FigureDecl& bars = l.study->figures[1];
+  EXPECT_FALSE(bars.x_range.set);
+  EXPECT_EQ(bars.y_range.min.value, 0.0);
+  EXPECT_FALSE(bars.y_range.max.value);
+  EXPECT_TRUE(bars.series_labels.empty());
+
+  const std::string resolved = resolved_study_yaml(*l.study);
+  EXPECT_NE(resolved.find("    series_labels: {h100_sxm: H100 SXM, a100_80gb_sxm: \"A100 80GB: SXM\"}\n"),
+            std::string::npos)
+      << resolved;
+  EXPECT_NE(resolved.find("    x_range: [auto, 100]\n    y_range: [0 ms, 0.05 s]\n"), std::string::npos) << resolved;
+  const Loaded alone = load(resolved, "");
+  ASSERT_TRUE(alone.study) << alone.diagnostics << resolved;
+  expect_same_study(*l.study, *alone.study);
+  EXPECT_EQ(resolved_study_yaml(*alone.study), resolved);
+}
+
+TEST(StudyFigureText, ALabelsUnitMustBeAUnitOfItsAxis) {
+  const std::string head = study_with(
+      "axes:\n  hardware: [a100_80gb_sxm]\n  model: [lab07_kws]\n  batch: [1, 8]\n"
+      "fixed: {precision: fp16, eta: 0.5, launch_overhead: 10 us}\nfigures:\n");
+  // Units of the axis's dimension are taken; ratios and counts take any text in parentheses.
+  for (const char* ok : {"Latency (h)", "Latency (us)", "Latency (days)", "Latency"}) {
+    const Loaded l = load(head + "  - {name: f, kind: line, title: T, caption: C, x: batch, y: latency_s, "
+                                 "x_label: Batch (sequences), y_label: \"" + std::string(ok) + "\"}\n");
+    EXPECT_TRUE(l.study) << ok << "\n" << l.diagnostics;
+  }
+  const Loaded l = load(head + "  - {name: f, kind: line, title: T, caption: C, x: batch, y: latency_s, "
+                               "y_label: Latency (GB)}\n");
+  EXPECT_FALSE(l.study);
+  EXPECT_EQ(l.diagnostics.substr(0, l.diagnostics.find('\n')),
+            "t.yaml:11:91: error: figures[0].y_label: '(GB)' ends the label, so it sets the unit of the axis, but "
+            "'GB' is not a unit of time ('latency_s'); valid time units: s, ms, us, \xC2\xB5s, \xCE\xBCs, ns, ps, "
+            "min, h, day, days, week, weeks, year, years; or leave the parentheses out and dsx appends the unit it "
+            "scales the axis to");
 }
 
 // The figure kinds and keys beyond scatter/bars/line: heatmap (z, log_z), crossover marks, widths,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
+#include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
@@ -783,6 +785,155 @@ TEST(FigurePrint, EveryKindIsByteIdenticalSizedForThePageAndEmbedsItsFonts) {
       EXPECT_GE(fonts, 1u) << fig.pdf_path;
     }
   }
+}
+
+
+// ---- figure text and ranges: x_label, y_label, legend_title, series_labels, x_range, y_range ----
+
+FigureRange range_of(std::optional<double> lo, std::optional<double> hi) {
+  FigureRange r;
+  r.set = true;
+  r.min.value = lo;
+  r.max.value = hi;
+  return r;
+}
+
+bool has(const std::string& script, const std::string& text) { return script.find(text) != std::string::npos; }
+
+TEST(FigureText, AxisLabelsReplaceTheWordsAndKeepTheAxisUnit) {
+  const Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.x_label = "Time per batch";
+  d.y_label = "Energy per sample";
+  const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"Time per batch (us)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "set ylabel \"Energy per sample (uJ)\" noenhanced\n")) << src.script;
+}
+
+TEST(FigureText, ALabelEndingInAUnitSetsTheAxisUnit) {
+  const Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.x_label = "Latency (ms)";
+  FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"Latency (ms)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "using ($1*1e3):($2*1e6)")) << src.script;
+  // A count has no unit to check: the text is shown as written, the values unscaled.
+  d = line_decl();
+  d.x_label = "Batch (sequences)";
+  d.y_label = "Throughput (samples/s)";
+  src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"Batch (sequences)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "set ylabel \"Throughput (samples/s)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "using 1:2 with linespoints")) << src.script;
+}
+
+TEST(FigureText, LegendTitleReplacesTheGeneratedOne) {
+  const Small s = small_study();
+  FigureDecl d = scatter_decl();
+  EXPECT_TRUE(has(build_figure(d, s.study, s.results, s.pareto).script, "set key title \"execution\" noenhanced\n"));
+  d.legend_title = "Compiler";
+  FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set key title \"Compiler\" noenhanced\n")) << src.script;
+  EXPECT_FALSE(has(src.script, "set key title \"execution\"")) << src.script;
+  // A one-column figure sets its key below the plot without a title, unless the study gives one;
+  // there the title starts with an empty line, clear of the x axis title.
+  d.width = FigureWidth::single_column;
+  src = build_figure(d, s.study, s.results, s.pareto);
+  const std::size_t notitle = src.script.find("set key notitle\n");
+  ASSERT_NE(notitle, std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("set key title \"\\nCompiler\" noenhanced\n", notitle), std::string::npos) << src.script;
+  // Bars: the key of the group's colours, always below the plot.
+  FigureDecl b = bars_decl();
+  b.y = {"latency_s"};
+  b.legend_title = "Compiler";
+  EXPECT_TRUE(has(build_figure(b, s.study, s.results, s.pareto).script, "set key title \"\\nCompiler\" noenhanced\n"));
+}
+
+TEST(FigureText, SeriesLabelsNameTheValuesOfTheGroup) {
+  const Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.series_labels = {{"eager", "Eager PyTorch"}};
+  FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "with points lt 1 title \"Eager PyTorch\" noenhanced")) << src.script;
+  EXPECT_TRUE(has(src.script, "with points lt 2 title \"compiled\" noenhanced")) << src.script;  // not listed
+  EXPECT_TRUE(has(src.data, "# index 0: Eager PyTorch (y = energy_per_sample_j)")) << src.data;
+  // Bars coloured by group: the key says the text instead of "execution = eager".
+  FigureDecl b = bars_decl();
+  b.y = {"latency_s"};
+  b.series_labels = {{"eager", "Eager PyTorch"}};
+  src = build_figure(b, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "title \"Eager PyTorch\" noenhanced")) << src.script;
+  EXPECT_TRUE(has(src.script, "title \"execution = compiled\" noenhanced")) << src.script;
+  EXPECT_TRUE(has(src.script, "\"1 / Eager PyTorch\" 0")) << src.script;  // the bar's own label
+  // Roofline: the series and its roof keep one colour (the H100 is the second series: #E69F00).
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl r = figure_fixture::roofline_decl();
+  r.series_labels = {{"h100_sxm", "H100 SXM"}};
+  src = build_figure(r, f.study, f.results, f.pareto);
+  EXPECT_TRUE(has(src.script, "with points lt 2 title \"H100 SXM\" noenhanced")) << src.script;
+  EXPECT_TRUE(has(src.script, "set linetype 22 lc rgb \"#E69F00\" lw 2")) << src.script;
+}
+
+TEST(FigureText, RangesAreInTheAxisUnitAndAnAutoEndStaysAsDrawn) {
+  const Small s = small_study();
+  FigureDecl d = scatter_decl();
+  d.x_range = range_of(std::nullopt, 40e-6);
+  d.y_range = range_of(0, 1e-3);
+  FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xrange [:" + format_exact(40e-6 * 1e6) + "]  # the study's x_range\n"))
+      << src.script;
+  EXPECT_TRUE(has(src.script, "set yrange [0:1000]  # the study's y_range\n")) << src.script;
+  // The study's range comes after dsx's own, so it wins.
+  EXPECT_GT(src.script.find("# the study's y_range"), src.script.find("set yrange [0:*]")) << src.script;
+  // Bars: y_range is the value axis, drawn horizontally.
+  FigureDecl b = bars_decl();
+  b.y_range = range_of(0, 1e-4);
+  src = build_figure(b, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xrange [0:" + format_exact(1e-4 * 1e6) + "]  # the study's y_range\n"))
+      << src.script;
+  // Roofline: the roofs are drawn across the range.
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl r = figure_fixture::roofline_decl();
+  r.x_range = range_of(1, 1e5);
+  src = build_figure(r, f.study, f.results, f.pareto);
+  EXPECT_TRUE(has(src.script, "set xrange [1:100000]\n")) << src.script;
+  const DatBlock roof = block_starting(dat_blocks(src.data), "roof h100_sxm fp16");
+  EXPECT_EQ(num(roof.rows.front()[0]), 1.0);
+  EXPECT_EQ(num(roof.rows.back()[0]), 1e5);
+}
+
+TEST(FigureText, LongTimesReadInDaysOnTheAxisAndTheBarTotals) {
+  Small s = small_study();
+  const std::size_t nm = s.results.metric_names.size();
+  for (std::size_t r = 0; r < s.results.rows(); ++r) {
+    s.results.metrics[r * nm + InferenceSolver::latency_s] = 1e6 * static_cast<double>(r + 1);  // up to 69 days
+  }
+  FigureDecl d = line_decl();
+  d.y = {"latency_s"};
+  d.log_x = false;
+  FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set ylabel \"latency (days)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "using 1:($2/86400)")) << src.script;
+  FigureDecl b = bars_decl();
+  b.y = {"latency_s"};
+  src = build_figure(b, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"latency (days)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "\"57.9 days\" at first")) << src.script;  // 5e6 s
+  // The study can ask for hours instead.
+  b.y_label = "Latency (h)";
+  src = build_figure(b, s.study, s.results, s.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"Latency (h)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "\"1,390 h\" at first")) << src.script;
+}
+
+TEST(FigureText, HeatmapLabelsReplaceTheParameterNames) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl d = figure_fixture::heatmap_decl();
+  d.x_label = "Matrix size N";
+  d.y_label = "Element type";
+  const FigureSource src = build_figure(d, f.study, f.results, f.pareto);
+  EXPECT_TRUE(has(src.script, "set xlabel \"Matrix size N\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "set label 1 \"Element type\" at graph 0, graph 1")) << src.script;
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {
   EXPECT_EQ(s.unit, "us");
   EXPECT_EQ(axis_title(latency, s), "latency (us)");
 
-  s = choose_axis_scale(latency, 3600);
+  s = choose_axis_scale(latency, 599);
   EXPECT_EQ(s.factor, 1);
   EXPECT_EQ(s.unit, "s");
 
@@ -189,6 +189,32 @@ TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {
 
   const auto bw = describe_quantity("memory_bandwidth_bytes_per_s", Dimension::bandwidth);
   EXPECT_EQ(axis_title(bw, choose_axis_scale(bw, 3.35e12)), "memory bandwidth (TB/s)");
+}
+
+TEST(AxisScale, LongTimesMoneyAndBytesReadInAHumanScale) {
+  const auto time = describe_quantity("time_to_train_s", Dimension::time);
+  const auto scale_of = [&](double max_s) { return choose_axis_scale(time, max_s); };
+  EXPECT_EQ(scale_of(600).unit, "min");
+  EXPECT_EQ(scale_of(3600).unit, "min");  // 60 min
+  EXPECT_EQ(scale_of(3 * 3600).unit, "h");
+  EXPECT_EQ(scale_of(86400).unit, "h");  // 24 h
+  const AxisScale days = scale_of(17.5e6);
+  EXPECT_EQ(days.unit, "days");
+  EXPECT_EQ(axis_title(time, days), "time to train (days)");
+  EXPECT_EQ(format_in_scale(17.5e6, days), "203 days");
+  EXPECT_EQ(scale_of(4 * 365 * 86400.0).unit, "years");
+  EXPECT_DOUBLE_EQ(scale_of(7200).factor * 7200, 120);
+  EXPECT_DOUBLE_EQ(scale_of(17.5e6).factor * 17.5e6, 17.5e6 / 86400);
+
+  const auto cost = describe_quantity("cost_usd", Dimension::money);
+  EXPECT_EQ(axis_title(cost, choose_axis_scale(cost, 9000)), "cost (USD)");
+  EXPECT_EQ(axis_title(cost, choose_axis_scale(cost, 45000)), "cost (k USD)");
+  EXPECT_EQ(axis_title(cost, choose_axis_scale(cost, 2.5e6)), "cost (M USD)");
+
+  const std::vector<double> decimal_bytes = {3e12, 5e11};
+  EXPECT_EQ(choose_bytes_axis_scale(decimal_bytes).unit, "TB");
+  const std::vector<double> gigabytes = {141e9};
+  EXPECT_EQ(choose_bytes_axis_scale(gigabytes).unit, "GB");
 }
 
 TEST(AxisScale, BytesAreBinaryOnlyWhenEveryValueIsAnExactBinaryMultiple) {

@@ -1,0 +1,230 @@
+// Horizontal bars, stacked when several metrics share the axis (output/figures.hpp).
+
+#include "output/figure_parts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "output/gnuplot_text.hpp"
+
+namespace dsx::figure_parts {
+
+FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
+                        const std::vector<std::size_t>& rows, std::size_t excluded) {
+  if (decl.log_x || decl.log_y) {
+    throw std::invalid_argument(fmt::format(
+        "figure '{}': stacked bars need a linear value axis; remove log_x/log_y", decl.name));
+  }
+  const Column x = resolve_column(decl.x, study, results, decl.name);
+  if (x.is_metric) {
+    throw std::invalid_argument(
+        fmt::format("figure '{}': bars take a parameter as x (the categories), not metric '{}'", decl.name, decl.x));
+  }
+  if (decl.y.empty()) throw std::invalid_argument(fmt::format("figure '{}': no y metric", decl.name));
+  std::vector<Column> ys;
+  for (const std::string& y : decl.y) {
+    ys.push_back(resolve_column(y, study, results, decl.name));
+    if (ys.back().display.unit != ys.front().display.unit || ys.back().display.style != ys.front().display.style) {
+      throw std::invalid_argument(fmt::format("figure '{}': stacked metrics '{}' and '{}' have different units",
+                                              decl.name, ys.front().name, y));
+    }
+  }
+
+  // Category = x label, then the group label, then the label of every other axis that varies.
+  std::vector<const Axis*> by;
+  if (x.axis != nullptr) by.push_back(x.axis);
+  if (!decl.group.empty()) {
+    if (const Axis* g = find_axis(study, decl.group)) by.push_back(g);
+  }
+  for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
+  // One metric and a group: bars take the group's colour (a key per group value) instead of one
+  // colour for all.
+  const Axis* colour_axis = ys.size() == 1 && !decl.group.empty() && decl.group != decl.x ? find_axis(study, decl.group) : nullptr;
+
+  struct Bar {
+    std::vector<std::size_t> key;
+    std::string label;
+    std::size_t row;
+    std::size_t colour = 0;  // position of the bar's group value along colour_axis
+  };
+  std::vector<Bar> bars;
+  std::size_t not_drawable = 0;
+  for (std::size_t r : rows) {
+    bool finite = true;
+    for (const Column& c : ys) {
+      const double v = row_value(c, study, results, r);
+      finite = finite && std::isfinite(v) && v >= 0;
+    }
+    if (!finite) {
+      ++not_drawable;
+      continue;
+    }
+    Bar b{{}, {}, r};
+    std::vector<std::string> labels;
+    for (const Axis* a : by) {
+      const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
+      b.key.push_back(label_position(*a, label));
+      labels.push_back(series_label(decl, a->param, label));
+    }
+    b.label = labels.empty() ? row_label(x, study, results, r) : join(labels, " / ");
+    if (colour_axis != nullptr) {
+      b.colour = label_position(*colour_axis, results.label(r, static_cast<std::size_t>(results.axis_column(colour_axis->param))));
+    }
+    bars.push_back(std::move(b));
+  }
+  std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.key < b.key; });
+
+  std::vector<double> totals;
+  for (const Bar& b : bars) {
+    double t = 0;
+    for (const Column& c : ys) t += row_value(c, study, results, b.row);
+    totals.push_back(t);
+  }
+  AxisSetup va = axis_setup(ys.front(), totals, false);
+  if (ys.size() > 1) {
+    std::vector<std::string> words;
+    for (const Column& c : ys) words.push_back(metric_words(c));
+    va.title = va.scale.unit.empty() ? join(words, " + ") : join(words, " + ") + " (" + va.scale.unit + ")";
+  }
+  apply_axis_label(va, ys.front(), decl.y_label);
+  std::vector<std::string> cat_names;
+  for (const Axis* a : by) cat_names.push_back(a->param);
+
+  const std::string title = !decl.title.empty() ? decl.title : va.title + " by " + join(cat_names, " / ");
+  FigureSource src;
+  src.name = decl.name;
+  src.title = title;
+  src.caption = decl.caption;
+  src.points = bars.size();
+
+  std::string& dat = src.data;
+  dat += fmt::format("# dsx figure data '{}' (stacked bars, study '{}')\n", one_line(decl.name), one_line(study.name));
+  std::vector<std::string> ycols;
+  for (const Column& c : ys) ycols.push_back(c.name);
+  dat += fmt::format("# columns: position {} point_index category design_point; SI units\n", join(ycols, " "));
+  // Blocks: one per colour (group value) when bars are coloured by group, else one.
+  std::vector<std::size_t> colours;
+  for (const Bar& b : bars) {
+    if (std::find(colours.begin(), colours.end(), b.colour) == colours.end()) colours.push_back(b.colour);
+  }
+  std::sort(colours.begin(), colours.end());
+  for (std::size_t block = 0; block < colours.size(); ++block) {
+    if (block > 0) dat += "\n\n";
+    if (colour_axis != nullptr) {
+      dat += fmt::format("# index {}: {} = {}\n", block, colour_axis->param,
+                         one_line(colour_axis->values[colours[block]].label));
+    }
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+      if (bars[i].colour != colours[block]) continue;
+      dat += std::to_string(i);
+      for (const Column& c : ys) dat += fmt::format(" {}", format_exact(row_value(c, study, results, bars[i].row)));
+      dat += fmt::format(" {} {} {}\n", results.point_index[bars[i].row], dat_string(bars[i].label),
+                         dat_string(design_point_text(study, results, bars[i].row, " ")));
+    }
+  }
+
+  const bool bar_key = ys.size() > 1 || colours.size() > 1;
+  const double height_cm = std::clamp(
+      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+      kBarMinCm, kBarMaxCm);
+  std::string& gp = src.script;
+  gp = script_header(decl, title);
+  gp += fmt::format("set xlabel {} noenhanced\nset format x \"%g\"\n", gp_string(va.title));
+  if (decl.width == FigureWidth::single_column && !totals.empty()) {
+    gp += narrow_tics('x', *std::max_element(totals.begin(), totals.end()) * va.scale.factor);
+  }
+  // Totals at the bar ends, unless every bar has the same total (shares that add up to 100 %).
+  const bool label_totals =
+      !totals.empty() && std::any_of(totals.begin(), totals.end(), [&](double t) {
+        return std::fabs(t - totals.front()) > 1e-9 * std::max(std::fabs(t), std::fabs(totals.front()));
+      });
+  gp += "unset ylabel\nset grid noytics\nset ytics scale 0\nset xrange [0:*]\n";
+  gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
+  if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
+  if (bar_key) {
+    gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+    if (!decl.legend_title.empty()) gp += key_title_commands(decl, true);
+  } else {
+    gp += "unset key\n";
+  }
+  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
+  const auto legend_entry = [&](const std::string& value) {
+    const std::string& text = series_label(decl, colour_axis->param, value);
+    return &text != &value ? text : colour_axis->param + " = " + value;
+  };
+  std::string plot;
+  if (bars.empty()) {
+    plot = "set label 1 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
+           "set yrange [0:1]\nset xrange [0:1]\nunset ytics\nplot -1 notitle\n";
+  } else {
+    std::vector<std::string> tics;
+    for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", gp_string(bars[i].label), i));
+    gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
+    gp += fmt::format("set yrange [{}:-0.6]  # first category on top\n",
+                      fmt::format("{:g}", static_cast<double>(bars.size()) - 0.4));
+    if (label_totals) gp += "# totals at the end of each bar\n";
+    // Bytes and long times (min, h, days) read in the axis's unit; the rest as the report prints them.
+    const bool in_axis_unit = ys.front().display.dimension == Dimension::bytes ||
+                              (ys.front().display.dimension == Dimension::time && va.scale.factor < 1);
+    for (std::size_t i = 0; label_totals && i < bars.size(); ++i) {
+      gp += fmt::format("set label {} {} at first {}, first {} left offset character 0.5, 0 noenhanced\n", i + 1,
+                        gp_string(in_axis_unit ? format_in_scale(totals[i], va.scale)
+                                               : format_quantity(totals[i], ys.front().display)),
+                        fmt::format("{:.9g}", totals[i] * va.scale.factor), i);
+    }
+    gp += fmt::format("h = {:g}  # half the bar height\n", kBarHalfHeight);
+    std::vector<std::string> clauses;
+    std::string lo = "0";
+    for (std::size_t k = 0; k < ys.size(); ++k) {
+      std::vector<std::string> cols;
+      for (std::size_t j = 0; j <= k; ++j) cols.push_back(fmt::format("${}", j + 2));
+      const std::string sum = "(" + join(cols, "+") + ")";
+      const std::string hi = scaled_expression(sum, va.scale.factor);
+      clauses.push_back(fmt::format("{} using ({}):1:({}):({}):($1-h):($1+h) with boxxyerror lt {} title {} noenhanced",
+                                    k == 0 ? gp_string(decl.name + ".dat") : "\"\"", hi, lo, hi,
+                                    kBarLinetypeBase + static_cast<int>(k % kBarColours.size()),
+                                    gp_string(metric_words(ys[k]))));
+      lo = hi;
+    }
+    if (colour_axis != nullptr) {
+      clauses.clear();
+      const std::string hi = scaled_expression("$2", va.scale.factor);
+      for (std::size_t block = 0; block < colours.size(); ++block) {
+        clauses.push_back(fmt::format(
+            "{} index {} using ({}):1:(0):({}):($1-h):($1+h) with boxxyerror lt {} title {} noenhanced",
+            block == 0 ? gp_string(decl.name + ".dat") : "\"\"", block, hi, hi,
+            kBarLinetypeBase + static_cast<int>(colours[block] % kBarColours.size()),
+            gp_string(legend_entry(colour_axis->values[colours[block]].label))));
+      }
+    }
+    plot = "plot " + join(clauses, ", \\\n     ") + "\n";
+  }
+  gp += gnuplot_terminal_block(decl.name, figure_width_cm(decl), height_cm + title_extra_cm(decl, title), plot);
+
+  std::string& text = src.description;
+  text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
+  if (ys.size() > 1) text += fmt::format(", stacked from {}", join(ycols, ", "));
+  text += fmt::format(", one per {}", join(cat_names, " / "));
+  if (!decl.where.empty()) {
+    std::vector<std::string> sel;
+    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
+    text += " with " + join(sel, ", ");
+  }
+  text += label_totals ? "; the number at the end of a bar is its total." : ".";
+  if (excluded > 0 || not_drawable > 0) {
+    std::vector<std::string> parts;
+    if (excluded > 0) parts.push_back(fmt::format("{} infeasible or failed", excluded));
+    if (not_drawable > 0) parts.push_back(fmt::format("{} without a drawable value", not_drawable));
+    text += " Not drawn: " + join(parts, ", ") + ".";
+  }
+  return src;
+}
+
+}  // namespace dsx::figure_parts
