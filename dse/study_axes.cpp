@@ -95,6 +95,10 @@ void StudyLoader::read_axes(const YamlNode& axes) {
   }
   for (const YamlEntry& e : axes.entries) {
     const int p = param_index(e.key.text);
+    if (p < 0 && e.key.text == kLayoutAxis) {
+      read_layout_axis(e);
+      continue;
+    }
     if (p < 0) {
       if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
         read_bundle_axis(*kind, e);
@@ -317,6 +321,11 @@ void StudyLoader::read_fixed(const YamlNode* fixed) {
   if (!r_.expect_mapping(*fixed, fixed_path_)) return;
   for (const YamlEntry& e : fixed->entries) {
     const int p = param_index(e.key.text);
+    if (p < 0 && e.key.text == kLayoutAxis) {
+      r_.error(e.key, fixed_path_ + ".layout: a layout is an axis (axes: layout: {gpus: ..., tp: ..., pp: ...}); to "
+                                    "hold one layout, give gpus, tp, pp, cp and ep under " + fixed_path_ + ":");
+      continue;
+    }
     if (p < 0) {
       if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
         read_fixed_bundle(*kind, e);
