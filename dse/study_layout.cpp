@@ -50,6 +50,7 @@ std::optional<LayoutChoice> StudyLoader::read_layout_choice(const YamlNode& node
     choice.any = true;
     return choice;
   }
+  std::vector<const YamlNode*> nodes;  // where each value was written
   const auto read_one = [&](const YamlNode& item, const std::string& item_path) -> bool {
     if (!item.is_scalar()) {
       r_.error(item, item_path + ": expected a positive integer" + std::string(allow_any ? " or 'any'" : "") + ", got " +
@@ -69,11 +70,14 @@ std::optional<LayoutChoice> StudyLoader::read_layout_choice(const YamlNode& node
       return false;
     }
     const auto n = static_cast<std::uint64_t>(v->value);
-    if (std::find(choice.values.begin(), choice.values.end(), n) != choice.values.end()) {
-      r_.error(item, item_path + ": duplicate value '" + item.text + "'");
+    const auto earlier = std::find(choice.values.begin(), choice.values.end(), n);
+    if (earlier != choice.values.end()) {
+      r_.error(item, item_path + ": duplicate value '" + item.text + "' (already given at " +
+                         at_text(*nodes[static_cast<std::size_t>(earlier - choice.values.begin())]) + ")");
       return false;
     }
     choice.values.push_back(n);
+    nodes.push_back(&item);
     return true;
   };
   if (node.is_sequence()) {
