@@ -11,16 +11,21 @@ namespace {
 // One divides the other (TP groups tile nodes, or span whole nodes).
 bool nest(std::uint64_t a, std::uint64_t b) { return a % b == 0 || b % a == 0; }
 
-// The values of `choice` that divide `n`, in order (every divisor up to `max` for `any`).
-std::vector<std::uint64_t> candidates(const LayoutChoice& choice, std::uint64_t n) {
-  std::vector<std::uint64_t> out;
-  if (choice.any) {
-    for (std::uint64_t d : divisors(n)) {
-      if (choice.max == 0 || d <= choice.max) out.push_back(d);
-    }
-    return out;
+// The values `choice` offers for the GPUs `n` left (every divisor of n up to `max` for `any`, taken
+// from the divisors of the job's GPU count, which n divides). Adds the values looked at to `work`.
+std::vector<std::uint64_t> candidates(const LayoutChoice& choice, std::uint64_t n,
+                                      const std::vector<std::uint64_t>& gpu_divisors, std::uint64_t& work) {
+  if (!choice.any) {
+    work += choice.values.size();
+    return choice.values;
   }
-  return choice.values;
+  work += gpu_divisors.size();
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t d : gpu_divisors) {
+    if (d > n) break;
+    if (n % d == 0 && (choice.max == 0 || d <= choice.max)) out.push_back(d);
+  }
+  return out;
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -57,29 +62,36 @@ std::optional<LayoutDrop> layout_refusal(const Layout& l, const LayoutFacts& fac
 }
 
 LayoutEnumeration enumerate_layouts(const LayoutRequest& request, std::span<const LayoutFacts> facts,
-                                    std::uint64_t limit) {
+                                    std::uint64_t limit, std::uint64_t work_limit) {
   LayoutEnumeration out;
   const auto drop = [&](LayoutDrop why) { ++out.dropped[static_cast<std::size_t>(why)]; };
   const LayoutFacts none;
   if (facts.empty()) facts = std::span<const LayoutFacts>(&none, 1);
+  std::uint64_t work = 0;
   for (std::uint64_t g : request.gpus) {
-    for (std::uint64_t tp : candidates(request.tp, g)) {
+    const std::vector<std::uint64_t> all = divisors(g);
+    work += all.size();
+    for (std::uint64_t tp : candidates(request.tp, g, all, work)) {
       if (g % tp != 0) {
         drop(LayoutDrop::not_dividing_gpus);  // and every pp, cp and ep with it
         continue;
       }
-      for (std::uint64_t pp : candidates(request.pp, g / tp)) {
+      for (std::uint64_t pp : candidates(request.pp, g / tp, all, work)) {
         if ((g / tp) % pp != 0) {
           drop(LayoutDrop::not_dividing_gpus);
           continue;
         }
-        for (std::uint64_t cp : candidates(request.cp, g / tp / pp)) {
+        for (std::uint64_t cp : candidates(request.cp, g / tp / pp, all, work)) {
           if ((g / tp / pp) % cp != 0) {
             drop(LayoutDrop::not_dividing_gpus);
             continue;
           }
           const std::uint64_t dp = g / tp / pp / cp;
-          for (std::uint64_t ep : candidates(request.ep, dp)) {
+          for (std::uint64_t ep : candidates(request.ep, dp, all, work)) {
+            if (work > work_limit) {
+              out.too_much_work = true;
+              return out;
+            }
             const Layout l{g, tp, pp, cp, ep, dp};
             std::optional<LayoutDrop> first;
             bool admitted = false;
@@ -88,6 +100,7 @@ LayoutEnumeration enumerate_layouts(const LayoutRequest& request, std::span<cons
               admitted = !why;
               if (f == 0) first = why;
             }
+            work += facts.size();
             if (!admitted) {
               drop(*first);
               continue;

@@ -68,16 +68,22 @@ struct LayoutEnumeration {
   // How often each reason cut a combination or a branch of them: nonzero = it left something out.
   std::array<std::uint64_t, kLayoutDropCount> dropped{};
   bool truncated = false;                                  // stopped at `limit` layouts
+  bool too_much_work = false;                              // stopped at `work_limit`
 };
 
 // Every layout of `request` that `facts` do not rule out, at most `limit` of them (then `truncated`).
 // With several facts (one per model of a model axis) a layout is kept when one of them admits it, so
 // that only what the solver would refuse at every point is left out; a layout every one refuses is
 // counted under the first one's reason.
+// The work (values looked at) is bounded by `work_limit`, so that a hostile request (every divisor
+// of many highly composite GPU counts, every one then refused) costs a bounded time: past it the
+// enumeration stops with `too_much_work`.
+inline constexpr std::uint64_t kMaxLayoutWork = 50'000'000;
 LayoutEnumeration enumerate_layouts(const LayoutRequest& request, std::span<const LayoutFacts> facts,
-                                    std::uint64_t limit);
-inline LayoutEnumeration enumerate_layouts(const LayoutRequest& request, const LayoutFacts& facts, std::uint64_t limit) {
-  return enumerate_layouts(request, std::span<const LayoutFacts>(&facts, 1), limit);
+                                    std::uint64_t limit, std::uint64_t work_limit = kMaxLayoutWork);
+inline LayoutEnumeration enumerate_layouts(const LayoutRequest& request, const LayoutFacts& facts, std::uint64_t limit,
+                                           std::uint64_t work_limit = kMaxLayoutWork) {
+  return enumerate_layouts(request, std::span<const LayoutFacts>(&facts, 1), limit, work_limit);
 }
 
 // Why the training solver would refuse `layout` given `facts`, or nullopt.

@@ -18,9 +18,6 @@ namespace {
 constexpr std::array<std::string_view, 6> kRangeKeys = {"from", "to", "scale", "count", "step", "factor"};
 // A generated axis longer than this is almost certainly a typo in `step`.
 constexpr std::uint64_t kMaxAxisValues = 10'000'000;
-// All axes together hold at most this many values (40-byte AxisValues: 400 MB), checked before each
-// range is generated; a grid of 1e18 points still needs only a few values per axis.
-constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
 // Significant digits of generated range labels ("1.48718 us"); the value swept is the label's.
 constexpr int kRangeLabelDigits = 6;
 

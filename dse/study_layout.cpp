@@ -14,8 +14,6 @@ namespace dsx::study_loading {
 namespace {
 
 constexpr std::array<std::string_view, 5> kLayoutKeys = {"gpus", "tp", "pp", "cp", "ep"};
-// Kept in step with dse/study_axes.cpp: all axes together hold at most this many values.
-constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
 
 std::string layout_example() { return "{gpus: 1024, tp: [1, 2, 4, 8], pp: any, cp: [1, 2]}"; }
 
@@ -287,6 +285,11 @@ void StudyLoader::expand_layouts() {
     }
     const std::uint64_t room = kMaxTotalAxisValues - std::min(axis_values_, kMaxTotalAxisValues);
     const LayoutEnumeration found = enumerate_layouts(pending.request, facts, room);
+    if (found.too_much_work) {
+      r_.error(*pending.node, path + ": the constraints ask to examine more than " + std::to_string(kMaxLayoutWork) +
+                                  " combinations of gpus, tp, pp, cp and ep; narrow them (a list instead of 'any')");
+      continue;
+    }
     if (found.truncated) {
       r_.error(*pending.node, path + ": the constraints give more than " + std::to_string(room) +
                                   " layouts, and all axes together hold at most " + std::to_string(kMaxTotalAxisValues) +

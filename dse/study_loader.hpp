@@ -44,6 +44,10 @@ bool is_categorical(const ParamSpec& spec);
 
 std::string join(const std::vector<std::string>& items);
 
+// All axes together hold at most this many values (40-byte AxisValues: 400 MB), checked before each
+// range or set of layouts is generated; a grid of 1e18 points still needs only a few values per axis.
+inline constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
+
 class StudyLoader {
  public:
   StudyLoader(const std::string& file, Diagnostics& diags) : r_(file, diags) {}

@@ -91,8 +91,25 @@ TEST(LayoutEnumerationTest, FactsDropWhatTheSolverWouldRefuse) {
   EXPECT_GT(e.dropped[static_cast<std::size_t>(LayoutDrop::layers)], 0U);
   EXPECT_GT(e.dropped[static_cast<std::size_t>(LayoutDrop::experts)], 0U);
   EXPECT_EQ(e.dropped[static_cast<std::size_t>(LayoutDrop::node_nesting)], 0U);
-  // A limit stops the enumeration and says so.
+  // A limit stops the enumeration and says so, and so does a bound on the work.
   EXPECT_TRUE(enumerate_layouts(r, f, 2).truncated);
+  EXPECT_TRUE(enumerate_layouts(r, f, 1000, 10).too_much_work);
+  EXPECT_FALSE(enumerate_layouts(r, f, 1000).too_much_work);
+}
+
+TEST(LayoutEnumerationTest, AHostileRequestCostsBoundedWork) {
+  // Every degree `any` over 8,648,640 GPUs (448 divisors, the most of any count up to the solver's
+  // 1e7) with every layout refused by the facts: the work bound stops it, and says so.
+  LayoutRequest r;
+  r.gpus = {8648640};
+  r.tp.any = r.pp.any = r.cp.any = r.ep.any = true;
+  LayoutFacts f;
+  f.heads = 1;
+  f.layers = 1;
+  f.seq_len = 1;  // no cp > 1 either
+  const LayoutEnumeration e = enumerate_layouts(r, f, 1'000'000);
+  EXPECT_TRUE(e.too_much_work || !e.layouts.empty());
+  for (const Layout& l : e.layouts) EXPECT_EQ(l.tp * l.pp * l.cp, 1U);
 }
 
 TEST(LayoutEnumerationTest, LabelsReadBack) {
