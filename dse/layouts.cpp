@@ -30,6 +30,14 @@ std::vector<std::uint64_t> candidates(const LayoutChoice& choice, std::uint64_t 
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// 'token', for messages (built by appending: GCC 12 warns falsely on "'" + std::string).
+std::string quote(std::string_view token) {
+  std::string out(1, '\'');
+  out.append(token);
+  out.push_back('\'');
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> divisors(std::uint64_t n) {
@@ -147,16 +155,16 @@ std::optional<Layout> parse_layout_label(std::string_view label, std::string& pr
     std::size_t k = 0;
     while (k < kNames.size() && token.substr(0, 2) != kNames[k]) ++k;
     if (k == kNames.size() || token.size() < 3) {
-      problem = "'" + std::string(token) + "' is not a parallel degree; " + form;
+      problem = quote(token) + " is not a parallel degree; " + form;
       return std::nullopt;
     }
     if (k < next) {
-      problem = "'" + std::string(token) + "' is out of order or repeated; " + form;
+      problem = quote(token) + " is out of order or repeated; " + form;
       return std::nullopt;
     }
     const std::string_view digits = token.substr(2);
     if (!std::all_of(digits.begin(), digits.end(), is_digit) || digits.size() > 9 || digits.front() == '0') {
-      problem = "'" + std::string(token) + "': a degree is a positive integer written without sign, zeros in front "
+      problem = quote(token) + ": a degree is a positive integer written without sign, zeros in front "
                 "or separators; " + form;
       return std::nullopt;
     }
