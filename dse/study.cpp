@@ -178,6 +178,7 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
     apply_bundles(root->find("fixed"));
     read_calibration(root->find("calibration"), catalog_dir);
     fill_defaults(*solver_node);
+    expand_layouts();
     if (axes != nullptr) check_point_count(*axes);
     for (std::string& name : read_study_analyses(r_, *root, s_, [this](const YamlNode& n, const std::string& path) {
            return read_selectors(n, path);

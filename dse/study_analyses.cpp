@@ -14,6 +14,7 @@
 #include "dse/analysis/expression.hpp"
 #include "dse/analysis/points.hpp"
 #include "dse/catalog.hpp"
+#include "dse/layouts.hpp"
 #include "dse/quantity.hpp"
 
 namespace dsx {
@@ -189,7 +190,7 @@ class BlockReader {
   // A parameter of the solver that is meant to be swept; its being swept is checked with the grid.
   std::optional<std::string> swept_param(const YamlNode& node, const std::string& path) const {
     if (!r_.expect_scalar(node, path)) return std::nullopt;
-    if (param_of(solver_, node.text) < 0 && find_bundle_kind(node.text) == nullptr) {
+    if (param_of(solver_, node.text) < 0 && find_bundle_kind(node.text) == nullptr && node.text != kLayoutAxis) {
       r_.unknown(node, "swept parameter", swept_);
       return std::nullopt;
     }

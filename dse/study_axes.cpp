@@ -18,9 +18,6 @@ namespace {
 constexpr std::array<std::string_view, 6> kRangeKeys = {"from", "to", "scale", "count", "step", "factor"};
 // A generated axis longer than this is almost certainly a typo in `step`.
 constexpr std::uint64_t kMaxAxisValues = 10'000'000;
-// All axes together hold at most this many values (40-byte AxisValues: 400 MB), checked before each
-// range is generated; a grid of 1e18 points still needs only a few values per axis.
-constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
 // Significant digits of generated range labels ("1.48718 us"); the value swept is the label's.
 constexpr int kRangeLabelDigits = 6;
 
@@ -95,6 +92,10 @@ void StudyLoader::read_axes(const YamlNode& axes) {
   }
   for (const YamlEntry& e : axes.entries) {
     const int p = param_index(e.key.text);
+    if (p < 0 && e.key.text == kLayoutAxis) {
+      read_layout_axis(e);
+      continue;
+    }
     if (p < 0) {
       if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
         read_bundle_axis(*kind, e);
@@ -317,6 +318,11 @@ void StudyLoader::read_fixed(const YamlNode* fixed) {
   if (!r_.expect_mapping(*fixed, fixed_path_)) return;
   for (const YamlEntry& e : fixed->entries) {
     const int p = param_index(e.key.text);
+    if (p < 0 && e.key.text == kLayoutAxis) {
+      r_.error(e.key, fixed_path_ + ".layout: a layout is an axis (axes: layout: {gpus: ..., tp: ..., pp: ...}); to "
+                                    "hold one layout, give gpus, tp, pp, cp and ep under " + fixed_path_ + ":");
+      continue;
+    }
     if (p < 0) {
       if (const BundleKind* kind = find_bundle_kind(e.key.text)) {
         read_fixed_bundle(*kind, e);

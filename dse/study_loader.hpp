@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dse/bundles.hpp"
+#include "dse/layouts.hpp"
 #include "dse/quantity.hpp"
 #include "dse/study.hpp"
 #include "dse/yaml_reader.hpp"
@@ -42,6 +43,10 @@ QuantityBounds bounds_of(const ParamSpec& spec);
 bool is_categorical(const ParamSpec& spec);
 
 std::string join(const std::vector<std::string>& items);
+
+// All axes together hold at most this many values (40-byte AxisValues: 400 MB), checked before each
+// range or set of layouts is generated; a grid of 1e18 points still needs only a few values per axis.
+inline constexpr std::uint64_t kMaxTotalAxisValues = 10'000'000;
 
 class StudyLoader {
  public:
@@ -110,6 +115,19 @@ class StudyLoader {
   void read_fixed_bundle(const BundleKind& kind, const YamlEntry& e);
 
   void read_fixed_bundle_value(const BundleKind& kind, const YamlEntry& e);
+
+  // ---- layout axes (dse/layouts.hpp) ----
+
+  // axes: layout: {gpus: 1024, tp: [1, 2, 4, 8], pp: any, cp: [1, 2]}, or a list of layouts
+  // ["tp8 pp16 dp128", ...] (the form a resolved study writes). A bundle-like axis: each value sets
+  // gpus, tp, pp, cp and ep (those the solver has) together. The constraint form is expanded by
+  // expand_layouts once the fixed values and defaults it filters on are known.
+  void read_layout_axis(const YamlEntry& e);
+  std::optional<LayoutChoice> read_layout_choice(const YamlNode& node, const std::string& path, std::size_t p,
+                                                 bool allow_any);
+  void expand_layouts();
+  // The value of a parameter every point shares (fixed, defaulted or set by a fixed bundle), or nullopt.
+  std::optional<double> known_value(std::string_view name) const;
 
   // A parameter is set by at most one of: an axis, fixed:, a bundle. The parameters of a fixed
   // bundle become fixed values; those of a bundle axis are set per point (Grid::inputs).
@@ -185,6 +203,13 @@ class StudyLoader {
   std::vector<const YamlNode*> bundle_keys_;            // the key of each of s_.bundles
   std::set<std::string> bundle_quiet_;  // parameters a bundle with errors may set: not reported missing
   std::vector<std::vector<BundleSetting>> bundle_rows_;  // a fixed bundle's settings (empty for an axis)
+  struct PendingLayout {
+    std::size_t axis = 0;           // into s_.axes
+    const YamlNode* node = nullptr;  // the constraint mapping
+    LayoutRequest request;
+    bool show_pp = false, show_cp = false, show_ep = false;
+  };
+  std::vector<PendingLayout> pending_layouts_;
   bool objectives_written_ = false;
   std::string fixed_path_ = "fixed";  // how messages name the mapping of fixed values
 };

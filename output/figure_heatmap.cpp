@@ -70,8 +70,18 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
   // Columns and rows: the axis values the kept rows take, in axis order.
   std::vector<std::size_t> all = rows;
   all.insert(all.end(), infeasible_rows.begin(), infeasible_rows.end());
-  const std::vector<std::string> x_labels = labels_among(study, results, all, x.param_index);
-  const std::vector<std::string> y_labels = labels_among(study, results, all, y.param_index);
+  // By the axis itself: a bundle or layout axis (region, layout) is named by its ids, not by a parameter.
+  const auto axis_labels_among = [&](const Column& c) {
+    std::set<std::string> seen;
+    for (std::size_t r : all) seen.insert(results.label(r, static_cast<std::size_t>(c.axis_col)));
+    std::vector<std::string> out;
+    for (const AxisValue& v : c.axis->values) {
+      if (seen.count(v.label) != 0) out.push_back(v.label);
+    }
+    return out;
+  };
+  const std::vector<std::string> x_labels = axis_labels_among(x);
+  const std::vector<std::string> y_labels = axis_labels_among(y);
   const auto position = [](const std::vector<std::string>& labels, const std::string& label) {
     return static_cast<std::size_t>(std::find(labels.begin(), labels.end(), label) - labels.begin());
   };

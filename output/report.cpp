@@ -21,6 +21,7 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/diagnostics.hpp"
+#include "dse/layouts.hpp"
 #include "dse/pareto.hpp"
 #include "dse/study_references.hpp"
 #include "engine/precision.hpp"
@@ -430,6 +431,10 @@ std::string bundle_settings_text(const ResolvedStudy& study, const BundleUse& us
 std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis) {
   std::vector<std::string> names;
   for (std::size_t p : axis.sets) names.emplace_back(study.solver->params()[p].name);
+  if (axis.param == kLayoutAxis) {
+    return "layouts of the GPUs (gpus = tp x pp x cp x dp, ep within dp): each value sets " + join(names, ", ") +
+           " together";
+  }
   const BundleKind* kind = find_bundle_kind(axis.param);
   const std::string file = kind != nullptr ? " (catalog " + std::string(kind->file) + ")" : "";
   return axis.param + file + ": each value sets " + join(names, ", ") + " together";
@@ -674,6 +679,7 @@ json grid_context(const ResolvedStudy& study) {
   json bundles = json::array();
   if (study.solver != nullptr) {
     for (const BundleUse& use : study.bundles) {
+      if (use.kind == kLayoutAxis) continue;  // not a catalog entry: its label says what it sets
       std::vector<std::string> ids;
       if (use.axis < 0) {
         ids.push_back(use.id);

@@ -12,6 +12,7 @@
 #include "dse/analysis/derived.hpp"
 #include "dse/calibration/intervals.hpp"
 #include "dse/grid.hpp"
+#include "dse/layouts.hpp"
 
 namespace dsx {
 
@@ -281,7 +282,7 @@ std::vector<RequestProblem> check_breakeven(const ResolvedStudy& study, const Br
   }
   const auto swept = [&](const std::string& param, const char* field) -> int {
     const int a = axis_of(study, param);
-    if (a < 0 && param_of(solver, param) < 0 && find_bundle_kind(param) == nullptr) {
+    if (a < 0 && param_of(solver, param) < 0 && find_bundle_kind(param) == nullptr && param != kLayoutAxis) {
       problems.push_back({field, "unknown parameter '" + param + "' (parameters: " + param_names(solver) + ")"});
       return -1;
     }
