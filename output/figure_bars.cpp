@@ -131,8 +131,40 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
 
   const bool bar_key = ys.size() > 1 || colours.size() > 1;
+  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
+  const auto legend_entry = [&](const std::string& value) {
+    const std::string& text = series_label(decl, colour_axis->param, value);
+    return &text != &value ? text : colour_axis->param + " = " + value;
+  };
+  // As many key columns as the longest entry leaves room for across the figure, never one past its edge
+  // (gnuplot's own count assumes narrower text than DejaVu Sans sets).
+  // The key is centred under the plot, which starts after the longest category label.
+  std::size_t key_entries = ys.size();
+  std::size_t longest_entry_chars = 0;
+  double longest_entry_cm = 0;
+  const auto measure = [&](const std::string& entry) {
+    longest_entry_cm = std::max(longest_entry_cm, text_cm(entry));
+    longest_entry_chars = std::max(longest_entry_chars, entry.size());
+  };
+  if (colour_axis != nullptr) {
+    key_entries = colours.size();
+    for (const std::size_t c : colours) measure(legend_entry(colour_axis->values[c].label));
+  } else {
+    for (const Column& y : ys) measure(metric_words(y));
+  }
+  double longest_bar_label_cm = 0;
+  for (const Bar& b : bars) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(b.label));
+  const double plot_width_cm = figure_width_cm(decl) - longest_bar_label_cm - 1.3;
+  const std::size_t key_columns = std::clamp<std::size_t>(
+      static_cast<std::size_t>(plot_width_cm / (kKeySampleCm + longest_entry_cm + 0.5)), 1,
+      std::max<std::size_t>(key_entries, 1));
+  // gnuplot sizes a key column at about half an em per character; DejaVu Sans needs some 30 % more.
+  const std::size_t key_extra_chars = (longest_entry_chars * 3 + 9) / 10;
+  const std::size_t key_rows = (key_entries + key_columns - 1) / key_columns;
   const double height_cm = std::clamp(
-      kBarBaseCm + (bar_key ? kBarKeyCm : 0.0) + (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+      kBarBaseCm + (bar_key ? kBarKeyCm + kKeyRowCm * static_cast<double>(std::max<std::size_t>(key_rows, 1) - 1) : 0.0) +
+          (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) +
+          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
       kBarMinCm, kBarMaxCm);
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -149,16 +181,12 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
   if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
   if (bar_key) {
-    gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+    gp += fmt::format("set key outside bottom center horizontal reverse Left height 1.5 maxcols {} width {}\n",
+                      key_columns, key_extra_chars);
     if (!decl.legend_title.empty()) gp += key_title_commands(decl, true);
   } else {
     gp += "unset key\n";
   }
-  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
-  const auto legend_entry = [&](const std::string& value) {
-    const std::string& text = series_label(decl, colour_axis->param, value);
-    return &text != &value ? text : colour_axis->param + " = " + value;
-  };
   std::string plot;
   if (bars.empty()) {
     plot = "set label 1 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"

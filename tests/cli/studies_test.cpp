@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/svg_text_bounds.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,6 +105,15 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       EXPECT_EQ(report.compare(p, 9 + std::to_string(expected).size(), "*Figure " + std::to_string(expected) + "."), 0)
           << name << ": " << report.substr(p, 20);
       ++expected;
+    }
+  }
+  // No figure's text runs off its canvas (legends, titles, labels).
+  for (const auto& e : fs::directory_iterator(out / "figures")) {
+    if (e.path().extension() != ".svg") continue;
+    std::ifstream in(e.path());
+    const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& clipped : dsx::clipped_svg_texts(svg, 6)) {
+      ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << clipped;
     }
   }
   // Every reference in the study's prose was replaced by a computed value.

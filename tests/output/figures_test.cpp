@@ -24,6 +24,7 @@
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
+#include "tests/svg_text_bounds.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -408,6 +409,21 @@ TEST(Figures, HoverTextIsSafeInsideGnuplotsAttribute) {
             "<g><title>a = 1\nb &lt; 2</title><use/></g>");
   EXPECT_EQ(svg_hover_titles("<svg></svg>"), "<svg></svg>");
   EXPECT_THROW(svg_hover_titles("<g onmousemove=\"gnuplot_svg.showHypertext(evt,'a"), std::runtime_error);
+}
+
+TEST(Figures, TextPastTheCanvasIsFound) {
+  const std::string svg =
+      "<svg width=\"200\" height=\"100\">\n"
+      "<g transform=\"translate(150,50)\" stroke=\"none\" font-size=\"12.00\"  text-anchor=\"start\">\n"
+      "\t<text>a legend entry</text>\n</g>\n"
+      "<g transform=\"translate(100,20)\" stroke=\"none\" font-size=\"12.00\"  text-anchor=\"middle\">\n"
+      "\t<text><tspan>fits</tspan></text>\n</g>\n"
+      "<g transform=\"translate(10,50) rotate(-90)\" stroke=\"none\" font-size=\"12.00\"  text-anchor=\"middle\">\n"
+      "\t<text>a rotated axis title that is far too long</text>\n</g>\n</svg>\n";
+  const std::vector<std::string> clipped = clipped_svg_texts(svg);
+  ASSERT_EQ(clipped.size(), 2u);
+  EXPECT_EQ(clipped[0].rfind("'a legend entry' spans 150..", 0), 0u) << clipped[0];
+  EXPECT_EQ(clipped[1].rfind("'a rotated axis title that is far too long' spans ", 0), 0u) << clipped[1];
 }
 
 TEST(Figures, AnEmptyFigureStillRenders) {
