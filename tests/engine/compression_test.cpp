@@ -12,6 +12,7 @@
 
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
+#include "engine/registry.hpp"
 #include "tests/engine/published_specs.hpp"
 
 namespace dsx {
@@ -156,6 +157,16 @@ TEST_F(CompressionTest, InfeasibleAndUnknowns) {
   const auto e = run(point(no_tdp, llama8b, Precision::int4, 1));
   EXPECT_TRUE(std::isnan(e[C::compressed_energy_per_inference_j]));
   EXPECT_GT(run(point(h100, llama8b, Precision::int4, 1))[C::compressed_energy_per_inference_j], 0.0);
+}
+
+TEST_F(CompressionTest, IsRegisteredAndSparsePartsAreNvidiaAmpereOrLater) {
+  EXPECT_NE(find_solver("compression"), nullptr);
+  for (const char* id : {"a100_80gb_sxm", "a10", "l4", "l40s", "h100_sxm", "h200", "b200", "jetson_agx_orin_64gb"}) {
+    EXPECT_TRUE(has_sparse_tensor_cores(id)) << id;
+  }
+  for (const char* id : {"v100_16gb_sxm2", "t4", "mi300x", "tpu_v5p", "gaudi3", "my_h100_copy"}) {
+    EXPECT_FALSE(has_sparse_tensor_cores(id)) << id;
+  }
 }
 
 }  // namespace
