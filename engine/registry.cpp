@@ -5,6 +5,7 @@
 #include "engine/solvers/attention.hpp"
 #include "engine/solvers/collectives.hpp"
 #include "engine/solvers/compile_breakeven.hpp"
+#include "engine/solvers/compression.hpp"
 #include "engine/solvers/data_pipeline.hpp"
 #include "engine/solvers/dispatch_tax.hpp"
 #include "engine/solvers/efficiency.hpp"
@@ -40,6 +41,7 @@ const QueueingSolver kQueueing;
 const FleetSolver kFleet;
 const ScalingSolver kScaling;
 const SynthesisSolver kSynthesis;
+const CompressionSolver kCompression;
 
 const auto kSolvers = std::to_array<const Solver*>({
     &kInference,
@@ -59,6 +61,7 @@ const auto kSolvers = std::to_array<const Solver*>({
     &kFleet,
     &kScaling,
     &kSynthesis,
+    &kCompression,
 });
 }  // namespace
 

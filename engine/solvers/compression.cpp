@@ -1,0 +1,215 @@
+#include "engine/solvers/compression.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "engine/carbon.hpp"
+#include "engine/serving.hpp"
+
+namespace dsx {
+
+namespace {
+
+constexpr std::array<std::string_view, 2> kPhases = {"decode", "prefill"};
+constexpr std::array<std::string_view, 2> kQuantize = {"weights_only", "weights_activations"};
+constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Catalog parts with 2:4 sparse tensor cores: NVIDIA Ampere (A100, A10, A40, Jetson Orin), Ada (L4,
+// L40S, RTX 4090), Hopper (H100, H200, GH200) and Blackwell (B100, B200, B300, GB200); each one's
+// datasheet quotes its sparse tensor rate at twice the dense one.
+constexpr std::array<std::string_view, 20> kSparseTensorCoreParts = {
+    "a100_40gb_sxm", "a100_80gb_sxm", "a100_40gb_pcie", "a100_80gb_pcie", "a10",          "a40",
+    "jetson_agx_orin_64gb", "jetson_orin_nano_8gb", "l4", "l40s",        "rtx_4090",     "h100_sxm",
+    "h100_pcie",     "h200",          "gh200_96gb",     "gh200_141gb",    "b100",         "b200",
+    "b300",          "gb200"};
+
+constexpr double kGroupScaleBytes = 2.0;          // one fp16 scale per group (AWQ, GPTQ)
+constexpr double kBitmaskBytesPerWeight = 0.125;  // one bit per dense position
+constexpr double kTwoFourIndexBytesPerKept = 0.25;  // 2 bits per kept value (Mishra et al. 2021)
+constexpr double kSparseTensorSpeedup = 2.0;
+
+constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
+    {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id)"},
+    {.name = "model", .kind = ParamKind::model, .description = "transformer model (catalog id)"},
+    {.name = "phase", .kind = ParamKind::choice, .choices = kPhases,
+     .description = "decode (one new token for each sequence) or prefill (each sequence's prompt)",
+     .has_default = true, .default_value = 0},
+    {.name = "batch", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "sequences processed together", .has_default = true, .default_value = 1, .min_value = 1,
+     .max_value = 1e9, .integer = true},
+    {.name = "context_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "decode: tokens of context each sequence attends to; prefill: prompt tokens per sequence",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e8, .integer = true},
+    {.name = "baseline_precision", .kind = ParamKind::precision,
+     .description = "uncompressed weights, activations, KV cache and compute", .has_default = true,
+     .default_value = static_cast<double>(index_of(Precision::fp16))},
+    {.name = "weight_precision", .kind = ParamKind::precision,
+     .description = "storage of the compressed weights (int8, int4, fp8, ...); no default"},
+    {.name = "quantize", .kind = ParamKind::choice, .choices = kQuantize,
+     .description = "weights_only (dequantized to the baseline for compute) or weights_activations (compute at "
+                    "weight_precision)",
+     .has_default = true, .default_value = 0},
+    {.name = "group_size", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "weights sharing one fp16 scale and zero point (AWQ/GPTQ convention 128); 0 = scales not counted",
+     .has_default = true, .default_value = 128, .min_value = 0, .max_value = 1e9, .integer = true},
+    {.name = "sparsity", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "unstructured fraction of weights pruned to zero, stored as values + a 1-bit-per-weight bitmask",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "structured_2_4", .kind = ParamKind::choice, .choices = kOffOn,
+     .description = "on: 2:4 structured sparsity (half the weights, 2-bit indices, 2x linear FLOP/s on sparse "
+                    "tensor cores)",
+     .has_default = true, .default_value = 0},
+    {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of peak FLOP/s (default 1: the datasheet peak)", .has_default = true,
+     .default_value = 1, .min_value = 0, .max_value = 1, .min_exclusive = true},
+}};
+
+constexpr std::array<MetricSpec, CompressionSolver::kMetricCount> kMetrics = {{
+    {"baseline_weights_bytes", Dimension::bytes, "parameters x bytes of the baseline precision"},
+    {"compressed_weights_bytes", Dimension::bytes,
+     "parameters x (kept fraction x bytes per weight + group scales + sparsity indices)"},
+    {"compression_ratio", Dimension::dimensionless, "baseline_weights_bytes / compressed_weights_bytes"},
+    {"baseline_memory_bytes", Dimension::bytes, "baseline weights + batch x KV cache at the step's context"},
+    {"compressed_memory_bytes", Dimension::bytes, "compressed weights + batch x KV cache at the step's context"},
+    {"baseline_fits", Dimension::dimensionless, "1 when baseline_memory_bytes fits in device memory, else 0"},
+    {"baseline_latency_s", Dimension::time, "roofline time of the step at the baseline precision"},
+    {"compressed_latency_s", Dimension::time, "roofline time of the step with the compressed weights"},
+    {"speedup", Dimension::dimensionless, "baseline_latency_s / compressed_latency_s"},
+    {"flops", Dimension::flops, "FLOPs of the step (the dense count; 2:4 halves the linear ones' time, not count)"},
+    {"baseline_bytes_moved", Dimension::bytes, "device-memory traffic of the baseline step"},
+    {"compressed_bytes_moved", Dimension::bytes, "device-memory traffic of the compressed step"},
+    {"compressed_compute_s", Dimension::time, "compressed step's FLOPs / (peak x eta), linear FLOPs at 2x under 2:4"},
+    {"compressed_memory_s", Dimension::time, "compressed_bytes_moved / memory bandwidth"},
+    {"baseline_energy_per_inference_j", Dimension::energy,
+     "baseline step energy / batch: per new token of a sequence (decode) or per prompt (prefill); NaN if TDP unknown"},
+    {"compressed_energy_per_inference_j", Dimension::energy, "the same for the compressed step"},
+    {"accuracy_delta", Dimension::dimensionless,
+     "accuracy change from compression: not modelled (NaN); no published figure is attached"},
+}};
+
+constexpr std::array<std::string_view, 5> kReasons = {
+    kPrecisionUnsupported,
+    "2:4 sparsity needs sparse tensor cores (NVIDIA Ampere or later)",
+    "2:4 and unstructured sparsity together are not modelled",
+    "the model is not a transformer (no attention graph)",
+    "does not fit in device memory",
+};
+
+struct StepCost {
+  double flops = 0;
+  double linear_flops = 0;
+  double bytes = 0;
+};
+
+// FLOPs and bytes of the step, read from the serving roofline on a unit device (1 FLOP/s, 1 B/s).
+StepCost step_cost(const ServingShape& s, CompressionSolver::Phase phase, double batch, double context,
+                   double weight_bytes, double activation_bytes, double kv_bytes) {
+  ServingDevice unit;
+  unit.peak_flops_per_s = 1;
+  unit.memory_bandwidth_bytes_per_s = 1;
+  unit.weight_bytes_per_element = weight_bytes;
+  unit.activation_bytes_per_element = activation_bytes;
+  unit.kv_bytes_per_element = kv_bytes;
+  const bool decoding = phase == CompressionSolver::decode;
+  const PhaseTime t = decoding ? decode_step_time(s, unit, batch, context, 1.0)
+                               : prefill_time(s, unit, context, batch, 1.0);
+  const double tokens = decoding ? batch : batch * context;
+  return {.flops = t.compute_s, .linear_flops = std::min(t.compute_s, s.linear_flops_per_token * tokens),
+          .bytes = t.memory_s};
+}
+
+struct Timing {
+  double compute_s = 0;
+  double memory_s = 0;
+  double latency_s() const { return std::max(compute_s, memory_s); }
+};
+
+Timing roofline(const StepCost& c, double peak, double linear_peak, double eta, double bandwidth) {
+  return {.compute_s = (c.flops - c.linear_flops) / (peak * eta) + c.linear_flops / (linear_peak * eta),
+          .memory_s = c.bytes / bandwidth};
+}
+
+}  // namespace
+
+bool has_sparse_tensor_cores(std::string_view hardware_id) {
+  return std::find(kSparseTensorCoreParts.begin(), kSparseTensorCoreParts.end(), hardware_id) !=
+         kSparseTensorCoreParts.end();
+}
+
+CompressionSolver::CompressionSolver()
+    : TabledSolver("compression",
+                   "quantization and pruning: weight memory, roofline latency and energy of a transformer step, "
+                   "compressed against a baseline precision",
+                   kParams, kMetrics, kReasons) {}
+
+PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double> out) const {
+  std::fill(out.begin(), out.end(), kNaN);
+  const HardwareSpec& hw = *in.hardware;
+  const auto& v = in.values;
+  const Precision base = kAllPrecisions[static_cast<std::size_t>(v[Param::baseline_precision])];
+  const Precision weight = kAllPrecisions[static_cast<std::size_t>(v[Param::weight_precision])];
+  const bool both = static_cast<Quantize>(v[Param::quantize]) == Quantize::weights_activations;
+  const Precision compute = both ? weight : base;
+  const bool two_four = v[Param::structured_2_4] != 0;
+  const double sparsity_fraction = v[Param::sparsity];
+  if (!hw.supports(base) || !hw.supports(compute)) return {PointStatus::infeasible, precision_unsupported};
+  if (two_four && !has_sparse_tensor_cores(hw.id)) return {PointStatus::infeasible, no_sparse_tensor_cores};
+  if (two_four && sparsity_fraction > 0) return {PointStatus::infeasible, sparsity_combined};
+  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+
+  const ServingShape& s = in.model->serving_shape;
+  const auto phase = static_cast<Phase>(v[Param::phase]);
+  const double batch = v[Param::batch];
+  const double context = v[Param::context_tokens];
+  const double base_bytes = bytes_per_element(base);
+  const double weight_bytes = bytes_per_element(weight);
+  const double group = v[Param::group_size];
+  const double scale_bytes = group > 0 && weight != base ? (kGroupScaleBytes + weight_bytes) / group : 0.0;
+  double stored_bytes = weight_bytes + scale_bytes;
+  if (two_four) {
+    stored_bytes = 0.5 * (weight_bytes + kTwoFourIndexBytesPerKept) + scale_bytes;
+  } else if (sparsity_fraction > 0) {
+    stored_bytes = (1 - sparsity_fraction) * weight_bytes + kBitmaskBytesPerWeight + scale_bytes;
+  }
+
+  const StepCost base_cost = step_cost(s, phase, batch, context, base_bytes, base_bytes, base_bytes);
+  const StepCost comp_cost =
+      step_cost(s, phase, batch, context, stored_bytes, bytes_per_element(compute), base_bytes);
+  const double eta_value = v[Param::eta];
+  const double bandwidth = hw.memory_bandwidth_bytes_per_s;
+  const double compute_peak = hw.peak(compute);
+  const Timing t_base = roofline(base_cost, hw.peak(base), hw.peak(base), eta_value, bandwidth);
+  const Timing t_comp = roofline(comp_cost, compute_peak, two_four ? kSparseTensorSpeedup * compute_peak : compute_peak,
+                                 eta_value, bandwidth);
+
+  const double kv = batch * kv_cache_bytes(s, context, base_bytes);
+  const double w_base = s.parameter_count * base_bytes;
+  const double w_comp = s.parameter_count * stored_bytes;
+  const double lat_base = t_base.latency_s();
+  const double lat_comp = t_comp.latency_s();
+  const double p_base = device_power_w(hw.tdp_w, hw.idle_power_fraction, lat_base > 0 ? t_base.compute_s / lat_base : 0);
+  const double p_comp = device_power_w(hw.tdp_w, hw.idle_power_fraction, lat_comp > 0 ? t_comp.compute_s / lat_comp : 0);
+
+  out[baseline_weights_bytes] = w_base;
+  out[compressed_weights_bytes] = w_comp;
+  out[compression_ratio] = w_base / w_comp;
+  out[baseline_memory_bytes] = w_base + kv;
+  out[compressed_memory_bytes] = w_comp + kv;
+  out[baseline_fits] = w_base + kv <= hw.memory_bytes ? 1.0 : 0.0;
+  out[baseline_latency_s] = lat_base;
+  out[compressed_latency_s] = lat_comp;
+  out[speedup] = lat_comp > 0 ? lat_base / lat_comp : kNaN;
+  out[flops] = comp_cost.flops;
+  out[baseline_bytes_moved] = base_cost.bytes;
+  out[compressed_bytes_moved] = comp_cost.bytes;
+  out[compressed_compute_s] = t_comp.compute_s;
+  out[compressed_memory_s] = t_comp.memory_s;
+  out[baseline_energy_per_inference_j] = p_base * lat_base / batch;
+  out[compressed_energy_per_inference_j] = p_comp * lat_comp / batch;
+  if (w_comp + kv > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  return {};
+}
+
+}  // namespace dsx
