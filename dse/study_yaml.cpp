@@ -69,6 +69,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("max_threads_per_block", h.max_threads_per_block, Dimension::count);
   optional("compute_units", h.compute_units, Dimension::count);
   optional("cores", h.cores, Dimension::count);
+  optional("sparse_speedup", h.sparse_speedup, Dimension::dimensionless);
   if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
   // A value outside the loader's plausible ranges was marked deliberate; the resolved file says so too.
   const std::vector<std::string> unchecked = implausible_hardware_fields(h);

@@ -38,6 +38,10 @@ struct HardwareSpec {
   // Informational (`dsx catalog hardware` shows it; a data_pipeline study sizes cpu_workers by it):
   // no solver reads it.
   double cores = 0;
+  // How much faster the tensor cores run a 2:4 structured-sparse matrix than the dense rate (2 on
+  // NVIDIA Ampere and later, whose datasheets print sparse rates at twice the dense ones: NVIDIA A100
+  // Tensor Core GPU Architecture whitepaper, "Fine-Grained Structured Sparsity"); 0 = no such support.
+  double sparse_speedup = 0;
   int release_year = 0;  // year the part first shipped or was announced for sale; 0 = unknown
   std::string source;
 

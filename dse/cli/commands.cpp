@@ -146,6 +146,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["idle_power_fraction"] = hw.idle_power_fraction;
       entry["price_usd"] = hw.price_usd;
       if (hw.cores > 0) entry["cores"] = static_cast<long long>(hw.cores);
+      if (hw.sparse_speedup > 0) entry["sparse_speedup"] = hw.sparse_speedup;
       entry["release_year"] = hw.release_year > 0 ? nlohmann::ordered_json(hw.release_year) : nullptr;
       entry["source"] = hw.source;
       out["hardware"].push_back(entry);

@@ -16,19 +16,9 @@ constexpr std::array<std::string_view, 2> kQuantize = {"weights_only", "weights_
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Catalog parts with 2:4 sparse tensor cores: NVIDIA Ampere (A100, A10, A40, Jetson Orin), Ada (L4,
-// L40S, RTX 4090), Hopper (H100, H200, GH200) and Blackwell (B100, B200, B300, GB200); each one's
-// datasheet quotes its sparse tensor rate at twice the dense one.
-constexpr std::array<std::string_view, 20> kSparseTensorCoreParts = {
-    "a100_40gb_sxm", "a100_80gb_sxm", "a100_40gb_pcie", "a100_80gb_pcie", "a10",          "a40",
-    "jetson_agx_orin_64gb", "jetson_orin_nano_8gb", "l4", "l40s",        "rtx_4090",     "h100_sxm",
-    "h100_pcie",     "h200",          "gh200_96gb",     "gh200_141gb",    "b100",         "b200",
-    "b300",          "gb200"};
-
 constexpr double kGroupScaleBytes = 2.0;          // one fp16 scale per group (AWQ, GPTQ)
 constexpr double kBitmaskBytesPerWeight = 0.125;  // one bit per dense position
 constexpr double kTwoFourIndexBytesPerKept = 0.25;  // 2 bits per kept value (Mishra et al. 2021)
-constexpr double kSparseTensorSpeedup = 2.0;
 
 constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id)"},
@@ -58,8 +48,8 @@ constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
      .description = "unstructured fraction of weights pruned to zero, stored as values + a 1-bit-per-weight bitmask",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
     {.name = "structured_2_4", .kind = ParamKind::choice, .choices = kOffOn,
-     .description = "on: 2:4 structured sparsity (half the weights, 2-bit indices, 2x linear FLOP/s on sparse "
-                    "tensor cores)",
+     .description = "on: 2:4 structured sparsity (half the weights, 2-bit indices, linear FLOP/s at the part's "
+                    "sparse_speedup; infeasible on a part without one)",
      .has_default = true, .default_value = 0},
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "achieved fraction of peak FLOP/s (default 1: the datasheet peak)", .has_default = true,
@@ -80,7 +70,7 @@ constexpr std::array<MetricSpec, CompressionSolver::kMetricCount> kMetrics = {{
     {"flops", Dimension::flops, "FLOPs of the step (the dense count; 2:4 halves the linear ones' time, not count)"},
     {"baseline_bytes_moved", Dimension::bytes, "device-memory traffic of the baseline step"},
     {"compressed_bytes_moved", Dimension::bytes, "device-memory traffic of the compressed step"},
-    {"compressed_compute_s", Dimension::time, "compressed step's FLOPs / (peak x eta), linear FLOPs at 2x under 2:4"},
+    {"compressed_compute_s", Dimension::time, "compressed step's FLOPs / (peak x eta), linear FLOPs at sparse_speedup x under 2:4"},
     {"compressed_memory_s", Dimension::time, "compressed_bytes_moved / memory bandwidth"},
     {"baseline_energy_per_inference_j", Dimension::energy,
      "baseline step energy / batch: per new token of a sequence (decode) or per prompt (prefill); NaN if TDP unknown"},
@@ -133,10 +123,6 @@ Timing roofline(const StepCost& c, double peak, double linear_peak, double eta, 
 
 }  // namespace
 
-bool has_sparse_tensor_cores(std::string_view hardware_id) {
-  return std::find(kSparseTensorCoreParts.begin(), kSparseTensorCoreParts.end(), hardware_id) !=
-         kSparseTensorCoreParts.end();
-}
 
 CompressionSolver::CompressionSolver()
     : TabledSolver("compression",
@@ -155,7 +141,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   const bool two_four = v[Param::structured_2_4] != 0;
   const double sparsity_fraction = v[Param::sparsity];
   if (!hw.supports(base) || !hw.supports(compute)) return {PointStatus::infeasible, precision_unsupported};
-  if (two_four && !has_sparse_tensor_cores(hw.id)) return {PointStatus::infeasible, no_sparse_tensor_cores};
+  if (two_four && !(hw.sparse_speedup > 0)) return {PointStatus::infeasible, no_sparse_tensor_cores};
   if (two_four && sparsity_fraction > 0) return {PointStatus::infeasible, sparsity_combined};
   if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
 
@@ -181,7 +167,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   const double bandwidth = hw.memory_bandwidth_bytes_per_s;
   const double compute_peak = hw.peak(compute);
   const Timing t_base = roofline(base_cost, hw.peak(base), hw.peak(base), eta_value, bandwidth);
-  const Timing t_comp = roofline(comp_cost, compute_peak, two_four ? kSparseTensorSpeedup * compute_peak : compute_peak,
+  const Timing t_comp = roofline(comp_cost, compute_peak, two_four ? hw.sparse_speedup * compute_peak : compute_peak,
                                  eta_value, bandwidth);
 
   const double kv = batch * kv_cache_bytes(s, context, base_bytes);

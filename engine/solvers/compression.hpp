@@ -19,11 +19,11 @@
 //    precision is also the compute precision and activation storage; the hardware must support it.
 //  - 2:4 structured sparsity (Mishra et al., "Accelerating Sparse Deep Neural Networks",
 //    arXiv:2104.08378): half the weights are stored, each kept value with a 2-bit position index, and
-//    sparse tensor cores run the linear FLOPs at twice the dense rate. The catalog stores dense peaks;
-//    sparse tensor cores are taken to exist on NVIDIA Ampere and later parts only (A100 whitepaper, 2020,
-//    "Fine-Grained Structured Sparsity"; Ada, Hopper and Blackwell datasheets list sparse figures at 2x
-//    dense), listed by catalog id in compression.cpp; any other part (AMD, TPUs, user-defined entries)
-//    is infeasible with 2:4, conservatively.
+//    sparse tensor cores run the linear FLOPs at the hardware entry's `sparse_speedup` times the dense
+//    rate (2 on NVIDIA Ampere and later: A100 whitepaper, 2020, "Fine-Grained Structured Sparsity";
+//    Ada, Hopper and Blackwell datasheets list sparse figures at 2x dense). The catalog stores dense
+//    peaks; a part without `sparse_speedup` (AMD, TPUs, an entry that does not state it) is infeasible
+//    with 2:4.
 //  - Unstructured sparsity s: the nonzero weights plus a bitmask of one bit per dense position (the
 //    bitmap encoding's own size: 0.125 B per weight; CSR with 32-bit column indices, cuSPARSE's
 //    CUSPARSE_INDEX_32I, costs 4 B per nonzero, more for every s below 97% at fp16). It saves bytes
@@ -90,8 +90,5 @@ class CompressionSolver final : public TabledSolver {
   CompressionSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
 };
-
-// Whether a catalog part has 2:4 sparse tensor cores (NVIDIA Ampere and later; see the header comment).
-bool has_sparse_tensor_cores(std::string_view hardware_id);
 
 }  // namespace dsx

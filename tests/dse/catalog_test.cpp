@@ -138,7 +138,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
             "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
-            "max_threads_per_block, compute_units, cores, release_year, unchecked\n"
+            "max_threads_per_block, compute_units, cores, sparse_speedup, release_year, unchecked\n"
             "      colour: red\n"
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +

@@ -170,3 +170,25 @@ TEST(HardwareCatalog, HasAtLeastFiftyEntries) { EXPECT_GE(catalog().hardware.siz
 
 }  // namespace
 }  // namespace dsx
+
+namespace dsx {
+namespace {
+
+// 2:4 structured sparsity runs at twice the dense tensor rate on NVIDIA Ampere and later (their
+// datasheets print sparse rates at 2x the dense ones); other parts state no sparse rate.
+TEST(HardwareCatalog, SparseTensorCoresAreNvidiaAmpereOrLater) {
+  for (const char* id : {"a100_80gb_sxm", "a100_40gb_pcie", "a10", "a40", "l4", "l40s", "rtx_4090", "h100_sxm",
+                         "h200", "gh200_141gb", "b200", "gb200", "jetson_agx_orin_64gb"}) {
+    const HardwareSpec* hw = catalog().find_hardware(id);
+    ASSERT_NE(hw, nullptr) << id;
+    EXPECT_EQ(hw->sparse_speedup, 2.0) << id;
+  }
+  for (const char* id : {"v100_16gb_sxm2", "t4", "mi300x", "tpu_v5p", "gaudi3", "trn2"}) {
+    const HardwareSpec* hw = catalog().find_hardware(id);
+    ASSERT_NE(hw, nullptr) << id;
+    EXPECT_EQ(hw->sparse_speedup, 0.0) << id;
+  }
+}
+
+}  // namespace
+}  // namespace dsx

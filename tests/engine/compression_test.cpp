@@ -118,10 +118,9 @@ TEST_F(CompressionTest, TwoFourDoublesTheLinearComputeRoof) {
   // A part without sparse tensor cores (Volta) is infeasible with 2:4.
   HardwareSpec volta = h100;
   volta.id = "v100_16gb_sxm2";
+  volta.sparse_speedup = 0;
   in.hardware = &volta;
   run(in, PointStatus::infeasible);
-  EXPECT_FALSE(has_sparse_tensor_cores("mi300x"));
-  EXPECT_TRUE(has_sparse_tensor_cores("l4"));
 }
 
 TEST_F(CompressionTest, UnstructuredSparsitySavesBytesNotFlops) {
@@ -159,15 +158,7 @@ TEST_F(CompressionTest, InfeasibleAndUnknowns) {
   EXPECT_GT(run(point(h100, llama8b, Precision::int4, 1))[C::compressed_energy_per_inference_j], 0.0);
 }
 
-TEST_F(CompressionTest, IsRegisteredAndSparsePartsAreNvidiaAmpereOrLater) {
-  EXPECT_NE(find_solver("compression"), nullptr);
-  for (const char* id : {"a100_80gb_sxm", "a10", "l4", "l40s", "h100_sxm", "h200", "b200", "jetson_agx_orin_64gb"}) {
-    EXPECT_TRUE(has_sparse_tensor_cores(id)) << id;
-  }
-  for (const char* id : {"v100_16gb_sxm2", "t4", "mi300x", "tpu_v5p", "gaudi3", "my_h100_copy"}) {
-    EXPECT_FALSE(has_sparse_tensor_cores(id)) << id;
-  }
-}
+TEST_F(CompressionTest, IsRegistered) { EXPECT_NE(find_solver("compression"), nullptr); }
 
 }  // namespace
 }  // namespace dsx
