@@ -20,22 +20,14 @@ namespace {
 
 using C = CompressionSolver;
 
-PreparedModel llama(double layers, double d_model, double heads, double d_ff) {
-  const std::map<std::string, double> given = {
-      {"layers", layers}, {"d_model", d_model}, {"heads", heads}, {"kv_heads", 8},     {"d_ff", d_ff},
-      {"vocab", 128256},  {"seq_len", 2048},    {"gated_mlp", 1}, {"norm", 1},         {"embeddings", 1},
-      {"rope", 1}};
-  return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
-}
-
 double idx(Precision p) { return static_cast<double>(index_of(p)); }
 
 class CompressionTest : public ::testing::Test {
  protected:
   const CompressionSolver solver;
   const HardwareSpec h100 = published::h100_sxm();
-  const PreparedModel llama8b = llama(32, 4096, 32, 14336);
-  const PreparedModel llama70b = llama(80, 8192, 64, 28672);
+  const PreparedModel llama8b = published::llama3(32, 4096, 32, 14336);
+  const PreparedModel llama70b = published::llama3(80, 8192, 64, 28672);
 
   PointInputs point(const HardwareSpec& hw, const PreparedModel& model, Precision weight, double batch) const {
     PointInputs in;

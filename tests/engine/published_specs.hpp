@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/hardware.hpp"
+#include "engine/model_builders.hpp"
 #include "engine/precision.hpp"
 
 namespace dsx::published {
@@ -60,6 +61,15 @@ inline HardwareSpec h100_sxm() {
   hw.compute_units = 132;  // SXM5: 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
   hw.sparse_speedup = 2;   // the datasheet's sparse tensor rates are twice the dense ones
   return hw;
+}
+
+// Llama 3 (Grattafiori et al. 2024, "The Llama 3 Herd of Models", Table 3): 8 KV heads, vocabulary
+// 128,256, gated MLP, RoPE; 8B is (32, 4096, 32, 14336), 70B (80, 8192, 64, 28672).
+inline PreparedModel llama3(double layers, double d_model, double heads, double d_ff) {
+  const Values given = {{"layers", layers}, {"d_model", d_model}, {"heads", heads}, {"kv_heads", 8},
+                        {"d_ff", d_ff},     {"vocab", 128256},    {"seq_len", 2048}, {"gated_mlp", 1},
+                        {"norm", 1},        {"embeddings", 1},    {"rope", 1}};
+  return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
 }
 
 }  // namespace dsx::published

@@ -21,20 +21,12 @@ namespace {
 using P = ServingSolver::Param;
 using M = ServingSolver::Metric;
 
-PreparedModel llama(double layers, double d_model, double heads, double d_ff) {
-  const std::map<std::string, double> given = {
-      {"layers", layers}, {"d_model", d_model}, {"heads", heads}, {"kv_heads", 8},     {"d_ff", d_ff},
-      {"vocab", 128256},  {"seq_len", 2048},    {"gated_mlp", 1}, {"norm", 1},         {"embeddings", 1},
-      {"rope", 1}};
-  return prepare_model(build_architecture("transformer", {given.begin(), given.end()}));
-}
-
 class ServingSolverTest : public ::testing::Test {
  protected:
   const ServingSolver solver;
   const HardwareSpec hw = published::h100_sxm();
-  const PreparedModel llama8b = llama(32, 4096, 32, 14336);
-  const PreparedModel llama70b = llama(80, 8192, 64, 28672);
+  const PreparedModel llama8b = published::llama3(32, 4096, 32, 14336);
+  const PreparedModel llama70b = published::llama3(80, 8192, 64, 28672);
 
   PointInputs point(const PreparedModel& model, double batch, double tp) const {
     PointInputs in;
