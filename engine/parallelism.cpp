@@ -46,15 +46,21 @@ StepResult training_step(const StepInput& in) {
   const double model_flops =
       model_flops_per_token(in.parameters, in.layers, in.hidden, in.seq_len, in.frozen_parameters);
   const double attention_peak = in.attention_peak_flops_per_s > 0 ? in.attention_peak_flops_per_s : in.peak_flops_per_s;
-  // Attention FLOPs at their own peak, as the equivalent FLOPs at peak_flops_per_s (+0 when they agree).
-  const double timed_flops =
-      hw_flops + attention_flops_per_token(in.layers, in.hidden, in.seq_len, in.recompute) *
-                     (in.peak_flops_per_s / attention_peak - 1.0);
+  const double attention_efficiency = in.attention_efficiency > 0 ? in.attention_efficiency : in.compute_efficiency;
+  const double attention_flops = attention_flops_per_token(in.layers, in.hidden, in.seq_len, in.recompute);
   const double even_layers = in.layers / in.pipeline_parallel;
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : even_layers;
   const double imbalance = even_layers > 0 ? layers_per_stage / even_layers : 1.0;
-  r.compute_s = timed_flops * tokens_per_microbatch * in.microbatches / shard /
-                (in.peak_flops_per_s * in.compute_efficiency) * imbalance;
+  const double shard_tokens = tokens_per_microbatch * in.microbatches / shard * imbalance;
+  const double gemm_s_per_token = (hw_flops - attention_flops) / (in.peak_flops_per_s * in.compute_efficiency);
+  const double attention_s_per_token =
+      attention_flops * in.attention_work_fraction / (attention_peak * attention_efficiency);
+  if (in.memory_bytes_per_s > 0) {
+    r.memory_bound_s = (in.split_memory_bytes_per_token + in.replicated_memory_bytes_per_token * in.tensor_parallel) *
+                       shard_tokens / in.memory_bytes_per_s;
+    r.optimizer_s = in.optimizer_step_bytes / in.memory_bytes_per_s;
+  }
+  r.compute_s = (gemm_s_per_token + attention_s_per_token) * shard_tokens + r.memory_bound_s;
   const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
   r.bubble_s = r.compute_s * (stretch - 1.0);
 
@@ -71,12 +77,13 @@ StepResult training_step(const StepInput& in) {
   if (in.context_parallel > 1) {
     const double attention_layer_s = 4.0 * in.hidden * in.seq_len * tokens_per_microbatch /
                                      (in.tensor_parallel * in.context_parallel) /
-                                     (attention_peak * in.compute_efficiency);
+                                     (attention_peak * attention_efficiency) * in.attention_work_fraction;
     const double exchanges_per_layer = in.recompute >= 2 ? 4.0 : 3.0;  // forward 1, backward 2, recomputed 1
     r.cp_comm_s = exchanges_per_layer * layers_per_stage * in.microbatches *
                   std::max(0.0, in.cp_kv_exchange_s - attention_layer_s);
   }
-  r.step_s = r.compute_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s + r.cp_comm_s;
+  r.step_s = r.compute_s + r.optimizer_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s +
+             r.cp_comm_s;
 
   r.tokens_per_step = in.data_parallel * in.microbatches * tokens_per_microbatch;
   r.tokens_per_s = r.tokens_per_step / r.step_s;

@@ -47,7 +47,13 @@
 //   GEMMs of its Linear, LayerNormLinear and LayerNormMLP modules in fp8, and its recipe leaves dot-product
 //   attention in bf16 unless fp8_dpa is set; the E4M3/E5M2 formats of Micikevicius et al., "FP8 Formats
 //   for Deep Learning", arXiv 2209.05433, 2022): the 6 N part runs at the fp8 peak and the attention
-//   FLOPs at `attention_peak_flops_per_s`.
+//   FLOPs at `attention_peak_flops_per_s`. Each GEMM operand is cast from bf16 to fp8 together with the
+//   transpose the weight-gradient GEMM reads (Transformer Engine's fused cast-transpose: Hopper's fp8
+//   tensor-core GEMMs take one operand layout, TN), 2 bytes read and 1 + 1 written per element of
+//   the forward inputs and the backward output gradients; the caller counts those bytes.
+//   Memory-bound work: bytes per token of the replica, divided over the ranks like the FLOPs (the
+//   replicated part over PP and CP only) and streamed at `memory_bytes_per_s` as part of compute, so
+//   the pipeline bubble stretches it too; the optimizer update once per step after the backward.
 //   Context parallelism (Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
 //   Context", 2023; NVIDIA Megatron-Core context parallel): the sequence is split over cp ranks
 //   (each computes 1 / cp of the replica's FLOPs) and each attention layer passes the K and V blocks
@@ -96,6 +102,13 @@ struct StepInput {
   double context_parallel = 1;
   double cp_kv_exchange_s = 0;  // one layer's forward K/V ring for one micro-batch over the CP ranks
   double compute_efficiency = 1;  // achieved / peak on the GEMMs (eta)
+  double attention_efficiency = 0;  // achieved / peak in the attention kernels; 0 = compute_efficiency
+  double attention_work_fraction = 1;  // attention FLOPs a kernel computes: 1/2 causal (masked blocks skipped)
+  // Memory-bound work (bytes per token of the replica; 0 = none), at `memory_bytes_per_s` achieved:
+  double split_memory_bytes_per_token = 0;       // divided over the TP, PP and CP ranks
+  double replicated_memory_bytes_per_token = 0;  // repeated on every TP rank (split over PP and CP)
+  double memory_bytes_per_s = 0;
+  double optimizer_step_bytes = 0;  // this GPU's optimizer update per step (reads and writes)
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
   double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)
@@ -109,7 +122,9 @@ struct StepInput {
 };
 
 struct StepResult {
-  double compute_s = 0;        // this GPU's shard, all micro-batches, no bubble
+  double compute_s = 0;        // this GPU's shard, all micro-batches, no bubble (memory-bound work included)
+  double memory_bound_s = 0;   // the part of compute_s that streams memory (norms, activations, casts)
+  double optimizer_s = 0;      // the optimizer update, once per step
   double bubble_s = 0;
   double tp_comm_s = 0;        // exposed
   double pp_comm_s = 0;

@@ -37,6 +37,12 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double weights_read = 0;
   double adapter_in_out = 0;
   double adapter_in_out_rows = 0;  // per sample: summed over the rows each matrix multiplies
+  double replicated_elementwise = 0;
+  double split_elementwise = 0;
+  double linear_inputs = 0;
+  double linear_outputs = 0;
+  double logits = 0;
+  bool causal = false;
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
     weights_read += op.weight_elements * r;
@@ -51,6 +57,19 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     if (op.kind == OpKind::normalization && norm == nullptr &&
         (op.name == "rmsnorm_attn" || op.name == "layernorm_attn")) {
       norm = &op;
+    }
+    if (op.name == "attention_mask") causal = true;
+    if (op.kind == OpKind::matmul) {
+      if (op.name == "lm_head") {
+        logits += op.output_elements_per_sample * r;
+      } else if (op.name != "moe_router") {
+        linear_inputs += op.input_elements_per_sample * r;
+        linear_outputs += op.output_elements_per_sample * r;
+      }
+    } else if (!is_attention_family(op)) {
+      const bool d_wide = op.kind == OpKind::normalization || std::string_view(op.name).starts_with("residual_add");
+      (d_wide ? replicated_elementwise : split_elementwise) +=
+          (op.input_elements_per_sample + op.output_elements_per_sample) * r;
     }
     if (op.kind != OpKind::matmul && is_attention_family(op)) {
       if (op.kind == OpKind::attention && op.name == "attention_scores") {
@@ -165,6 +184,12 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.attention_flops_per_query_key = attention_flops / (T * T);
   s.linear_flops_per_token = linear_flops / T;
   s.linear_activation_elements_per_token = linear_elements / T;
+  s.replicated_elementwise_elements_per_token = replicated_elementwise / T;
+  s.split_elementwise_elements_per_token = split_elementwise / T;
+  s.linear_input_elements_per_token = linear_inputs / T;
+  s.linear_output_elements_per_token = linear_outputs / T;
+  s.logits_per_token = logits / T;
+  s.causal = causal;
   s.active_parameter_count = s.parameter_count;
   s.adapter_in_out_elements = adapter_in_out;
   s.active_adapter_in_out_elements = adapter_in_out_rows / T;

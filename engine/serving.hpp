@@ -105,6 +105,18 @@ struct ServingShape {
   double attention_width = 0;                  // (QK^T + AV FLOPs) / (4 T^2) of one layer: d_model for MHA/GQA
   double moe_layers = 0;                       // layers with a router (0 for a dense model)
   double linear_activation_elements_per_token = 0;  // inputs + outputs of non-attention ops
+  // Training's memory-bound work, per token, all layers (engine/parallelism.hpp): the inputs +
+  // outputs of the ops that are neither matmuls nor attention (norms, activations, residual adds,
+  // rotary, embeddings); `replicated` are the d-wide ones (norms, residual adds) that every TP rank
+  // repeats unless sequence parallelism splits them, `split` the rest (TP splits their width).
+  double replicated_elementwise_elements_per_token = 0;
+  double split_elementwise_elements_per_token = 0;
+  // The linear layers' GEMM operands per token (router and LM head excluded): what FP8 training
+  // casts, the inputs in the forward pass and the output gradients in the backward pass.
+  double linear_input_elements_per_token = 0;
+  double linear_output_elements_per_token = 0;
+  double logits_per_token = 0;                 // the LM head's outputs (the vocabulary); 0 without one
+  bool causal = false;                         // a causal mask: a fused kernel computes half of QK^T and AV
   double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim; MLA: layers x (r_kv + dr)
   bool latent_attention = false;               // multi-head latent attention (kv_heads is then 1)
   // Mixture of experts (graph ops moe_router, expert_*); 0 for a dense MLP.

@@ -136,11 +136,24 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "lora_rank", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "rank r of the LoRA adapters (finetune lora or qlora; default QLoRA's 64)", .has_default = true,
      .default_value = kQloraRank, .min_value = 1, .max_value = 65536, .integer = true},
+    {.name = "attention_eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of attention's peak in the fused attention kernels, forward and backward "
+                    "(FLOPs a causal mask skips not counted)",
+     .has_default = true, .default_value = 0.5, .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "memory_efficiency", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of the memory bandwidth in the memory-bound work: norms, activations, "
+                    "residual adds, the loss, fp8 casts, the optimizer update",
+     .has_default = true, .default_value = 0.8, .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "memory_traffic", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "bytes the memory-bound work moves over the fused minimum counted (1: every elementwise chain "
+                    "one kernel; eager frameworks move more: intermediate copies, casts, unfused backward)",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 20},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
-    {"step_time_s", Dimension::time, "compute + bubble + exposed TP/PP/DP communication"},
-    {"compute_s", Dimension::time, "one GPU's shard of all micro-batches at eta x peak"},
+    {"step_time_s", Dimension::time, "compute + optimizer update + bubble + exposed TP/PP/EP/CP/DP communication"},
+    {"compute_s", Dimension::time,
+     "one GPU's shard of all micro-batches: GEMMs at eta x peak, attention at attention_eta, memory-bound work"},
     {"bubble_s", Dimension::time, "pipeline fill and drain: compute x (p-1)/m"},
     {"tp_comm_s", Dimension::time, "tensor-parallel all-reduces per step"},
     {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
@@ -192,6 +205,9 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"checkpoint_s", Dimension::time, "time to write one checkpoint: checkpoint_bytes / checkpoint_bandwidth"},
     {"cp_comm_s", Dimension::time, "context-parallel K/V ring exchanges per step not hidden behind attention compute"},
     {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
+    {"memory_bound_s", Dimension::time,
+     "the part of compute_s that streams memory: norms, activations, residual adds, the loss, fp8 casts"},
+    {"optimizer_s", Dimension::time, "the optimizer update per step: states, gradients and weights through memory"},
 }};
 
 constexpr std::array<std::string_view, 17> kReasons = {
@@ -387,6 +403,32 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.context_parallel = cp;
   step.cp_kv_exchange_s = cp_exchange_s;
   step.compute_efficiency = v[Param::eta] / v[Param::straggler_slowdown];
+  step.attention_efficiency = v[Param::attention_eta] / v[Param::straggler_slowdown];
+  step.attention_work_fraction = shape.causal ? 0.5 : 1.0;
+  // Memory-bound work per token of the replica. An elementwise op reads its input and writes its
+  // output forward; backward it reads its input and the output's gradient and writes the input's
+  // gradient: 1.5 times the forward traffic, and full recomputation repeats the forward.
+  const double elementwise_passes = 2.5 + (recompute >= 2 ? 1.0 : 0.0);
+  const bool sp = v[Param::sequence_parallel] == 1;
+  const double replicated_bytes = shape.replicated_elementwise_elements_per_token * element_bytes * elementwise_passes;
+  // The loss reads the logits and writes their gradient.
+  double split_bytes = shape.split_elementwise_elements_per_token * element_bytes * elementwise_passes +
+                       2.0 * shape.logits_per_token * element_bytes;
+  if (fp8) {
+    // Transformer Engine casts each fp8 GEMM operand from bf16 and keeps its transpose for the
+    // weight-gradient GEMM: 2 bytes read, 1 + 1 written per element of the forward inputs (again with
+    // full recomputation) and of the backward output gradients.
+    split_bytes += 4.0 * (shape.linear_input_elements_per_token * (recompute >= 2 ? 2.0 : 1.0) +
+                          shape.linear_output_elements_per_token);
+  }
+  step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
+  step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;
+  step.memory_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency] /
+                           (v[Param::memory_traffic] * v[Param::straggler_slowdown]);
+  // The optimizer update reads and writes its states (fp32 master included), reads the gradients
+  // and writes the trainable weights, once per step.
+  step.optimizer_step_bytes =
+      2.0 * tm.optimizer_bytes + tm.gradients_bytes + tm.weights_bytes * std::min(1.0, trainable / params);
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
                                    : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
@@ -418,6 +460,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const StepResult r = training_step(step);
 
   out[step_time_s] = r.step_s;
+  out[Metric::memory_bound_s] = r.memory_bound_s;
+  out[Metric::optimizer_s] = r.optimizer_s;
   out[compute_s] = r.compute_s;
   out[bubble_s] = r.bubble_s;
   out[tp_comm_s] = r.tp_comm_s;

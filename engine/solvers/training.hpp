@@ -13,9 +13,10 @@
 //    recipe (engine/parallelism.hpp; formats of Micikevicius et al., "FP8 Formats for Deep Learning",
 //    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak, attention (scores,
 //    softmax, context) at the bf16 peak; weights stay bf16 with an fp32 master copy, activations and
-//    communication bf16 (TE's fp8 casts held for backward are not counted). MFU/HFU and the TFLOP/s
-//    metrics are against the training precision's peak, for fp8 against the bf16 peak (a stated choice,
-//    so that fp8 and bf16 runs compare on one scale; the fp8 speed-up then shows as MFU above eta).
+//    communication bf16 (the fp8 copies TE holds for backward are not counted in memory; the casts'
+//    traffic is, in the step). MFU/HFU and the TFLOP/s metrics are against the training precision's
+//    peak, for fp8 against the bf16 peak (a stated choice, so that fp8 and bf16 runs compare on one
+//    scale; the fp8 speed-up then shows as MFU above eta).
 //  - optimizer: state bytes per parameter in engine/training_memory.hpp (AdamW as Adam: decoupled weight
 //    decay keeps the same two moments, Loshchilov and Hutter, "Decoupled Weight Decay Regularization",
 //    ICLR 2019); ZeRO shards them as before; the checkpoint holds weights, master and states.
@@ -46,10 +47,21 @@
 //    under 1F1B, plus 2 b s h x 2 B of pipeline send/receive buffers when pp > 1). Does not fit ->
 //    infeasible (the memory metrics are still written).
 //  - step: engine/parallelism.hpp. Each GPU computes 1 / (tp x pp) of its replica's FLOPs (PaLM
-//    appendix B hardware FLOPs: recomputation included) at eta x the precision's peak; the 1F1B bubble stretches
-//    compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B per layer per micro-batch (6 with full
-//    recomputation) on the one-way NVLink rate, alpha 0.5 us (mlsysim's NVLink latency), or, for a TP
-//    group larger than a node (tp a multiple of gpus_per_node), on the NIC, whose hops bound the ring;
+//    appendix B hardware FLOPs: recomputation included): the GEMMs at eta x the precision's peak, the
+//    attention core at attention_eta (a causal mask halves what a fused kernel computes: FlashAttention
+//    skips the masked blocks, Dao 2023, "FlashAttention-2", arXiv:2307.08691, section 3.1), and the
+//    memory-bound work at memory_efficiency x the memory bandwidth: every op of the graph that is
+//    neither a matmul nor attention (norms, activations, residual adds, rotary) read and written
+//    forward, 1.5 times that backward (its input and the output's gradient read, the input's gradient
+//    written), again forward under full recomputation; the loss's read of the logits and write of
+//    their gradient; for fp8 Transformer Engine's casts (engine/parallelism.hpp); and once per step the
+//    optimizer update (states read and written, gradients read, weights written). memory_traffic
+//    scales those bytes for frameworks that move more than the fused minimum. Without sequence
+//    parallelism every TP rank repeats the norms and residual adds (Korthikanti et al. 2022 section
+//    4.2.2). The 1F1B bubble stretches compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B
+//    per layer per micro-batch (6 with full recomputation) on the one-way NVLink rate, alpha 0.5 us
+//    (mlsysim's NVLink latency), or, for a TP group larger than a node (tp a multiple of
+//    gpus_per_node), on the NIC, whose hops bound the ring;
 //    PP: 2 point-to-point transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha
 //    `fabric_latency` (default 5 us, mlsysim's IB NDR latency); DP: hierarchical all-reduce of the
 //    bf16 gradient shard, the gpus_per_node / tp DP peers inside a node on NVLink and the rest across
@@ -131,6 +143,9 @@ class TrainingSolver final : public TabledSolver {
     sequence_parallel,
     finetune,
     lora_rank,
+    attention_eta,
+    memory_efficiency,
+    memory_traffic,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -175,6 +190,8 @@ class TrainingSolver final : public TabledSolver {
     checkpoint_s,
     cp_comm_s,
     trainable_parameters,
+    memory_bound_s,
+    optimizer_s,
     kMetricCount
   };
   enum Reason : std::uint8_t {

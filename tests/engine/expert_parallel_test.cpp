@@ -72,10 +72,13 @@ TEST_F(ExpertParallelTest, ComputeAndThe6pdCheckUseActiveParameters) {
   EXPECT_NEAR(s.parameter_count / 46.7e9, 1.0, 0.01);      // Mixtral paper: 47B total
   EXPECT_NEAR(out[M::active_parameters] / 12.9e9, 1.0, 0.01);  // 13B active
   EXPECT_DOUBLE_EQ(out[M::active_parameters], s.active_parameter_count);
-  // compute = hardware FLOPs per token of the ACTIVE parameters x tokens / (tp pp) / (peak eta).
+  // compute = hardware FLOPs per token of the ACTIVE parameters x tokens / (tp pp) / (peak eta),
+  // the causal attention's half at attention_eta (also 0.5), plus the memory-bound work.
   const double tokens = 8 * 1 * 2048.0;
-  const double flops = hardware_flops_per_token(s.active_parameter_count, 32, 4096, 2048, 1);
-  EXPECT_NEAR(out[M::compute_s], flops * tokens / 2 / (989e12 * 0.5), 1e-12);
+  const double flops = hardware_flops_per_token(s.active_parameter_count, 32, 4096, 2048, 1) -
+                       attention_flops_per_token(32, 4096, 2048, 1) / 2;
+  EXPECT_GT(out[M::memory_bound_s], 0.0);
+  EXPECT_NEAR(out[M::compute_s] - out[M::memory_bound_s], flops * tokens / 2 / (989e12 * 0.5), 1e-12);
   EXPECT_DOUBLE_EQ(out[M::time_to_train_6pd_s],
                    training_time_s(s.active_parameter_count, 15e12, 64, 989e12, out[M::mfu]));
   // With total parameters the 6PD time would be 3.6 x longer: the bug this replaces.

@@ -71,7 +71,10 @@ TEST_F(TrainingOptimizerSolverTest, ZeroShardsEveryOptimizersStates) {
   EXPECT_NEAR(eight[M::optimizer_bytes], per_gpu / 32 * (4 + 2 + 8.0 / 2048), 1);
   EXPECT_DOUBLE_EQ(eight[M::weights_bytes], adamw[M::weights_bytes]);
   EXPECT_DOUBLE_EQ(eight[M::gradients_bytes], adamw[M::gradients_bytes]);
-  EXPECT_DOUBLE_EQ(eight[M::step_time_s], adamw[M::step_time_s]);
+  // The update streams its states: 8-bit Adam's smaller ones take less time, the rest of the step is the same.
+  EXPECT_NEAR(adamw[M::optimizer_s] - eight[M::optimizer_s],
+              2 * (adamw[M::optimizer_bytes] - eight[M::optimizer_bytes]) / (3.35e12 * 0.8), 1e-15);
+  EXPECT_NEAR(eight[M::step_time_s] - eight[M::optimizer_s], adamw[M::step_time_s] - adamw[M::optimizer_s], 1e-12);
   const std::vector<double> factored = run(kAdafactor, 0);
   EXPECT_NEAR(factored[M::optimizer_bytes], per_gpu * (4 + 8.0 / 8192), 1);
   EXPECT_NEAR(run(kLion, 1)[M::optimizer_bytes], per_gpu / 32 * 8, 1);
