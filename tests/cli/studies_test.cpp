@@ -63,6 +63,16 @@ std::vector<std::string> csv_fields(std::istream& in) {
   return fields.size() == 1 && fields[0].empty() ? std::vector<std::string>{} : fields;
 }
 
+// Runs studies/<study>.yaml into a fresh temporary folder named after `tag`: the folder, or an empty
+// path when dsx failed.
+fs::path run_shipped(const std::string& study, const std::string& tag) {
+  const fs::path out = fs::temp_directory_path() / ("dsx_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' run studies/" + study +
+                              ".yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0 ? out : fs::path();
+}
+
 class ShippedStudy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
@@ -186,11 +196,8 @@ namespace {
 // purchase_sensitivity's decisions carry the 80 % intervals of results.csv's <metric>_p10 / _p90
 // columns for the choice and the next alternative, and say whether they overlap.
 TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
-  const fs::path out = fs::temp_directory_path() / ("dsx_answer_" + std::to_string(::getpid()));
-  fs::remove_all(out);
-  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY +
-                              "' run studies/purchase_sensitivity.yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0);
+  const fs::path out = run_shipped("purchase_sensitivity", "answer");
+  ASSERT_FALSE(out.empty());
   std::ifstream md(out / "report.md");
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   const std::string line_start = "- **nvidia_purchase**: b200 is the choice";
@@ -254,11 +261,8 @@ double seconds_in(const std::string& text) {
 // "17,500,000 s", and each is pareto.csv's time_to_train_s of the same design point to the three
 // digits printed.
 TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
-  const fs::path out = fs::temp_directory_path() / ("dsx_long_times_" + std::to_string(::getpid()));
-  fs::remove_all(out);
-  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY +
-                              "' run studies/llm_training_plan.yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0);
+  const fs::path out = run_shipped("llm_training_plan", "long_times");
+  ASSERT_FALSE(out.empty());
   std::ifstream csv(out / "pareto.csv");
   const std::vector<std::string> head = csv_fields(csv);
   const auto column = [&](const std::string& h) {

@@ -163,22 +163,21 @@ TEST(FormatQuantity, FollowsTheDisplayStyle) {
 // A rate reads as what it counts per second, never "1/s": the counted thing from the name, or
 // "/s" after the quantity the name gives.
 TEST(DescribeQuantity, RatesNameWhatTheyCount) {
-  auto d = describe_quantity("tokens_per_s_per_gpu", Dimension::rate);
-  EXPECT_EQ(d.label, "throughput per GPU");
-  EXPECT_EQ(d.unit, "tokens/s");
-  d = describe_quantity("peak_load_tokens_per_s", Dimension::rate);
-  EXPECT_EQ(d.label, "peak load");
-  EXPECT_EQ(d.unit, "tokens/s");
-  d = describe_quantity("max_throughput_requests_per_s", Dimension::rate);
-  EXPECT_EQ(d.label, "max throughput");
-  EXPECT_EQ(d.unit, "requests/s");
-  d = describe_quantity("capacity_per_s", Dimension::rate);
-  EXPECT_EQ(d.label, "capacity");
-  EXPECT_EQ(d.unit, "/s");
-  d = describe_quantity("arrival_rate", Dimension::rate);
-  EXPECT_EQ(d.label, "arrival rate");
-  EXPECT_EQ(d.unit, "/s");
-
+  struct Case {
+    const char* name;
+    const char* label;
+    const char* unit;
+  };
+  for (const Case& c : {Case{"tokens_per_s_per_gpu", "throughput per GPU", "tokens/s"},
+                        Case{"peak_load_tokens_per_s", "peak load", "tokens/s"},
+                        Case{"max_throughput_requests_per_s", "max throughput", "requests/s"},
+                        Case{"capacity_per_s", "capacity", "/s"}, Case{"arrival_rate", "arrival rate", "/s"}}) {
+    const QuantityDisplay d = describe_quantity(c.name, Dimension::rate);
+    EXPECT_EQ(d.label, c.label) << c.name;
+    EXPECT_EQ(d.unit, c.unit) << c.name;
+    EXPECT_EQ(d.style, NumberStyle::grouped) << c.name;
+  }
+  const QuantityDisplay d = describe_quantity("arrival_rate", Dimension::rate);
   EXPECT_EQ(format_quantity(3.2, d), "3.20/s");
   EXPECT_EQ(format_quantity(1.25e6, describe_quantity("tokens_per_s_per_gpu", Dimension::rate)), "1,250,000 tokens/s");
   const AxisScale s = choose_axis_scale(d, 45000);
