@@ -300,10 +300,7 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
       if (display.dimension == Dimension::bytes) return format_bytes(value, digits);
       if (display.dimension == Dimension::time) return format_duration(value, digits);
       return format_si(value, display.unit, digits);
-    case NumberStyle::grouped: {
-      std::string s = format_grouped(value, digits);
-      return s + unit_suffix(display.unit);
-    }
+    case NumberStyle::grouped: return format_grouped(value, digits) + unit_suffix(display.unit);
   }
   return format_grouped(value, digits);
 }

@@ -28,16 +28,22 @@ std::pair<std::size_t, std::size_t> sections_block(std::string_view source) {
   return {begin, source.size()};
 }
 
-// The sentence around [at, at + length): from the last '.', '!', '?', ';' or blank line before it to
-// the first of them after it.
+// Whether a sentence ends at text[i]: '!', '?', ';', a blank line, or '.' before a space or the end
+// (not the point of "1.5").
+bool ends_sentence(std::string_view text, std::size_t i) {
+  const char c = text[i];
+  if (c == '!' || c == '?' || c == ';') return true;
+  if (c == '\n') return i + 1 < text.size() && text[i + 1] == '\n';
+  return c == '.' && (i + 1 == text.size() || std::isspace(static_cast<unsigned char>(text[i + 1])) != 0);
+}
+
+// The sentence around [at, at + length).
 std::string_view sentence_around(std::string_view text, std::size_t at, std::size_t length) {
-  constexpr std::string_view kEnds = ".!?;";
-  std::size_t begin = text.find_last_of(kEnds, at);
-  begin = begin == std::string_view::npos ? 0 : begin + 1;
-  if (const std::size_t blank = text.rfind("\n\n", at); blank != std::string_view::npos && blank + 2 > begin) begin = blank + 2;
-  std::size_t end = text.find_first_of(kEnds, at + length);
-  if (const std::size_t blank = text.find("\n\n", at + length); blank < end) end = blank;
-  return text.substr(begin, (end == std::string_view::npos ? text.size() : end) - begin);
+  std::size_t begin = at;
+  while (begin > 0 && !ends_sentence(text, begin - 1)) --begin;
+  std::size_t end = at + length;
+  while (end < text.size() && !ends_sentence(text, end)) ++end;
+  return text.substr(begin, end - begin);
 }
 
 // Whether a sentence hedges its claim: a condition, a negation or a restriction.

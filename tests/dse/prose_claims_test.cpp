@@ -30,7 +30,7 @@ TEST(ProseClaims, OnlyUnhedgedClaimsInTheSectionsCount) {
       "      choice, and mi300x is the choice only at batch 1. In the end a100_80gb_sxm is the best\n"
       "      choice\n"
       "  - title: \"Two\"\n"
-      "    text: \"l4 wins\"\n"
+      "    text: \"l4 wins. h100_sxm wins by 1.5 % unless the price changes.\"\n"
       "axes:\n"
       "  note: \"h200 wins\"\n";
   const std::vector<std::string> ids = {"b200", "h100_sxm", "h200", "mi300x", "a100_80gb_sxm"};
