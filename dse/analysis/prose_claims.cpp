@@ -6,8 +6,8 @@
 #include <array>
 #include <cctype>
 #include <optional>
-#include <regex>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/analysis/sensitivity.hpp"
@@ -37,40 +37,58 @@ bool ends_sentence(std::string_view text, std::size_t i) {
   return c == '.' && (i + 1 == text.size() || std::isspace(static_cast<unsigned char>(text[i + 1])) != 0);
 }
 
-// The sentence around [at, at + length).
-std::string_view sentence_around(std::string_view text, std::size_t at, std::size_t length) {
-  std::size_t begin = at;
-  while (begin > 0 && !ends_sentence(text, begin - 1)) --begin;
-  std::size_t end = at + length;
-  while (end < text.size() && !ends_sentence(text, end)) ++end;
-  return text.substr(begin, end - begin);
-}
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '\''; }
 
-// Whether a sentence hedges its claim: a condition, a negation or a restriction.
-bool hedged(std::string_view sentence) {
+// Whether a word hedges the sentence it is in: a condition, a negation or a restriction.
+bool hedge(std::string_view word) {
   static constexpr std::array<std::string_view, 17> kHedges = {
       "if", "unless", "when", "whenever", "while", "would", "could", "might", "should", "only",
       "not", "never", "no", "until", "once", "whether", "cannot"};
-  std::string word;
-  for (std::size_t i = 0; i <= sentence.size(); ++i) {
-    const char c = i < sentence.size() ? sentence[i] : ' ';
-    if (std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '\'') {
-      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      continue;
-    }
-    if (std::find(kHedges.begin(), kHedges.end(), word) != kHedges.end() || word.ends_with("n't")) return true;
-    word.clear();
-  }
-  return false;
+  std::string lower(word);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(kHedges.begin(), kHedges.end(), lower) != kHedges.end() || lower.ends_with("n't");
 }
 
-SourceLocation location_of(std::string_view file, std::string_view source, std::size_t offset) {
-  const std::size_t line_start = source.rfind('\n', offset == 0 ? 0 : offset - 1);
-  SourceLocation where;
-  where.file = std::string(file);
-  where.line = static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1;
-  where.column = static_cast<int>(offset - (line_start == std::string_view::npos || offset == 0 ? 0 : line_start + 1)) + 1;
-  return where;
+struct Word {
+  std::size_t at = 0;        // offset in the text
+  std::string_view text;
+  std::size_t sentence = 0;  // index of its sentence
+  bool spaced = false;       // only white space between it and the word before
+};
+
+// The words of `text` (runs of letters, digits, '_', '-' and '\''), each with its sentence, in one
+// pass; `hedged` gets one flag per sentence.
+std::vector<Word> words_of(std::string_view text, std::vector<bool>& hedged) {
+  std::vector<Word> words;
+  hedged.assign(1, false);
+  bool spaced = false;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!word_char(text[i])) {
+      if (ends_sentence(text, i)) hedged.push_back(false);
+      spaced = spaced && std::isspace(static_cast<unsigned char>(text[i])) != 0;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && word_char(text[end])) ++end;
+    words.push_back({i, text.substr(i, end - i), hedged.size() - 1, spaced});
+    if (hedge(words.back().text)) hedged.back() = true;
+    spaced = true;
+    i = end;
+  }
+  return words;
+}
+
+// How many words after words[i] make "wins", "is the choice", "is the best choice", "is the
+// winner" or "is the pick", separated by white space only; 0 when they do not.
+std::size_t claim_length(const std::vector<Word>& words, std::size_t i) {
+  const auto is = [&](std::size_t k, std::string_view w) {
+    return i + k < words.size() && words[i + k].spaced && words[i + k].text == w;
+  };
+  if (is(1, "wins")) return 1;
+  if (!is(1, "is") || !is(2, "the")) return 0;
+  if (is(3, "choice") || is(3, "winner") || is(3, "pick")) return 3;
+  return is(3, "best") && is(4, "choice") ? 4 : 0;
 }
 
 // The labels of a decision's alternatives: the values of its `decide:` axis, or those `among:` names.
@@ -109,21 +127,29 @@ std::vector<ProseClaim> prose_choice_claims(std::string_view file, std::string_v
                                             const std::vector<std::string>& alternatives) {
   std::vector<ProseClaim> claims;
   const auto [begin, end] = sections_block(source);
-  const std::string block(source.substr(begin, end - begin));
-  static const std::regex kClaim(
-      R"(([A-Za-z0-9_.-]+)\s+(wins\b|is\s+the\s+(?:best\s+choice|choice|winner|pick)\b))");
-  for (auto it = std::sregex_iterator(block.begin(), block.end(), kClaim); it != std::sregex_iterator(); ++it) {
-    const std::string id = (*it)[1];
-    if (std::find(alternatives.begin(), alternatives.end(), id) == alternatives.end()) continue;
-    const auto at = static_cast<std::size_t>(it->position(0));
-    if (hedged(sentence_around(block, at, static_cast<std::size_t>(it->length(0))))) continue;
-    std::string phrase;  // its words with one space between them
-    for (const char c : it->str(0)) {
-      const bool space = std::isspace(static_cast<unsigned char>(c)) != 0;
-      if (!space) phrase += c;
-      else if (phrase.back() != ' ') phrase += ' ';
+  const std::unordered_set<std::string_view> ids(alternatives.begin(), alternatives.end());
+  std::vector<bool> hedged;
+  const std::vector<Word> words = words_of(source.substr(begin, end - begin), hedged);
+  int line = 1;
+  std::size_t counted = 0, line_start = 0;  // newlines counted up to `counted`
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::size_t n = claim_length(words, i);
+    if (n == 0 || hedged[words[i].sentence]) continue;
+    if (ids.count(words[i].text) == 0) continue;
+    const std::size_t at = begin + words[i].at;
+    for (; counted < at; ++counted) {
+      if (source[counted] == '\n') {
+        ++line;
+        line_start = counted + 1;
+      }
     }
-    claims.push_back({location_of(file, source, begin + at), id, phrase});
+    std::string phrase(words[i].text);
+    for (std::size_t k = 1; k <= n; ++k) {
+      phrase += ' ';
+      phrase += words[i + k].text;
+    }
+    claims.push_back({SourceLocation{std::string(file), line, static_cast<int>(at - line_start) + 1},
+                      std::string(words[i].text), phrase});
   }
   return claims;
 }

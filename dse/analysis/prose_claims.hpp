@@ -11,6 +11,7 @@
 //   never, ...), so "b200 wins only at batch 1" and "if its price falls, b200 wins" pass;
 // - not when <id> is the choice of any decision that has it among its alternatives.
 // Text that cites the computed choice ({{decision.NAME.choice}}) names no id and is never checked.
+// Finding the claims is one pass over the text, so a hostile study costs no more than its length.
 #pragma once
 
 #include <string>
