@@ -12,6 +12,7 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/grid.hpp"
+#include "output/figure_parts.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
@@ -27,8 +28,8 @@ constexpr double kBarStepCm = 0.75;
 constexpr double kBarMinCm = 6.0;
 constexpr double kBarMaxCm = 24.0;
 constexpr double kBarHalfHeight = 0.35;
-constexpr int kBarLinetypeBase = 11;     // house style: stacked-bar fills
-constexpr std::size_t kSeries = 8;       // house style: series linetypes 1-8
+using figure_parts::kBarLinetypeBase;  // house style: stacked-bar fills
+using figure_parts::kSeriesLinetypes;  // house style: series linetypes
 constexpr std::string_view kMarkInk = "#4d4d4d";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -240,7 +241,7 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   for (std::size_t i = 0; i < A; ++i) {
     clauses.push_back(fmt::format("{} index {} using ({}):({}) with linespoints lt {} title {} noenhanced",
                                   i == 0 ? file : "\"\"", i, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor),
-                                  i % kSeries + 1, gp_string(a.alternatives[i])));
+                                  i % kSeriesLinetypes + 1, gp_string(a.alternatives[i])));
   }
   if (std::any_of(o.crossings.begin(), o.crossings.end(), [](const Crossing& c) { return std::isfinite(c.metric_first); })) {
     clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with points pt 6 ps 2.2 lw 1.5 lc rgb \"{}\" title \"break-even\"",
@@ -542,7 +543,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
                          t.point_index[r]);
       ++src.points;
     }
-    const int lt = static_cast<int>(g % kSeries) + 1;
+    const int lt = static_cast<int>(g % kSeriesLinetypes) + 1;
     clauses.push_back(fmt::format("{} index {} using ({}):({}) with points lt {} ps 0.6 notitle", block == 0 ? file : "\"\"",
                                   block, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), lt));
     ++block;

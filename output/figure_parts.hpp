@@ -54,10 +54,18 @@ inline constexpr std::array<std::string_view, 8> kDashes = {"solid",     "(6,3)"
 // mid orange, light yellow, ...).
 inline constexpr std::array<std::string_view, 8> kBarColours = {"#0072B2", "#E69F00", "#F0E442", "#009E73",
                                                          "#D55E00", "#56B4E9", "#CC79A7", "#000000"};
-inline constexpr int kBarLinetypeBase = 11;
+// Series linetypes 1 to kSeriesLinetypes: the first eight take the eight colours, each with its own
+// shape and dash; each later round of eight keeps the colours and shifts the shapes and dashes one
+// step further (series_style), so no two of the 64 series look alike. Beyond 64 they repeat.
+inline constexpr std::size_t kSeriesLinetypes = kSeriesColours.size() * kPointTypes.size();
+// The shape and dash (index into kPointTypes and kDashes) of series linetype `index` (0-based).
+constexpr std::size_t series_style(std::size_t index) {
+  return (index + index / kSeriesColours.size()) % kPointTypes.size();
+}
+inline constexpr int kBarLinetypeBase = 71;
 inline constexpr std::string_view kInk = "#262626";
 // Roofline roofs: black, told apart by dash pattern (the series keep the colours).
-inline constexpr int kRoofLinetypeBase = 21;
+inline constexpr int kRoofLinetypeBase = 81;
 inline constexpr std::array<std::string_view, 6> kRoofDashes = {"solid", "(8,4)", "(2,3)", "(10,3,2,3)", "(4,4)", "(1,2)"};
 // Crossover marks on line figures.
 inline constexpr std::string_view kMarkInk = "#4d4d4d";

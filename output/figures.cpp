@@ -435,18 +435,20 @@ std::string house_terminals(std::string_view name, double width_cm, double heigh
 std::string house_style() {
   std::string out = "# ---- dsx house style (the same block in every dsx figure) ----\n";
   out += "# Okabe-Ito colours; each series also has its own point shape and dash pattern, so the\n";
-  out += "# figure still reads in grayscale. Linetypes 11-18 fill stacked bars, ordered for gray contrast.\n";
+  out += "# figure still reads in grayscale. Series 9-64 repeat the colours with other shapes and dashes.\n";
+  out += fmt::format("# Linetypes {}-{} fill stacked bars, ordered for gray contrast.\n", kBarLinetypeBase,
+                     kBarLinetypeBase + static_cast<int>(kBarColours.size()) - 1);
   out += "set encoding utf8\n";
   out += fmt::format("set border 3 front lc rgb \"{}\" lw 1\n", kInk);
   out += "set tics nomirror out scale 0.6 textcolor rgb \"#000000\"\n";
   out += "set grid xtics ytics back lc rgb \"#d9d9d9\" lw 0.6 dt solid\n";
   out += "set key outside right top vertical reverse Left samplen 2.5 spacing 1.15 width 1\n";
   out += fmt::format("set style fill solid 1.0 border lc rgb \"{}\"\n", kInk);
-  for (std::size_t i = 0; i < kSeriesColours.size(); ++i) {
-    out += fmt::format("set linetype {} lc rgb \"{}\" lw 1.5 pt {} ps 1 dt {}\n", i + 1, kSeriesColours[i],
-                       kPointTypes[i], kDashes[i]);
+  for (std::size_t i = 0; i < kSeriesLinetypes; ++i) {
+    out += fmt::format("set linetype {} lc rgb \"{}\" lw 1.5 pt {} ps 1 dt {}\n", i + 1,
+                       kSeriesColours[i % kSeriesColours.size()], kPointTypes[series_style(i)], kDashes[series_style(i)]);
   }
-  out += fmt::format("set linetype cycle {}\n", kSeriesColours.size());
+  out += fmt::format("set linetype cycle {}\n", kSeriesLinetypes);
   out += "# Heatmap colours: viridis, dark to light.\nset palette defined (";
   for (std::size_t i = 0; i < kViridis.size(); ++i) {
     out += fmt::format("{}{} \"{}\"", i == 0 ? "" : ", ", i, kViridis[i]);

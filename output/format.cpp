@@ -150,6 +150,41 @@ bool strip_suffix(std::vector<std::string>& words, std::initializer_list<std::in
   return false;
 }
 
+// Times from ten minutes on read in the units of a calendar: min, from three hours h, from three
+// days days, from three years years (of 365 days); 17.5e6 s reads "203 days".
+constexpr double kLongTime_s = 600;
+AxisScale long_time_scale(double max_abs_s) {
+  static constexpr std::array<std::pair<double, std::string_view>, 4> kLong = {
+      {{60.0, "min"}, {3600.0, "h"}, {86400.0, "days"}, {365.0 * 86400.0, "years"}}};
+  std::size_t k = 0;
+  while (k + 1 < kLong.size() && max_abs_s >= 3 * kLong[k + 1].first) ++k;
+  return AxisScale{1 / kLong[k].first, std::string(kLong[k].second)};
+}
+
+// What follows a number: " s", " %", nothing, or "/s" with no space, so a rate reads "3.20/s".
+std::string unit_suffix(std::string_view unit) {
+  std::string out = unit.empty() || unit.front() == '/' ? "" : " ";
+  out += unit;
+  return out;
+}
+
+// The unit of a rate from its name, taking out of `words` what the unit says: the counted thing
+// before "per s" ("tokens_per_s_per_gpu" -> "tokens/s", words "throughput per gpu"), or "/s" after a
+// quantity that is not a plural noun ("capacity_per_s", "arrival_rate" -> "/s").
+std::string rate_unit(std::vector<std::string>& words) {
+  std::size_t per = words.size();
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "per" && words[i + 1] == "s") per = i;
+  }
+  if (per == words.size()) return "/s";
+  const auto first = words.begin() + static_cast<std::ptrdiff_t>(per);
+  const bool counted = per >= 1 && words[per - 1].size() > 1 && words[per - 1].back() == 's';
+  const std::string unit = counted ? words[per - 1] + "/s" : "/s";
+  words.erase(counted ? first - 1 : first, first + 2);
+  if (words.empty() || words.front() == "per") words.insert(words.begin(), "throughput");
+  return unit;
+}
+
 }  // namespace
 
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
@@ -193,13 +228,12 @@ QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
       if (n >= 3 && words[n - 3] == "flop" && words[n - 2] == "per" && words[n - 1] == "byte") {
         d.unit = "FLOP/B";
         words.resize(n - 3);
+      } else if (dimension == Dimension::rate) {
+        d.unit = rate_unit(words);
       } else if (n >= 3 && words[n - 2] == "per" && (words[n - 1] == "s" || words[n - 1] == "byte")) {
         d.unit = words[n - 3] + (words[n - 1] == "s" ? "/s" : "/B");
         words.resize(n - 3);
         if (words.empty()) words.push_back("rate");
-      } else if (dimension == Dimension::rate) {
-        d.unit = "1/s";
-        strip_suffix(words, {{"per", "s"}});
       }
       break;
     }
@@ -217,6 +251,11 @@ std::string format_si(double value, std::string_view unit, int digits) {
   const int p = std::clamp(floor_to_multiple_of_3(d.exponent), lo, hi);
   const std::string number = place(d.digits, d.exponent - p + 1);
   return fmt::format("{}{} {}{}", d.negative ? "-" : "", number, prefix_symbol(p), unit);
+}
+
+std::string format_duration(double seconds, int digits) {
+  if (!std::isfinite(seconds) || std::fabs(seconds) < kLongTime_s) return format_si(seconds, "s", digits);
+  return format_in_scale(seconds, long_time_scale(std::fabs(seconds)), digits);
 }
 
 std::string format_bytes(double bytes, int digits) {
@@ -258,13 +297,10 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
   switch (display.style) {
     case NumberStyle::percent: return format_percent(value, digits);
     case NumberStyle::si:
-      return display.dimension == Dimension::bytes ? format_bytes(value, digits)
-                                                    : format_si(value, display.unit, digits);
-    case NumberStyle::grouped: {
-      std::string s = format_grouped(value, digits);
-      if (!display.unit.empty()) s += " " + display.unit;
-      return s;
-    }
+      if (display.dimension == Dimension::bytes) return format_bytes(value, digits);
+      if (display.dimension == Dimension::time) return format_duration(value, digits);
+      return format_si(value, display.unit, digits);
+    case NumberStyle::grouped: return format_grouped(value, digits) + unit_suffix(display.unit);
   }
   return format_grouped(value, digits);
 }
@@ -286,16 +322,7 @@ AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs) {
     return scale;
   }
   if (!std::isfinite(max_abs) || max_abs <= 0) return scale;
-  // Long times read in the units of a calendar: an axis reaching 17.5e6 s reads "202 days".
-  if (display.unit == "s" && max_abs >= 600) {
-    static constexpr std::array<std::pair<double, std::string_view>, 4> kLong = {
-        {{60.0, "min"}, {3600.0, "h"}, {86400.0, "days"}, {365.0 * 86400.0, "years"}}};
-    std::size_t k = 0;
-    while (k + 1 < kLong.size() && max_abs >= 3 * kLong[k + 1].first) ++k;
-    scale.factor = 1 / kLong[k].first;
-    scale.unit = std::string(kLong[k].second);
-    return scale;
-  }
+  if (display.unit == "s" && max_abs >= kLongTime_s) return long_time_scale(max_abs);
   const int e = static_cast<int>(std::floor(std::log10(max_abs)));
   if (display.style == NumberStyle::si) {
     const auto [lo, hi] = prefix_range(display.unit);
@@ -310,7 +337,9 @@ AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs) {
   const int p = std::min(floor_to_multiple_of_3(e), 12);
   const auto& [symbol, word] = kWords[static_cast<std::size_t>(p / 3 - 1)];
   scale.factor = std::pow(10.0, -p);
-  scale.unit = display.unit.empty() ? std::string(word) : std::string(symbol) + " " + display.unit;
+  scale.unit = display.unit.empty()        ? std::string(word)
+               : display.unit.front() == '/' ? std::string(symbol) + display.unit
+                                             : std::string(symbol) + " " + display.unit;
   return scale;
 }
 
@@ -337,7 +366,7 @@ AxisScale choose_bytes_axis_scale(std::span<const double> values) {
 }
 
 std::string format_in_scale(double value, const AxisScale& scale, int digits) {
-  const std::string unit = scale.unit.empty() ? std::string() : " " + scale.unit;
+  const std::string unit = unit_suffix(scale.unit);
   const double v = value * scale.factor;
   if (!std::isfinite(v)) return non_finite(v) + unit;
   if (v == 0) return "0" + unit;

@@ -36,19 +36,25 @@ struct QuantityDisplay {
 
 // Reads the unit from the metric or parameter name (snake_case with the SI unit as suffix,
 // DESIGN.md section 2) and its dimension: latency_s -> {"latency", "s", si};
-// throughput_samples_per_s -> {"throughput", "samples/s", grouped};
+// throughput_samples_per_s -> {"throughput", "samples/s", grouped}; a rate names what it counts
+// (tokens_per_s_per_gpu -> {"throughput per GPU", "tokens/s"}) or reads "/s" (arrival_rate);
 // gpu_utilization -> {"GPU utilization", "%", percent}; launch_overhead (time) -> {"launch overhead", "s"}.
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension);
 
 // "15.0 us", "2.04 TB/s"; `unit` is an SI unit symbol ("s", "B", "B/s", "FLOP", "FLOP/s", "W", "J").
 std::string format_si(double value, std::string_view unit, int digits = 3);
+// A time as a reader says it, the way a figure's axis shows it: below ten minutes with SI prefixes
+// ("15.0 us", "540 s"), from ten minutes on in min, h, days or years ("45.0 min", "203 days").
+// Every time in a report's text and tables reads this way; CSV files and the store keep seconds.
+std::string format_duration(double seconds, int digits = 3);
 // Bytes with binary prefixes when exact multiples (80 x 2^30 -> "80.0 GiB"), else decimal.
 std::string format_bytes(double bytes, int digits = 3);
 // Integers exactly ("1,024"), other values to `digits` significant figures ("2,150", "0.00120").
 std::string format_grouped(double value, int digits = 3);
 // A fraction as a percentage: 1/3 -> "33.3 %".
 std::string format_percent(double fraction, int digits = 3);
-// The value in the style and unit of `display`.
+// The value in the style and unit of `display` (a time through format_duration, a rate as
+// "2,150 samples/s" or "3.20/s").
 std::string format_quantity(double value, const QuantityDisplay& display, int digits = 3);
 // A signed difference with one decimal: "+2.1 %", "-0.5 pp", "+0.0 %" (never "-0.0").
 std::string format_signed(double value, std::string_view unit);

@@ -26,6 +26,7 @@
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/report_templates.hpp"
+#include "output/sortable_tables.hpp"
 
 namespace dsx {
 
@@ -937,9 +938,14 @@ void render_report(const ReportInputs& inputs, const std::vector<RenderedFigure>
   write_file_atomic(inputs.run_dir + "/report.html", html);
 }
 
+std::string report_content_security_policy() {
+  return "default-src 'none'; script-src " + csp_script_hash_source(sortable_tables_script()) +
+         "; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; base-uri 'none'; form-action 'none'";
+}
+
 std::string with_content_security_policy(std::string html) {
   const std::string meta =
-      fmt::format("\n<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", kReportContentSecurityPolicy);
+      fmt::format("\n<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">", report_content_security_policy());
   std::string lower = html;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::size_t head = lower.find("<head");
@@ -970,7 +976,8 @@ std::string markdown_page_html(const std::string& template_dir, std::string_view
   ctx["run"] = {{"dsx_version", dsx_version.empty() ? "unknown" : std::string(dsx_version)},
                 {"git_revision", git_revision.empty() ? "unknown" : std::string(git_revision)},
                 {"study_hash", hash.empty() ? "unknown" : std::string(hash)}};
-  const std::string html = render_templates(template_dir, "report.html.mustache", ctx, TemplateEscape::html);
+  const std::string html =
+      with_sortable_tables(render_templates(template_dir, "report.html.mustache", ctx, TemplateEscape::html));
   return trust_study_html ? html : with_content_security_policy(html);
 }
 

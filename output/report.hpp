@@ -103,19 +103,19 @@ std::string render_report_html(const ReportInputs& inputs, const std::vector<Ren
 //
 // Trust model: a study's text is data. By default raw HTML in it shows as text, link and image
 // destinations other than relative paths and http, https and mailto URLs are neutralised, and the
-// page carries kReportContentSecurityPolicy, which forbids every script (a study's own template
-// included) and every request for anything outside the page. `trust_study_html` (dsx run and dsx
+// page carries report_content_security_policy(), which forbids every script but dsx's own sortable
+// tables (a study's own template's included) and every request for anything outside the page. `trust_study_html` (dsx run and dsx
 // report --trust-study-html) renders the study's raw HTML as HTML and leaves the policy out.
 std::string markdown_page_html(const std::string& template_dir, std::string_view title, std::string_view markdown,
                                const std::vector<RenderedFigure>& figures, std::string_view name, std::string_view hash,
                                std::string_view dsx_version, std::string_view git_revision,
                                bool trust_study_html = false);
 
-inline constexpr std::string_view kReportContentSecurityPolicy =
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; base-uri 'none'; "
-    "form-action 'none'";
+// The policy: no request outside the page, inline styles, and one script, the sortable tables'
+// (output/sortable_tables.hpp), allowed by its hash.
+std::string report_content_security_policy();
 
-// `html` with a <meta http-equiv="Content-Security-Policy"> of kReportContentSecurityPolicy as the
+// `html` with a <meta http-equiv="Content-Security-Policy"> of report_content_security_policy() as the
 // first element of its <head> (before the document when it has none).
 std::string with_content_security_policy(std::string html);
 

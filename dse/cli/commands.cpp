@@ -17,6 +17,8 @@
 #include "dse/study.hpp"
 #include "engine/registry.hpp"
 #include "dse/analysis/blocks.hpp"
+#include "dse/analysis/prose_claims.hpp"
+#include "dse/yaml_reader.hpp"
 #include "output/format.hpp"
 #include "output/report.hpp"
 
@@ -31,7 +33,7 @@ int eval_exit_code(PointStatus status) {
 
 constexpr std::array<Command, 9> kCommands = {{
     {"run", "sweep a study, analyse it and render its report", run_command},
-    {"validate", "load and check studies without evaluating anything", validate_command},
+    {"validate", "load and check studies without sweeping them, and flag prose a decision contradicts", validate_command},
     {"eval", "evaluate one design point and print every metric", eval_command},
     {"catalog", "list the hardware, models and solvers dsx knows, with sources", catalog_command},
     {"report", "re-render figures and reports of a stored run", report_command},
@@ -220,11 +222,16 @@ int validate_command(const std::vector<std::string>& args) {
   int status = kSuccess;
   for (const std::string& file : files) {
     Diagnostics diags;
-    const auto study = load_study(file, catalog_dir, diags);
+    const std::optional<std::string> text = read_input_file(file, "study", diags);
+    const auto study = text ? load_study_text(file, *text, catalog_dir, diags) : std::nullopt;
     if (!study) {
       fmt::print(stderr, "{}", diags.format());
       status = kBadInput;
       continue;
+    }
+    for (const ProseContradiction& c : prose_contradictions(*study, *text)) {
+      fmt::print(stderr, "{}:{}:{}: warning: {}\n", escape_control_characters(c.claim.where.file), c.claim.where.line,
+                 c.claim.where.column, c.message);
     }
     const Grid grid(*study);
     const StudyAnalyses& a = analyses_of(*study);

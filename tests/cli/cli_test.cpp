@@ -150,6 +150,40 @@ TEST(Cli, ValidateAcceptsTheQuickstartAndRejectsAMalformedStudy) {
   EXPECT_NE(bad.out.find("tests/malformed/unknown_key.yaml:"), std::string::npos) << bad.out;
 }
 
+// Prose that names a decision's choice outright where the computed decision chooses another is a
+// warning, at the claim's line and column, and the study still validates (exit 0).
+TEST(Cli, ValidateWarnsWhenTheProseNamesAChoiceTheDecisionDoesNotMake) {
+  const fs::path dir = fs::temp_directory_path() / ("dsx_prose_claims_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string text = read_text(fs::path(DSX_SOURCE_DIR) / "studies" / "purchase_sensitivity.yaml");
+  const std::string last = "comparison lives.";
+  // Every alternative of the NVIDIA decision is "the choice" once: at most one of them is right.
+  text.insert(text.find(last) + last.size(), " a100_80gb_sxm wins. h100_sxm wins. h200 wins. b200 wins.");
+  std::ofstream(dir / "study.yaml") << text;
+  const Result r = dsx("validate '" + (dir / "study.yaml").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(": ok: solver inference"), std::string::npos) << r.out;
+  std::istringstream lines(r.out);
+  std::size_t warnings = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t at = line.find(": warning: the prose says '");
+    if (at == std::string::npos) continue;
+    ++warnings;
+    // file:LINE:COL points at the claimed id.
+    const std::size_t col_colon = line.rfind(':', at - 1), line_colon = line.rfind(':', col_colon - 1);
+    const int line_no = std::stoi(line.substr(line_colon + 1, col_colon - line_colon - 1));
+    const int column = std::stoi(line.substr(col_colon + 1, at - col_colon - 1));
+    const std::string id = line.substr(at + 27, line.find(' ', at + 27) - at - 27);
+    std::istringstream study(text);
+    std::string source_line;
+    for (int n = 0; n < line_no; ++n) std::getline(study, source_line);
+    EXPECT_EQ(source_line.substr(static_cast<std::size_t>(column - 1), id.size()), id) << line;
+    EXPECT_NE(line.find("decision 'nvidia_purchase' chooses "), std::string::npos) << line;
+  }
+  EXPECT_GE(warnings, 3u) << r.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, EvalPrintsEveryMetricAsJson) {
   const Result r = dsx(
       "eval inference hardware=a100_80gb_sxm model=lab07_kws precision=fp16 'launch_overhead=10 us' eta=0.5 --json");

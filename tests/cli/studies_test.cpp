@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,6 +61,16 @@ std::vector<std::string> csv_fields(std::istream& in) {
     }
   }
   return fields.size() == 1 && fields[0].empty() ? std::vector<std::string>{} : fields;
+}
+
+// Runs studies/<study>.yaml into a fresh temporary folder named after `tag`: the folder, or an empty
+// path when dsx failed.
+fs::path run_shipped(const std::string& study, const std::string& tag) {
+  const fs::path out = fs::temp_directory_path() / ("dsx_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' run studies/" + study +
+                              ".yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0 ? out : fs::path();
 }
 
 class ShippedStudy : public ::testing::TestWithParam<std::string> {};
@@ -123,6 +135,13 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     const std::size_t p = text.find("{{");
     EXPECT_EQ(p, std::string::npos) << name << ": " << f << " holds " << text.substr(p == std::string::npos ? 0 : p, 60);
   }
+  // A rate names what it counts ("375 tokens/s", "3.20/s"), never "375 1/s".
+  {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    std::smatch bare;
+    EXPECT_FALSE(std::regex_search(report, bare, std::regex(R"([0-9] 1/s\b)"))) << name << ": " << bare.str(0);
+  }
   // Every source a report names is one its reader can open: no internal handles.
   for (const char* f : {"report.md", "report.html"}) {
     std::ifstream in(out / f);
@@ -177,11 +196,8 @@ namespace {
 // purchase_sensitivity's decisions carry the 80 % intervals of results.csv's <metric>_p10 / _p90
 // columns for the choice and the next alternative, and say whether they overlap.
 TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
-  const fs::path out = fs::temp_directory_path() / ("dsx_answer_" + std::to_string(::getpid()));
-  fs::remove_all(out);
-  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY +
-                              "' run studies/purchase_sensitivity.yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0);
+  const fs::path out = run_shipped("purchase_sensitivity", "answer");
+  ASSERT_FALSE(out.empty());
   std::ifstream md(out / "report.md");
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   const std::string line_start = "- **nvidia_purchase**: b200 is the choice";
@@ -219,6 +235,74 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   const std::size_t margin_at = line.find(" (", line.find("next is h100_sxm"));
   const std::string margin = line.substr(margin_at + 2, line.find(" higher)", margin_at) - margin_at - 2);
   EXPECT_NE(report.find("b200 wins by " + margin + " over h100_sxm"), std::string::npos) << margin;
+  fs::remove_all(out);
+}
+
+}  // namespace
+
+namespace {
+
+// Seconds in a time as a report prints it ("15.0 us", "540 s", "45.0 min", "203 days"); NaN when
+// the text is not a number and a time unit.
+double seconds_in(const std::string& text) {
+  static const std::map<std::string, double> kUnits = {{"ps", 1e-12}, {"ns", 1e-9},       {"us", 1e-6},
+                                                       {"ms", 1e-3},  {"s", 1},           {"min", 60},
+                                                       {"h", 3600},   {"days", 86400},    {"years", 365 * 86400.0}};
+  std::string digits;
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] != ' '; ++i) {
+    if (text[i] != ',') digits += text[i];
+  }
+  const auto unit = kUnits.find(i < text.size() ? text.substr(i + 1) : "");
+  return unit == kUnits.end() || digits.empty() ? std::nan("") : std::stod(digits) * unit->second;
+}
+
+// The Pareto table of llm_training_plan prints its times to train of some 200 days in days, not as
+// "17,500,000 s", and each is pareto.csv's time_to_train_s of the same design point to the three
+// digits printed.
+TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
+  const fs::path out = run_shipped("llm_training_plan", "long_times");
+  ASSERT_FALSE(out.empty());
+  std::ifstream csv(out / "pareto.csv");
+  const std::vector<std::string> head = csv_fields(csv);
+  const auto column = [&](const std::string& h) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
+  };
+  const std::vector<std::string> axes = {"tp", "pp", "micro_batch", "recompute", "zero_stage", "region"};
+  std::map<std::string, double> csv_seconds;  // axis labels joined by " | " -> time_to_train_s
+  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+    std::string key;
+    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + row[column(a)];
+    csv_seconds[key] = std::stod(row[column("time_to_train_s")]);
+  }
+  ASSERT_FALSE(csv_seconds.empty());
+
+  std::ifstream md(out / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  const std::string header = "| tp | pp | micro_batch | recompute | zero_stage | region | time to train | cost |\n";
+  const std::size_t table = report.find(header, report.find("\n## Pareto front\n"));
+  ASSERT_NE(table, std::string::npos) << report;
+  std::istringstream lines(report.substr(table + header.size()));
+  std::string line;
+  std::getline(lines, line);  // |---|...
+  std::size_t checked = 0;
+  while (std::getline(lines, line) && line.rfind("| ", 0) == 0) {
+    std::vector<std::string> cells;
+    std::istringstream row(line.substr(2, line.size() - 4));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      const std::size_t first = cell.find_first_not_of(' ');
+      cells.push_back(first == std::string::npos ? "" : cell.substr(first, cell.find_last_not_of(' ') + 1 - first));
+    }
+    ASSERT_EQ(cells.size(), axes.size() + 2) << line;
+    std::string key;
+    for (std::size_t a = 0; a < axes.size(); ++a) key += (key.empty() ? "" : " | ") + cells[a];
+    ASSERT_EQ(csv_seconds.count(key), 1u) << key;
+    const std::string& time = cells[axes.size()];
+    EXPECT_NE(time.find(" days"), std::string::npos) << line;
+    EXPECT_NEAR(seconds_in(time), csv_seconds[key], 0.005 * csv_seconds[key]) << line;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0u) << report.substr(table, 600);
   fs::remove_all(out);
 }
 

@@ -24,6 +24,7 @@
 #include "output/files.hpp"
 #include "output/figures.hpp"
 #include "output/report.hpp"
+#include "output/sortable_tables.hpp"
 #include "tests/output/figure_fixture.hpp"
 #include "tests/test_files.hpp"
 
@@ -150,9 +151,12 @@ TEST(SlowBrowser, ReportRendersEveryFigureAndTableAndLoadsNothingElse) {
     EXPECT_NE(page.dom.find("aria-label=\"" + html_escape(fig.title) + "\""), std::string::npos) << fig.title;
     EXPECT_NE(page.dom.find(">" + html_escape(fig.title) + "</title>"), std::string::npos) << fig.title;
   }
-  for (const char* element : {"<img", "<script", "<link", "<iframe", "<object", "<embed", "<image", "<video", "<audio"}) {
+  for (const char* element : {"<img", "<link", "<iframe", "<object", "<embed", "<image", "<video", "<audio"}) {
     EXPECT_EQ(count(page.dom, element), 0u) << element;
   }
+  // One script, dsx's own, and the policy let it run: the tables' headers are sortable.
+  EXPECT_EQ(count(page.dom, "<script"), 1u);
+  EXPECT_GE(count(page.dom, "aria-sort=\"none\""), 2u);
   EXPECT_EQ(count(page.dom, "url("), count(page.dom, "url(#")) << "a CSS url() outside the page";
   EXPECT_EQ(count(page.dom, "<use "), count(page.dom, "<use xlink:href=\"#")) << "an SVG <use> of another file";
   // Every table of report.md, as a table.
@@ -169,6 +173,41 @@ TEST(SlowBrowser, ReportRendersEveryFigureAndTableAndLoadsNothingElse) {
     return all;
   }();
   EXPECT_NE(page.loaded.front().find("report.html"), std::string::npos) << page.loaded.front();
+  EXPECT_TRUE(page.console.empty()) << page.console.front();
+}
+
+// A click on a column's header sorts the table by it, a number by its value whatever its prefix or
+// calendar unit, text with its digits by value; a second click sorts the other way; empty and "n/a"
+// cells stay last. The report's own script runs under its policy; the test's clicks come from a
+// second script that the test adds to the policy by its hash.
+TEST(SlowBrowser, ClickingAHeaderSortsTheTable) {
+  REQUIRE_CHROMIUM(chromium);
+  TempDir dir("sort");
+  const std::string markdown =
+      "# Sorting\n\n| part | latency | memory |\n|---|---:|---:|\n| b10 | 1.00 ms | 80.0 GiB |\n"
+      "| a2 | 15.0 us | 40.0 GB |\n| c1 | 120 min | 1.50 TB |\n| b9 | n/a | 512 MiB |\n| d | 3.00 h | 2,048 B |\n";
+  std::string html = markdown_page_html(kSourceDir + "/templates", "Sorting", markdown, {}, "sorting", "hash", "test", "rev");
+  const std::string clicks =
+      "(function () { var t = document.querySelector('table'), h = t.tHead.rows[0].cells, out = [];"
+      " [1, 1, 0, 2].forEach(function (c) { h[c].click();"
+      " out.push(Array.prototype.map.call(t.tBodies[0].rows, function (r) { return r.cells[0].textContent; })"
+      ".join(' ') + '/' + h[c].getAttribute('aria-sort')); });"
+      " var p = document.createElement('pre'); p.id = 'sorted'; p.textContent = out.join('|');"
+      " document.body.appendChild(p); })();";
+  const std::string own = "script-src " + csp_script_hash_source(sortable_tables_script());
+  const std::size_t policy = html.find(own);
+  ASSERT_NE(policy, std::string::npos) << html.substr(0, 600);
+  html.insert(policy + own.size(), " " + csp_script_hash_source(clicks));
+  html.insert(html.rfind("</body>"), "<script>" + clicks + "</script>");
+  write_file_atomic(dir.path() + "/sorting.html", html);
+
+  const PageLoad page = load_page(chromium, dir.path() + "/sorting.html", dir.path());
+  ASSERT_EQ(page.status, 0) << page.log.substr(0, 4000);
+  const std::size_t at = page.dom.find("<pre id=\"sorted\">");
+  ASSERT_NE(at, std::string::npos) << page.log.substr(0, 4000);
+  const std::size_t start = page.dom.find('>', at) + 1;
+  EXPECT_EQ(page.dom.substr(start, page.dom.find("</pre>", start) - start),
+            "a2 b10 c1 d b9/ascending|d c1 b10 a2 b9/descending|a2 b9 b10 c1 d/ascending|d b9 a2 b10 c1/ascending");
   EXPECT_TRUE(page.console.empty()) << page.console.front();
 }
 

@@ -1,9 +1,12 @@
 #include "output/figures.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <regex>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +22,7 @@
 #include "dse/analysis/blocks.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
+#include "output/figure_parts.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
@@ -182,6 +186,34 @@ TEST(Figures, ScatterDataHoldsExactlyTheFeasibleRowsAndTheFront) {
   EXPECT_NE(src.description.find("1 infeasible or failed"), std::string::npos) << src.description;
 }
 
+// Every series linetype of the house style looks unlike every other: two that share a colour
+// differ in point shape and in dash pattern, so series 9 is not series 1 again. The bar and roof
+// linetypes lie beyond them.
+TEST(Figures, EverySeriesLinetypeIsDistinguishable) {
+  const std::string style = house_style();
+  static const std::regex linetype(R"re(set linetype (\d+) lc rgb "(#[0-9A-Fa-f]{6})" lw 1\.5 pt (\d+) ps 1 dt (\S+))re");
+  std::map<int, std::array<std::string, 3>> series;  // linetype -> colour, point type, dash
+  for (auto it = std::sregex_iterator(style.begin(), style.end(), linetype); it != std::sregex_iterator(); ++it) {
+    series[std::stoi((*it)[1])] = {(*it)[2], (*it)[3], (*it)[4]};
+  }
+  ASSERT_EQ(series.size(), figure_parts::kSeriesLinetypes) << style;
+  EXPECT_EQ(series.begin()->first, 1);
+  EXPECT_EQ(series.rbegin()->first, static_cast<int>(figure_parts::kSeriesLinetypes));
+  for (const auto& [a, sa] : series) {
+    for (const auto& [b, sb] : series) {
+      if (a >= b) continue;
+      if (sa[0] == sb[0]) {
+        EXPECT_NE(sa[1], sb[1]) << "linetypes " << a << " and " << b << " share colour and point type";
+        EXPECT_NE(sa[2], sb[2]) << "linetypes " << a << " and " << b << " share colour and dash";
+      }
+    }
+  }
+  EXPECT_NE(style.find(fmt::format("set linetype cycle {}\n", figure_parts::kSeriesLinetypes)), std::string::npos);
+  EXPECT_GT(figure_parts::kBarLinetypeBase, static_cast<int>(figure_parts::kSeriesLinetypes));
+  EXPECT_GT(figure_parts::kRoofLinetypeBase,
+            figure_parts::kBarLinetypeBase + static_cast<int>(figure_parts::kBarColours.size()) - 1);
+}
+
 // `pareto: group: [execution]`: one front per execution mode, each its own line; never one line
 // zig-zagging through the union of the fronts, and no single knee.
 TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
@@ -244,7 +276,8 @@ TEST(Figures, StackedBarsCarryEverySegmentAndTotal) {
   EXPECT_EQ(rows[4][5], "64 / eager");
   // Row 0: 1 us compute + 2 us memory + 20 us dispatch = 23 us, labelled at the bar's end.
   EXPECT_NE(src.script.find("set label 1 \"23.0 us\" at first 23, first 0"), std::string::npos) << src.script;
-  EXPECT_NE(src.script.find("with boxxyerror lt 13 title \"dispatch\""), std::string::npos);
+  EXPECT_NE(src.script.find(fmt::format("with boxxyerror lt {} title \"dispatch\"", figure_parts::kBarLinetypeBase + 2)),
+            std::string::npos);
 }
 
 // A metric with <metric>_p10 / _p90 columns (the calibration profile's 80 % intervals) gets error bars
@@ -887,7 +920,8 @@ TEST(FigureText, SeriesLabelsNameTheValuesOfTheGroup) {
   r.series_labels = {{"h100_sxm", "H100 SXM"}};
   src = build_figure(r, f.study, f.results, f.pareto);
   EXPECT_TRUE(has(src.script, "with points lt 2 title \"H100 SXM\" noenhanced")) << src.script;
-  EXPECT_TRUE(has(src.script, "set linetype 22 lc rgb \"#E69F00\" lw 2")) << src.script;
+  EXPECT_TRUE(has(src.script, fmt::format("set linetype {} lc rgb \"#E69F00\" lw 2", figure_parts::kRoofLinetypeBase + 1)))
+      << src.script;
 }
 
 TEST(FigureText, RangesAreInTheAxisUnitAndAnAutoEndStaysAsDrawn) {

@@ -121,7 +121,7 @@ TEST(DescribeQuantity, UnitsComeFromTheNameAndDimension) {
   EXPECT_EQ(d.style, NumberStyle::grouped);
 
   d = describe_quantity("tokens_per_s", Dimension::rate);
-  EXPECT_EQ(d.label, "rate");
+  EXPECT_EQ(d.label, "throughput");
   EXPECT_EQ(d.unit, "tokens/s");
 
   d = describe_quantity("gpu_utilization", Dimension::dimensionless);
@@ -158,6 +158,48 @@ TEST(FormatQuantity, FollowsTheDisplayStyle) {
   EXPECT_EQ(format_quantity(80.0 * 1024 * 1024 * 1024, describe_quantity("memory_bytes", Dimension::bytes)),
             "80.0 GiB");
   EXPECT_EQ(format_quantity(1000, describe_quantity("kernel_count", Dimension::count)), "1,000");
+}
+
+// A rate reads as what it counts per second, never "1/s": the counted thing from the name, or
+// "/s" after the quantity the name gives.
+TEST(DescribeQuantity, RatesNameWhatTheyCount) {
+  struct Case {
+    const char* name;
+    const char* label;
+    const char* unit;
+  };
+  for (const Case& c : {Case{"tokens_per_s_per_gpu", "throughput per GPU", "tokens/s"},
+                        Case{"peak_load_tokens_per_s", "peak load", "tokens/s"},
+                        Case{"max_throughput_requests_per_s", "max throughput", "requests/s"},
+                        Case{"capacity_per_s", "capacity", "/s"}, Case{"arrival_rate", "arrival rate", "/s"}}) {
+    const QuantityDisplay d = describe_quantity(c.name, Dimension::rate);
+    EXPECT_EQ(d.label, c.label) << c.name;
+    EXPECT_EQ(d.unit, c.unit) << c.name;
+    EXPECT_EQ(d.style, NumberStyle::grouped) << c.name;
+  }
+  const QuantityDisplay d = describe_quantity("arrival_rate", Dimension::rate);
+  EXPECT_EQ(format_quantity(3.2, d), "3.20/s");
+  EXPECT_EQ(format_quantity(1.25e6, describe_quantity("tokens_per_s_per_gpu", Dimension::rate)), "1,250,000 tokens/s");
+  const AxisScale s = choose_axis_scale(d, 45000);
+  EXPECT_EQ(s.unit, "k/s");
+  EXPECT_EQ(format_in_scale(45000, s), "45.0 k/s");
+  EXPECT_EQ(axis_title(d, s), "arrival rate (k/s)");
+}
+
+// One time formatting for text, tables and axes: SI seconds below ten minutes, then the calendar
+// units an axis reaching the same value uses, with the same digits.
+TEST(FormatDuration, LongTimesReadInCalendarUnitsLikeTheAxes) {
+  EXPECT_EQ(format_duration(15e-6), "15.0 us");
+  EXPECT_EQ(format_duration(599), "599 s");
+  EXPECT_EQ(format_duration(600), "10.0 min");
+  EXPECT_EQ(format_duration(7200), "120 min");
+  EXPECT_EQ(format_duration(3 * 3600), "3.00 h");
+  EXPECT_EQ(format_duration(-7200), "-120 min");
+  const auto time = describe_quantity("time_to_train_s", Dimension::time);
+  for (const double v : {900.0, 5e4, 17.5e6, 2e8}) {
+    EXPECT_EQ(format_quantity(v, time), format_in_scale(v, choose_axis_scale(time, v))) << v;
+  }
+  EXPECT_EQ(format_quantity(17.5e6, time), "203 days");
 }
 
 TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {

@@ -17,6 +17,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "output/files.hpp"
+#include "output/sortable_tables.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -30,6 +31,17 @@ const std::string kGolden = kSourceDir + "/tests/output/golden/small_report.md";
 
 // Launch overhead of the fixture: the low end of the 5-20 us eager range (seeds/000 lab_07 Act 1).
 constexpr double kLaunchOverhead = 5e-6;
+
+// `html` without dsx's own sortable-tables script, which must be there exactly once: what is left
+// holds no script unless something else planted one.
+std::string without_own_script(const std::string& html) {
+  const std::string own = "<script>" + std::string(sortable_tables_script()) + "</script>";
+  const std::size_t at = html.find(own);
+  EXPECT_NE(at, std::string::npos) << "the sortable-tables script is missing";
+  if (at == std::string::npos) return html;
+  EXPECT_EQ(html.find(own, at + 1), std::string::npos) << "the sortable-tables script is there twice";
+  return html.substr(0, at) + html.substr(at + own.size());
+}
 
 // A two-layer MLP (256 -> 512 -> 10) with a bias add and a ReLU after the first layer: 4 eager
 // kernels; compiled mode fuses bias and ReLU into the first matmul (engine/fusion.hpp), 2 kernels.
@@ -262,7 +274,7 @@ TEST(Report, HtmlIsSelfContainedWithEveryFigureInline) {
     }
   }
   for (const std::string banned : {"<script", "<link", "<img", "<iframe", "@import", "url(http", "<!DOCTYPE svg"}) {
-    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+    EXPECT_EQ(without_own_script(html).find(banned), std::string::npos) << banned;
   }
   std::size_t svgs = 0;
   for (auto p = html.find("<svg "); p != std::string::npos; p = html.find("<svg ", p + 1)) ++svgs;
@@ -350,7 +362,7 @@ TEST(Report, SectionTextCannotPlantScriptsOrScriptLinks) {
   const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates};
   render_report(in, {});
   const std::string html = read_file(dir.path() + "/report.html");
-  std::string lower = html;
+  std::string lower = without_own_script(html);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   EXPECT_EQ(lower.find("<script"), std::string::npos) << html;
   EXPECT_NE(html.find("<img src=\"#\" alt=\"i\">"), std::string::npos) << html;
@@ -434,6 +446,28 @@ TEST(Report, HtmlCarriesAPolicyThatForbidsScriptsEvenFromAStudysTemplate) {
   html = read_file(dir.path() + "/report.html");
   EXPECT_EQ(html.find("Content-Security-Policy"), std::string::npos);
   EXPECT_NE(html.find("Text with <b>bold</b> markup."), std::string::npos);
+}
+
+// The policy allows exactly the script the page carries: its hash is the SHA-256 of the text
+// between <script> and </script> as the page holds it (the browser test runs it under the policy).
+TEST(Report, ThePolicyAllowsTheSortableTablesScriptByItsHash) {
+  // FIPS 180-2 appendix B.1: SHA-256("abc") = ba7816bf 8f01cfea ..., in base64.
+  EXPECT_EQ(csp_script_hash_source("abc"), "'sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0='");
+  EXPECT_EQ(csp_script_hash_source(""), "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='");
+  const Small s = small_study();
+  TempDir dir("script_hash");
+  render_report(ReportInputs{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates}, {});
+  const std::string html = read_file(dir.path() + "/report.html");
+  const std::size_t open = html.find("<script>"), close = html.find("</script>", open);
+  ASSERT_NE(close, std::string::npos) << html;
+  const std::string script = html.substr(open + 8, close - open - 8);
+  const std::string policy = "script-src " + csp_script_hash_source(script) + ";";
+  EXPECT_NE(html.find(policy), std::string::npos) << html.substr(0, 600);
+  const std::string csp = report_content_security_policy();
+  const std::size_t directive = csp.find("script-src ");
+  ASSERT_NE(directive, std::string::npos) << csp;
+  EXPECT_EQ(csp.substr(directive, csp.find(';', directive) - directive), "script-src " + csp_script_hash_source(script))
+      << "one script, by its hash, and nothing else";
 }
 
 TEST(Report, ThePolicyGoesFirstInTheHeadWhateverTheTemplateLooksLike) {
