@@ -416,6 +416,12 @@ void StudyLoader::read_comparisons(const YamlNode& list) {
   if (list.is_null()) return;
   if (!r_.expect_sequence(list, "compare")) return;
   std::vector<const YamlNode*> names;
+  struct CitingText {
+    std::size_t index;  // into s_.comparisons
+    const YamlNode* node;
+    std::string path;
+  };
+  std::vector<CitingText> explanations;
   for (std::size_t i = 0; i < list.items.size(); ++i) {
     const YamlNode& item = list.items[i];
     const std::string path = index_path("compare", i);
@@ -467,11 +473,17 @@ void StudyLoader::read_comparisons(const YamlNode& list) {
     if (const YamlNode* n = r_.require(item, "source", path)) {
       if (auto s = r_.string(*n, path + ".source")) c.source = *s;
     }
-    if (const YamlNode* n = item.find("explanation")) {
-      if (auto s = r_.string(*n, path + ".explanation", true)) c.explanation = *s;
+    const YamlNode* explanation = item.find("explanation");
+    if (explanation != nullptr) {
+      if (auto s = r_.string(*explanation, path + ".explanation", true)) c.explanation = *s;
     }
-    if (r_.diags().error_count() == errors_before) s_.comparisons.push_back(std::move(c));
+    if (r_.diags().error_count() == errors_before) {
+      if (explanation != nullptr) explanations.push_back({s_.comparisons.size(), explanation, path + ".explanation"});
+      s_.comparisons.push_back(std::move(c));
+    }
   }
+  // Checked once every comparison is known: an explanation may cite any of them.
+  for (const CitingText& e : explanations) check_references(*e.node, s_.comparisons[e.index].explanation, e.path);
 }
 
 void StudyLoader::read_template(const YamlNode& node) {
@@ -504,7 +516,7 @@ void StudyLoader::check_references(const YamlNode& node, const std::string& text
     std::string message = path + ": unknown reference '" + written + "'";
     if (keys.empty()) {
       message += "; this study defines no value to cite (a sensitivity analysis with decide:, top_k with "
-                 "objectives, or a breakeven analysis does)";
+                 "objectives, a breakeven analysis or a compare entry does)";
     } else {
       if (const std::string near = closest_match(r.key, keys); !near.empty()) message += "; did you mean '" + near + "'?";
       std::string list;

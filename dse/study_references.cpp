@@ -45,6 +45,10 @@ std::vector<std::string> citable_keys(const ResolvedStudy& study) {
     }
   }
   for (const BreakevenRequest& b : a.breakevens) keys.push_back("breakeven." + b.name);
+  for (const Comparison& c : study.comparisons) {
+    keys.push_back("compare." + c.name + ".dsx");
+    keys.push_back("compare." + c.name + ".difference");
+  }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;

@@ -10,7 +10,10 @@
 //   {{best.METRIC}}               the best design point of an objective (needs top_k)
 //   {{best.METRIC.value}}         its value
 //   {{breakeven.NAME}}            the break-even analysis's statement for its first group
+//   {{compare.NAME.dsx}}          dsx's value of a compare entry, with its unit
+//   {{compare.NAME.difference}}   its signed difference from the expected value ("-24.3 %")
 //
+// Sections and compare explanations may cite them.
 // The loader checks every reference against the study's analyses (file:line:col of the text, the
 // valid names and the closest match); output/analysis_report.hpp cited_values computes them.
 #pragma once

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -387,11 +388,80 @@ json grid_context(const ResolvedStudy& study) {
   return grid;
 }
 
-json comparisons_context(const ReportInputs& in) {
+// The cells of one comparison's row: dsx's value, its difference from the source, and why it is
+// missing or what the study says when it differs (the explanation before its references are expanded).
+struct ComparisonCells {
+  std::string dsx = "n/a";
+  std::string difference;
+  std::string note;
+  std::string point;
+  std::string sources;
+};
+
+ComparisonCells comparison_cells(const ResolvedStudy& study, const ResultTable& results, const ComparisonOutcome& o) {
+  const Comparison& c = *o.comparison;
+  ComparisonCells cells;
+  if (o.matches.size() != 1) {
+    cells.note = o.matches.empty() ? "no design point matches the selectors"
+                                   : fmt::format("{} design points match the selectors; a comparison needs exactly one",
+                                                 o.matches.size());
+    return cells;
+  }
+  if (results.metric_column(c.metric) < 0) {
+    cells.note = "the results have no metric " + c.metric;
+    return cells;
+  }
+  const std::size_t r = o.matches.front();
+  cells.point = full_point(study, results, r);
+  cells.sources = row_sources(study, results, r);
+  if (results.status[r] != PointStatus::ok) {
+    cells.dsx = std::string(status_name(results.status[r]));
+    cells.note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.status_detail[r]);
+    return cells;
+  }
+  const QuantityDisplay display = metric_display(study, c.metric);
+  const double v = o.value;
+  cells.dsx = format_quantity(v, display);
+  if (display.style == NumberStyle::percent) {
+    cells.difference = format_signed((v - c.expected) * 100.0, "pp");
+  } else if (c.expected != 0) {
+    cells.difference = format_signed((v - c.expected) / std::fabs(c.expected) * 100.0, "%");
+  } else {
+    cells.difference = fmt::format("{}{}", v - c.expected >= 0 ? "+" : "", format_quantity(v - c.expected, display));
+  }
+  if (o.verdict != Verdict::agrees) cells.note = c.explanation.empty() ? "the study gives no explanation" : c.explanation;
+  return cells;
+}
+
+// A comparison checks dsx's number for one configuration against its source: it reads every row
+// (constraints applied), not only the rows the study's filters show, as comparisons.csv does.
+const ResultTable& comparison_rows(const ReportInputs& in) {
+  return in.analysed != nullptr ? in.analysed->table : in.results;
+}
+
+// The values study prose cites ({{decision...}}, {{compare...}}: dse/study_references.hpp).
+std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
+  std::map<std::string, std::string> cited = cited_values(in);
+  for (const ComparisonOutcome& o : evaluate_comparisons(in.study, comparison_rows(in))) {
+    const ComparisonCells cells = comparison_cells(in.study, comparison_rows(in), o);
+    const std::string key = "compare." + o.comparison->name + ".";
+    cited[key + "dsx"] = cells.dsx;
+    cited[key + "difference"] = cells.difference.empty() ? "n/a" : cells.difference;
+  }
+  return cited;
+}
+
+std::function<std::string(const std::string&)> citer(const std::map<std::string, std::string>& cited) {
+  return [&cited](const std::string& key) {
+    const auto it = cited.find(key);
+    return it == cited.end() ? std::string("n/a") : markdown_escape(it->second);
+  };
+}
+
+json comparisons_context(const ReportInputs& in, const std::map<std::string, std::string>& cited) {
   const ResolvedStudy& study = in.study;
-  // A comparison checks dsx's number for one configuration against its source: it reads every row
-  // (constraints applied), not only the rows the study's filters show, as comparisons.csv does.
-  const ResultTable& results = in.analysed != nullptr ? in.analysed->table : in.results;
+  const ResultTable& results = comparison_rows(in);
+  const auto cite = citer(cited);
   json rows = json::array();
   std::size_t agree = 0;
   for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
@@ -407,46 +477,21 @@ json comparisons_context(const ReportInputs& in) {
                 {"expected", format_quantity(c.expected, display)},
                 {"tolerance", format_percent(c.tolerance, 2)},
                 {"where", where.empty() ? "every design point" : join(where, ", ")}};
-    std::string dsx_value = "n/a", difference, note, point, sources;
+    const ComparisonCells cells = comparison_cells(study, results, o);
+    const std::string note = expand_text_references(cells.note, cite);
     const bool agrees = o.verdict == Verdict::agrees;
     const std::string verdict = o.verdict == Verdict::unmatched ? "n/a" : std::string(verdict_name(o.verdict));
-    if (o.matches.size() != 1) {
-      note = o.matches.empty() ? "no design point matches the selectors"
-                               : fmt::format("{} design points match the selectors; a comparison needs exactly one",
-                                             o.matches.size());
-    } else if (results.metric_column(c.metric) < 0) {
-      note = "the results have no metric " + c.metric;
-    } else {
-      const std::size_t r = o.matches.front();
-      point = full_point(study, results, r);
-      sources = row_sources(study, results, r);
-      if (results.status[r] != PointStatus::ok) {
-        dsx_value = std::string(status_name(results.status[r]));
-        note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.status_detail[r]);
-      } else {
-        const double v = o.value;
-        dsx_value = format_quantity(v, display);
-        if (display.style == NumberStyle::percent) {
-          difference = format_signed((v - c.expected) * 100.0, "pp");
-        } else if (c.expected != 0) {
-          difference = format_signed((v - c.expected) / std::fabs(c.expected) * 100.0, "%");
-        } else {
-          difference = fmt::format("{}{}", v - c.expected >= 0 ? "+" : "", format_quantity(v - c.expected, display));
-        }
-        if (!agrees) note = c.explanation.empty() ? "the study gives no explanation" : c.explanation;
-      }
-    }
     if (agrees) ++agree;
-    row["dsx"] = dsx_value;
-    row["difference"] = difference.empty() ? "n/a" : difference;
+    row["dsx"] = cells.dsx;
+    row["difference"] = cells.difference.empty() ? "n/a" : cells.difference;
     row["verdict"] = verdict;
     row["agrees"] = agrees;
     row["differs"] = verdict == "differs";
     row["explanation"] = note;
     row["has_explanation"] = !note.empty();
-    row["point"] = point.empty() ? "no single design point" : point;
-    row["catalog_sources"] = sources;
-    row["has_catalog_sources"] = !sources.empty();
+    row["point"] = cells.point.empty() ? "no single design point" : cells.point;
+    row["catalog_sources"] = cells.sources;
+    row["has_catalog_sources"] = !cells.sources.empty();
     rows.push_back(row);
   }
   json out;
@@ -636,11 +681,8 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["question"] = study.question;
   ctx["has_question"] = !study.question.empty();
   json sections = json::array();
-  const std::map<std::string, std::string> cited = cited_values(in);
-  const auto cite = [&cited](const std::string& key) {
-    const auto it = cited.find(key);
-    return it == cited.end() ? std::string("n/a") : markdown_escape(it->second);
-  };
+  const std::map<std::string, std::string> cited = all_cited_values(in);
+  const auto cite = citer(cited);
   for (const Section& sec : study.sections) {
     sections.push_back({{"title", sec.title}, {"text", expand_text_references(sec.text, cite)}});
   }
@@ -652,7 +694,7 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["run"] = run_context(in);
   ctx["grid"] = grid_context(study);
   ctx["calibration"] = calibration_context(study);
-  ctx["comparisons"] = comparisons_context(in);
+  ctx["comparisons"] = comparisons_context(in, cited);
   ctx["pareto"] = pareto_context(in);
   ctx["figures"] = figures_context(figures);
   ctx["provenance"] = provenance_context(study);

@@ -307,3 +307,34 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
 }
 
 }  // namespace
+
+namespace {
+
+// llama405b_recipe's long-context explanation cites its comparison's difference: the report prints
+// comparisons.csv's relative_difference, to the digit shown.
+TEST(ShippedStudyComparisons, AnExplanationCitesTheDifferenceComparisonsCsvHolds) {
+  const fs::path out = run_shipped("llama405b_recipe", "cited_comparison");
+  ASSERT_FALSE(out.empty());
+  std::ifstream csv(out / "comparisons.csv");
+  const std::vector<std::string> head = csv_fields(csv);
+  const auto column = [&](const std::string& h) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
+  };
+  double relative = std::nan("");
+  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+    if (row[column("name")].find("131,072") != std::string::npos) relative = std::stod(row[column("relative_difference")]);
+  }
+  ASSERT_TRUE(std::isfinite(relative));
+  std::ifstream md(out / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  const std::size_t at = report.find("dsx differs by ");
+  ASSERT_NE(at, std::string::npos) << report;
+  std::istringstream printed(report.substr(at + std::string("dsx differs by ").size()));
+  double percent = 0;
+  printed >> percent;
+  EXPECT_LT(percent, 0.0);
+  EXPECT_NEAR(percent, relative * 100, 0.05) << report.substr(at, 80);
+  fs::remove_all(out);
+}
+
+}  // namespace

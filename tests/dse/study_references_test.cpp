@@ -76,5 +76,31 @@ TEST(StudyReferences, AStudyWithoutAnalysesSaysWhatWouldDefineAValue) {
       << d.format();
 }
 
+// A compare entry's value and difference are citable from the sections and from every compare
+// explanation, its own included; an unknown one is an error at the explanation.
+std::string study_comparing(const std::string& explanation) {
+  return "study: t\ntitle: T\nquestion: Q?\nsolver: inference\n"
+         "axes:\n  hardware: [a100_80gb_sxm]\n  model: [lab07_kws]\n"
+         "fixed: {precision: fp16, batch: 1, eta: 0.5, launch_overhead: 5 us}\n"
+         "compare:\n  - name: kws latency\n    where: {hardware: a100_80gb_sxm}\n    metric: latency_s\n    expected: 1 ms\n"
+         "    source: S\n"
+         "    explanation: \"" + explanation + "\"\n"
+         "sections:\n  - title: S\n    text: \"dsx gives {{compare.kws latency.dsx}}.\"\n";
+}
+
+TEST(StudyReferences, ComparisonsAreCitableFromSectionsAndExplanations) {
+  Diagnostics d;
+  const auto study = load_study_text(
+      "t.yaml", study_comparing("{{compare.kws latency.difference}} off the source"), kFixtureCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  EXPECT_EQ(citable_keys(*study), (std::vector<std::string>{"compare.kws latency.difference", "compare.kws latency.dsx"}));
+  Diagnostics bad;
+  EXPECT_FALSE(load_study_text("t.yaml", study_comparing("{{compare.kws latency.value}}"), kFixtureCatalog, bad));
+  EXPECT_NE(bad.format().find("t.yaml:15:19: error: compare[0].explanation: unknown reference "
+                              "'{{compare.kws latency.value}}'; did you mean 'compare.kws latency.dsx'?"),
+            std::string::npos)
+      << bad.format();
+}
+
 }  // namespace
 }  // namespace dsx
