@@ -81,8 +81,8 @@
 //    dense model needs ep = 1. Expert weights, gradients and optimizer states are divided by ep on top
 //    of TP x PP, their ZeRO sharding and gradient all-reduce run over the dp / ep expert-DP ranks.
 //    Dispatch and combine all-to-alls (engine/collectives.hpp, pairwise exchange) of b s k h x 2 B / tp
-//    per GPU (its sequence-parallel share of the tokens, k copies each): on NVLink while tp x ep <= 8
-//    (Megatron-Core places EP ranks next to each other after TP), else on the NIC.
+//    per GPU (its sequence-parallel share of the tokens, k copies each): on NVLink while
+//    tp x ep <= gpus_per_node (Megatron-Core places EP ranks next to each other after TP), else on the NIC.
 //  - attention FLOPs use the model's attention width (H (dqk + dv) / 2 for MLA), and activation memory
 //    Korthikanti's dense formula with h = d_model (MLA's and the routed tokens' activations differ).
 //  - hardware_tflops_per_gpu = HFU x peak is the convention of Megatron-LM's published per-GPU

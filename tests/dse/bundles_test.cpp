@@ -153,14 +153,16 @@ TEST(BundleCatalogTest, SettingsFollowTheSolverAndSkipParametersItLacks) {
   std::string problem;
   const auto training = bundle_settings(*c.find_bundle("node", "dgx_h100"), *find_solver("training"), c, problem);
   ASSERT_TRUE(training) << problem;
-  ASSERT_EQ(training->size(), 2U);
+  ASSERT_EQ(training->size(), 3U);
   EXPECT_EQ((*training)[0].param, static_cast<std::size_t>(P::hardware));
   EXPECT_EQ(c.hardware.at(static_cast<std::size_t>((*training)[0].value)).id, "h100_sxm");
   EXPECT_EQ((*training)[1].param, static_cast<std::size_t>(P::fabric_bandwidth));
   EXPECT_DOUBLE_EQ((*training)[1].value, 50e9);  // 400 Gb/s
+  EXPECT_EQ((*training)[2].param, static_cast<std::size_t>(P::gpus_per_node));
+  EXPECT_DOUBLE_EQ((*training)[2].value, 8);
   const auto serving = bundle_settings(*c.find_bundle("node", "dgx_h100"), *find_solver("serving"), c, problem);
   ASSERT_TRUE(serving) << problem;
-  ASSERT_EQ(serving->size(), 1U);  // serving has no fabric_bandwidth
+  ASSERT_EQ(serving->size(), 2U);  // hardware and gpus_per_node: serving has no fabric_bandwidth
   const auto none = bundle_settings(*c.find_bundle("region", "quebec"), *find_solver("serving"), c, problem);
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());

@@ -94,6 +94,13 @@ const std::vector<Datasheet>& datasheets() {
        "Xeon 8480+: 56 cores x 2.0 GHz x 1,024 AMX BF16 ops; 8 x DDR5-4800"},
       {"gh200_141gb", Precision::fp16, 1979.0 / 2, 4.8, "GH200 (HBM3e): H100 compute, 4.8 TB/s"},
       {"groq_lpu", Precision::int8, 750, 80, "Groq LPU: 750 TOPS INT8, 80 TB/s of on-chip SRAM"},
+      // NVIDIA RTX 6000 Ada (grafikkarten.com from NVIDIA's product page; Hugging Face hardware page):
+      // 91.1 TFLOPS FP32, 960 GB/s. No tensor rate was found, so the ridge is FP32's.
+      {"rtx_6000_ada", Precision::fp32, 91.1, 0.96, "RTX 6000 Ada: 91.1 TFLOPS FP32, 960 GB/s"},
+      // NVIDIA Jetson Orin Nano Series data sheet: 4GB module 10 dense INT8 TOPS; 64-bit LPDDR5, half
+      // the 8GB module's 128-bit bus at 68 GB/s.
+      {"jetson_orin_nano_4gb", Precision::int8, 10, 0.068 * 64 / 128,
+       "Jetson Orin Nano 4GB: 10 dense INT8 TOPS; 68 GB/s x 64 / 128 bits"},
   };
   return d;
 }
