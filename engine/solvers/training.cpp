@@ -148,6 +148,10 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "bytes the memory-bound work moves over the fused minimum counted (1: every elementwise chain "
                     "one kernel; eager frameworks move more: intermediate copies, casts, unfused backward)",
      .has_default = true, .default_value = 1, .min_value = 1, .max_value = 20},
+    {.name = "tp_overlap", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "fraction of the TP all-reduces hidden behind the GEMMs (Megatron-Core's TP communication "
+                    "overlap; 0: exposed)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -456,6 +460,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                               ep_in_node ? kNvlinkAlphaS : fabric_alpha)
                                : 0.0;
   step.dp_overlap = v[Param::overlap];
+  step.tp_overlap = v[Param::tp_overlap];
   step.gpus = n;
   const StepResult r = training_step(step);
 

@@ -67,8 +67,11 @@
 //    bf16 gradient shard, the gpus_per_node / tp DP peers inside a node on NVLink and the rest across
 //    nodes on the NIC (mlsysim prices DP <= 8 on NVLink even when TP fills the node: its section 6.6);
 //    ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al. 2020 section 7); `overlap`
-//    hides that fraction of the DP time behind backward compute. TP and PP communication are not
-//    overlapped. Every transfer across nodes runs at fabric_bandwidth / `oversubscription` (a
+//    hides that fraction of the DP time behind backward compute, `tp_overlap` that fraction of the
+//    TP all-reduces behind the GEMMs (Megatron-Core's tensor-parallel communication overlap,
+//    Wang et al., "Overlap Communication with Dependent Computation via Decomposition in Large Deep
+//    Learning Models", ASPLOS 2023: the collective is split into chunks that run under the GEMMs
+//    consuming or producing them); PP communication is not overlapped. Every transfer across nodes runs at fabric_bandwidth / `oversubscription` (a
 //    fat-tree oversubscribed k:1 gives each NIC 1/k of its rate under all-to-all load). A tp that does
 //    not nest with the node (neither divides the other) is infeasible: TP groups tile nodes.
 //  - stragglers: a synchronous step waits for its slowest rank; `straggler_slowdown` (>= 1) divides
@@ -146,6 +149,7 @@ class TrainingSolver final : public TabledSolver {
     attention_eta,
     memory_efficiency,
     memory_traffic,
+    tp_overlap,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -196,6 +196,19 @@ TEST_F(TrainingSolverTest, OversubscriptionLatencyStragglersAndCheckpoints) {
   EXPECT_GT(out[M::fleet_mtbf_s], b[M::fleet_mtbf_s]);
 }
 
+// TP communication overlap hides that fraction of the all-reduces; nothing else moves.
+TEST_F(TrainingSolverTest, TpOverlapHidesItsShareOfTheAllReduces) {
+  ASSERT_EQ(solver.evaluate(point(8, 4, 1, 1), out).status, PointStatus::ok);
+  const std::vector<double> exposed = out;
+  ASSERT_GT(exposed[M::tp_comm_s], 0.0);
+  PointInputs half = point(8, 4, 1, 1);
+  half.values[P::tp_overlap] = 0.5;
+  ASSERT_EQ(solver.evaluate(half, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::tp_comm_s], exposed[M::tp_comm_s] / 2, 1e-12);
+  EXPECT_NEAR(exposed[M::step_time_s] - out[M::step_time_s], exposed[M::tp_comm_s] / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(out[M::compute_s], exposed[M::compute_s]);
+}
+
 TEST_F(TrainingSolverTest, RecomputationTradesMemoryForTime) {
   ASSERT_EQ(solver.evaluate(point(8, 4, 1, 1), out).status, PointStatus::ok);
   const std::vector<double> selective = out;
