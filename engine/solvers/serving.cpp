@@ -179,14 +179,13 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 14> kReasons = {
+constexpr std::array<std::string_view, 13> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
     "weights + KV cache do not fit in device memory",
     "arrival rate exceeds the replica's capacity (queue unstable)",
-    "no GPU price: catalog price is 0 and gpu_hour_price is not given",
     "ep > 1 needs a mixture-of-experts model",
     "ep must divide the number of routed experts",
     "tp x ep GPUs must fit in one node (gpus_per_node)",
@@ -386,8 +385,10 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[queue_utilization] = rho;
   out[p99_latency_s] = e2e + p99_wait;
   out[p99_ttft_s] = ttft + p99_wait;
-  out[gpu_hour_price_usd] = hour_price;
-  out[cost_per_million_tokens_usd] = replica_gpus * hour_price / kSecondsPerHour / tps * 1e6;
+  // No price (catalog price 0, gpu_hour_price not given): the cost metrics are unknown, not zero.
+  const double known_price = hour_price > 0 ? hour_price : std::numeric_limits<double>::quiet_NaN();
+  out[gpu_hour_price_usd] = known_price;
+  out[cost_per_million_tokens_usd] = replica_gpus * known_price / kSecondsPerHour / tps * 1e6;
   out[eta_decode_used] = eta_dec;
   out[gpus] = replica_gpus;
   out[decode_all_to_all_s] = step.expert_all_to_all_s;
@@ -403,7 +404,6 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};
-  if (hour_price <= 0) return {PointStatus::infeasible, no_price};
   return {};
 }
 

@@ -193,7 +193,6 @@ class ServingSolver final : public TabledSolver {
     tp_must_divide_heads,
     exceeds_memory,
     queue_unstable,
-    no_price,
     ep_needs_moe,
     ep_must_divide_experts,
     replica_exceeds_node,

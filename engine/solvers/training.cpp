@@ -214,7 +214,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"optimizer_s", Dimension::time, "the optimizer update per step: states, gradients and weights through memory"},
 }};
 
-constexpr std::array<std::string_view, 17> kReasons = {
+constexpr std::array<std::string_view, 16> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -222,7 +222,6 @@ constexpr std::array<std::string_view, 17> kReasons = {
     "pp x virtual_stages exceeds the layers (every model chunk needs one)",
     "global_batch is not a multiple of dp x micro_batch",
     "does not fit in device memory",
-    "no GPU price in the catalog",
     "ep > 1 needs a mixture-of-experts model",
     "ep must divide dp (Megatron-Core shards experts within the data-parallel group)",
     "ep must divide the number of routed experts",
@@ -343,7 +342,6 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[Metric::dp] = dp;
   out[Metric::microbatches] = m;
   if (!tm.fits) return {PointStatus::infeasible, exceeds_memory};
-  if (hw.price_usd <= 0) return {PointStatus::infeasible, no_price};
 
   const double nvlink = hw.accelerator_link_bandwidth_bytes_per_s > 0 ? hw.accelerator_link_bandwidth_bytes_per_s
                                                                       : hw.host_link_bandwidth_bytes_per_s;
@@ -530,7 +528,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   own.power_w = power;
   own.pue = v[Param::pue];
   own.electricity_usd_per_kwh = v[Param::electricity_usd_per_kwh];
-  const double gpu_hour = owned_usd_per_device_hour(own);
+  const double gpu_hour = hw.price_usd > 0 ? owned_usd_per_device_hour(own) : std::numeric_limits<double>::quiet_NaN();
   out[gpu_hour_cost_usd] = gpu_hour;
   out[cost_usd] = run_cost_usd(gpu_hour, n, duration_s);
   out[cost_per_million_tokens_usd] = usd_per_million_tokens(gpu_hour, n, r.tokens_per_s);

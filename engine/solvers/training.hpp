@@ -104,7 +104,8 @@
 //    x WUE (The Green Grid, White Paper 35, 2011: WUE is site water over IT energy, not facility
 //    energy; the regions of studies/catalog/regions.yaml give mlsysim's WUE); cost per GPU-hour from the
 //    catalog price over 3 years plus 5 %/year maintenance (mlsysim EconomicsModel defaults) plus
-//    electricity (engine/economics.hpp).
+//    electricity (engine/economics.hpp); hardware without a price leaves the cost metrics NaN (the
+//    point stays feasible, as hardware without a TDP leaves energy NaN).
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -206,7 +207,6 @@ class TrainingSolver final : public TabledSolver {
     pp_exceeds_layers,
     batch_not_divisible,
     exceeds_memory,
-    no_price,
     ep_needs_moe,
     ep_must_divide_dp,
     ep_must_divide_experts,

@@ -53,6 +53,22 @@ TEST_F(ServingSolverTest, DeclarationsAreConsistent) {
   EXPECT_LE(solver.params().size(), kMaxParams);
 }
 
+// No catalog price and no gpu_hour_price: the point is served as with a price, its costs unknown.
+TEST_F(ServingSolverTest, NoPriceLeavesOnlyTheCostsUnknown) {
+  const std::vector<double> priced = run(point(llama8b, 8, 1));
+  HardwareSpec unpriced = hw;
+  unpriced.price_usd = 0;
+  PointInputs in = point(llama8b, 8, 1);
+  in.hardware = &unpriced;
+  const std::vector<double> out = run(in);
+  EXPECT_TRUE(std::isnan(out[M::gpu_hour_price_usd]));
+  EXPECT_TRUE(std::isnan(out[M::cost_per_million_tokens_usd]));
+  EXPECT_DOUBLE_EQ(out[M::tokens_per_s], priced[M::tokens_per_s]);
+  // A given GPU-hour price still prices it.
+  in.values[P::gpu_hour_price] = 2;
+  EXPECT_NEAR(run(in)[M::gpu_hour_price_usd], 2, 1e-12);
+}
+
 TEST_F(ServingSolverTest, Llama70bWeightsPerGpuAtTp8) {
   const auto out = run(point(llama70b, 1, 8));
   EXPECT_DOUBLE_EQ(out[M::weights_per_gpu_bytes], llama70b.eager.parameter_count * 2 / 8);

@@ -51,7 +51,7 @@ class TrainingSolverTest : public ::testing::Test {
 TEST_F(TrainingSolverTest, ParamsFitTheSweepLimit) {
   EXPECT_LE(solver.params().size(), kMaxParams);
   EXPECT_EQ(solver.metrics().size(), static_cast<std::size_t>(TrainingSolver::kMetricCount));
-  EXPECT_EQ(solver.reasons().size(), 17u);
+  EXPECT_EQ(solver.reasons().size(), 16u);
 }
 
 TEST_F(TrainingSolverTest, Llama70bOn1024H100) {
@@ -197,6 +197,23 @@ TEST_F(TrainingSolverTest, OversubscriptionLatencyStragglersAndCheckpoints) {
 }
 
 // TP communication overlap hides that fraction of the all-reduces; nothing else moves.
+// Hardware without a price (GB200, TPU and Trainium entries) trains as fast as with one; only the
+// costs are unknown.
+TEST_F(TrainingSolverTest, NoPriceLeavesOnlyTheCostsUnknown) {
+  ASSERT_EQ(solver.evaluate(point(8, 4, 1, 1), out).status, PointStatus::ok);
+  const std::vector<double> priced = out;
+  HardwareSpec unpriced = hw;
+  unpriced.price_usd = 0;
+  PointInputs in = point(8, 4, 1, 1);
+  in.hardware = &unpriced;
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  for (const std::size_t m : {M::gpu_hour_cost_usd, M::cost_usd, M::cost_per_million_tokens_usd}) {
+    EXPECT_TRUE(std::isnan(out[m])) << solver.metrics()[m].name;
+  }
+  EXPECT_DOUBLE_EQ(out[M::step_time_s], priced[M::step_time_s]);
+  EXPECT_DOUBLE_EQ(out[M::energy_j], priced[M::energy_j]);
+}
+
 TEST_F(TrainingSolverTest, TpOverlapHidesItsShareOfTheAllReduces) {
   ASSERT_EQ(solver.evaluate(point(8, 4, 1, 1), out).status, PointStatus::ok);
   const std::vector<double> exposed = out;
