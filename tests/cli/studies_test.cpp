@@ -33,6 +33,11 @@ std::vector<std::string> shipped_studies() {
   return names;
 }
 
+// The index of column `name` in a CSV header (header.size() when it is missing).
+std::size_t column_of(const std::vector<std::string>& header, const std::string& name) {
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
 // Splits one CSV record (RFC 4180, as output/csv.cpp writes it).
 std::vector<std::string> csv_fields(std::istream& in) {
   std::vector<std::string> fields(1);
@@ -208,9 +213,7 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   // The printed bounds against the CSV rows (model resnet50, batch 64) to the 3 digits printed.
   std::ifstream csv(out / "results.csv");
   const std::vector<std::string> head = csv_fields(csv);
-  const auto column = [&](const std::string& h) {
-    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
-  };
+  const auto column = [&head](const std::string& h) { return column_of(head, h); };
   const std::size_t lo = column("cost_per_million_inferences_usd_p10"), hi = column("cost_per_million_inferences_usd_p90");
   ASSERT_LT(hi, head.size());
   std::map<std::string, std::pair<double, double>> bounds;
@@ -265,9 +268,7 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
   ASSERT_FALSE(out.empty());
   std::ifstream csv(out / "pareto.csv");
   const std::vector<std::string> head = csv_fields(csv);
-  const auto column = [&](const std::string& h) {
-    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
-  };
+  const auto column = [&head](const std::string& h) { return column_of(head, h); };
   const std::vector<std::string> axes = {"tp", "pp", "micro_batch", "recompute", "zero_stage", "region"};
   std::map<std::string, double> csv_seconds;  // axis labels joined by " | " -> time_to_train_s
   for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
@@ -317,9 +318,7 @@ TEST(ShippedStudyComparisons, AnExplanationCitesTheDifferenceComparisonsCsvHolds
   ASSERT_FALSE(out.empty());
   std::ifstream csv(out / "comparisons.csv");
   const std::vector<std::string> head = csv_fields(csv);
-  const auto column = [&](const std::string& h) {
-    return static_cast<std::size_t>(std::find(head.begin(), head.end(), h) - head.begin());
-  };
+  const auto column = [&head](const std::string& h) { return column_of(head, h); };
   double relative = std::nan("");
   for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
     if (row[column("name")].find("131,072") != std::string::npos) relative = std::stod(row[column("relative_difference")]);
