@@ -23,7 +23,7 @@ Grid::Grid(const ResolvedStudy& study) : study_(&study) {
     return use == nullptr || use->axis < 0;
   };
   if (fixed(hardware_param_)) {
-    base_.hardware = &study.catalog.hardware.at(static_cast<std::size_t>(base_.values[hardware_param_]));
+    set(static_cast<std::size_t>(hardware_param_), base_.values[hardware_param_], base_);
   }
   if (fixed(model_param_)) {
     base_.model = &study.catalog.models.at(static_cast<std::size_t>(base_.values[model_param_])).prepared;
@@ -55,7 +55,9 @@ void Grid::inputs(std::uint64_t index, PointInputs& out) const {
 void Grid::set(std::size_t param, double value, PointInputs& out) const {
   out.values[param] = value;
   if (static_cast<int>(param) == hardware_param_) {
-    out.hardware = &study_->catalog.hardware[static_cast<std::size_t>(value)];
+    const auto chip = static_cast<std::size_t>(value);
+    out.hardware = &study_->catalog.hardware[chip];
+    for (const ResolvedStudy::HardwareScaled& s : study_->hardware_scaled) out.values[s.param] = s.value_per_hardware[chip];
   } else if (static_cast<int>(param) == model_param_) {
     out.model = &study_->catalog.models[static_cast<std::size_t>(value)].prepared;
   }

@@ -1,6 +1,7 @@
 // The grid of a study: point index <-> coordinates (mixed radix, last axis fastest) and the
-// solver inputs of a point (an axis of bundles sets each of its parameters). Building inputs
-// allocates nothing, so the sweep can call it per point.
+// solver inputs of a point (an axis of bundles sets each of its parameters; the chip sets the
+// calibrated parameters the profile scales per hardware). Building inputs allocates nothing, so the
+// sweep can call it per point.
 #pragma once
 
 #include <cstdint>

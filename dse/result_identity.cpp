@@ -53,6 +53,11 @@ std::string result_identity(const ResolvedStudy& study) {
     while (p < params.size() && params[p].name != f.name) ++p;
     c.text("fixed").text(f.name).number(p < params.size() ? study.fixed_values[p] : 0).end();
   }
+  for (const ResolvedStudy::HardwareScaled& h : study.hardware_scaled) {
+    c.text("hardware_scaled").text(params[h.param].name).count(h.value_per_hardware.size());
+    for (const double v : h.value_per_hardware) c.number(v);
+    c.end();
+  }
   for (const BundleUse& b : study.bundles) {
     c.text("bundle").text(b.kind).text(std::to_string(b.axis)).text(b.id).count(b.params.size());
     for (const std::size_t p : b.params) c.text(params[p].name);

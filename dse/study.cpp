@@ -571,8 +571,16 @@ void StudyLoader::keep_used_catalog_entries() {
   const auto used = [](const std::vector<std::string>& ids, const std::string& id) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
-  for (const HardwareSpec& h : catalog_.hardware) {
-    if (used(hardware, h.id)) s_.catalog.hardware.push_back(h);
+  std::vector<std::size_t> kept_hardware;  // full catalog index of each kept entry
+  for (std::size_t i = 0; i < catalog_.hardware.size(); ++i) {
+    if (!used(hardware, catalog_.hardware[i].id)) continue;
+    s_.catalog.hardware.push_back(catalog_.hardware[i]);
+    kept_hardware.push_back(i);
+  }
+  for (ResolvedStudy::HardwareScaled& h : s_.hardware_scaled) {
+    std::vector<double> kept;
+    for (const std::size_t i : kept_hardware) kept.push_back(h.value_per_hardware[i]);
+    h.value_per_hardware = std::move(kept);
   }
   for (const CatalogModel& m : catalog_.models) {
     if (used(models, m.id)) s_.catalog.models.push_back(m);

@@ -136,6 +136,7 @@ struct Section {
 
 struct StudyAnalyses;
 struct CalibrationProfile;
+struct FittedParameter;
 
 struct ResolvedStudy {
   std::string file;
@@ -174,6 +175,14 @@ struct ResolvedStudy {
   std::shared_ptr<const CalibrationProfile> calibration;
   std::string calibration_name;                // as named: "default", a file, or "" for none
   std::array<bool, kMaxParams> calibrated{};   // parameters whose value is the profile's
+  // Calibrated parameters whose value depends on the point's chip: the profile's fitted value times
+  // the chip's factor (CalibrationProfile::hardware_factors), per catalog hardware index. Grid::inputs
+  // sets them wherever it sets the hardware. Empty when the profile has no factor for any chip here.
+  struct HardwareScaled {
+    std::size_t param = 0;
+    std::vector<double> value_per_hardware;
+  };
+  std::vector<HardwareScaled> hardware_scaled;
 
   std::uint64_t point_count() const;  // product of axis sizes (checked for overflow at load)
 };

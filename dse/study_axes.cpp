@@ -592,6 +592,7 @@ void StudyLoader::fill_defaults(const YamlNode& solver_node) {
       s_.fixed_labels[p] = exact_quantity_label(fitted->value, params[p].dimension);
       s_.calibrated[p] = true;
       fixed_[p] = true;
+      scale_per_hardware(p, *fitted);
     } else if (params[p].has_default) {
       s_.fixed_values[p] = params[p].default_value;
       s_.fixed_labels[p] = default_label(params[p]);
@@ -605,6 +606,22 @@ void StudyLoader::fill_defaults(const YamlNode& solver_node) {
                                 "): give it under axes: or fixed:");
     }
   }
+}
+
+void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitted) {
+  if (fitted.per_hardware.empty()) return;
+  const ParamSpec& spec = s_.solver->params()[p];
+  const double upper = spec.max_value > spec.min_value ? spec.max_value : HUGE_VAL;
+  ResolvedStudy::HardwareScaled scaled{p, {}};
+  bool any = false;
+  for (const HardwareSpec& hw : catalog_.hardware) {
+    const double factor = s_.calibration->hardware_factor(fitted.per_hardware, hw.id);
+    any = any || factor != 1.0;
+    scaled.value_per_hardware.push_back(hardware_scaled_value(fitted.value, factor, upper));
+  }
+  if (!any) return;
+  s_.fixed_labels[p] += " x " + fitted.per_hardware + " factor of the chip";
+  s_.hardware_scaled.push_back(std::move(scaled));
 }
 
 bool StudyLoader::failed_param(std::size_t p) const {

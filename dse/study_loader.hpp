@@ -145,6 +145,8 @@ class StudyLoader {
   void read_calibration(const YamlNode* node, const std::string& catalog_dir);
 
   void fill_defaults(const YamlNode& solver_node);
+  // Records a calibrated parameter whose value the profile scales per chip (ResolvedStudy::hardware_scaled).
+  void scale_per_hardware(std::size_t p, const FittedParameter& fitted);
 
   // A parameter written under axes: or fixed: whose value had an error (already reported).
   bool failed_param(std::size_t p) const;

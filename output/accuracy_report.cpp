@@ -106,6 +106,10 @@ std::string parameter_table_text(const MeasurementSet& set, const Calibration& c
     }
     if (!ids.empty()) out += fmt::format("    constrained by: {}\n", fmt::join(ids, ", "));
   }
+  for (const HardwareFactor& h : c.profile.hardware_factors) {
+    out += fmt::format("{} factor of {}: {}, spread {}; {} measurements constrain it\n", h.family, h.hardware,
+                       number_text(h.factor, 4), number_text(h.spread, 2), h.rows);
+  }
   return out;
 }
 
@@ -231,6 +235,16 @@ std::string accuracy_markdown(const AccuracyReportInputs& in, bool with_parity_f
     md += fmt::format("| `{}.{}` | {} | {} | {} | {} | {} |\n", p.solver, p.name, number_text(p.prior, 4),
                       number_text(p.value, 4), p.identified ? number_text(p.spread, 2) : "", p.rows,
                       p.identified ? "fitted" : "not identified: kept at the prior");
+  }
+  if (!c.profile.hardware_factors.empty()) {
+    md += "\nA parameter with a factor family (`per_hardware` in the regimes) takes, on a chip the measurements "
+          "identify, its fitted value times that chip's factor, capped at the parameter's bound; every other chip "
+          "uses the fitted value.\n\n";
+    md += "| family | hardware | factor | spread (1 sd) | measurements constraining it |\n|---|---|---:|---:|---:|\n";
+    for (const HardwareFactor& h : c.profile.hardware_factors) {
+      md += fmt::format("| {} | `{}` | {} | {} | {} |\n", h.family, h.hardware, number_text(h.factor, 4),
+                        number_text(h.spread, 2), h.rows);
+    }
   }
   md += "\n## Every measurement\n\n";
   std::map<std::string, std::vector<const RowFit*>> by_regime;

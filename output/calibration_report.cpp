@@ -1,6 +1,7 @@
 #include "output/calibration_report.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -37,8 +38,18 @@ json calibration_context(const ResolvedStudy& study) {
     const FittedParameter* f = profile->parameter(solver, params[i].name);
     if (f == nullptr) continue;
     const QuantityDisplay display = describe_quantity(params[i].name, params[i].dimension);
+    std::string value = format_quantity(f->value, display);
+    for (const ResolvedStudy::HardwareScaled& h : study.hardware_scaled) {
+      if (h.param != i) continue;
+      std::vector<std::string> chips;
+      for (std::size_t k = 0; k < h.value_per_hardware.size(); ++k) {
+        if (h.value_per_hardware[k] == f->value) continue;
+        chips.push_back(study.catalog.hardware[k].id + " " + format_quantity(h.value_per_hardware[k], display));
+      }
+      if (!chips.empty()) value += "; with the chip's " + f->per_hardware + " factor: " + fmt::format("{}", fmt::join(chips, ", "));
+    }
     parameters.push_back({{"name", std::string(params[i].name)},
-                          {"value", format_quantity(f->value, display)},
+                          {"value", value},
                           {"spread", f->identified ? format_quantity(f->spread, display) : "not fitted"},
                           {"rows", f->rows},
                           {"status", f->identified ? "fitted" : "too few measurements: the prior"}});

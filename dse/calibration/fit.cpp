@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "dse/grid.hpp"
 #include "engine/registry.hpp"
@@ -27,6 +28,9 @@ constexpr std::size_t kMinSourcesToIdentify = 2;
 constexpr std::size_t kMinRowsForOwnInterval = 5;
 constexpr double kIntervalLow = 0.1;
 constexpr double kIntervalHigh = 0.9;
+// The pull of a chip's factor towards 1 weighs as much as one measurement at the shared value: a
+// chip few rows constrain stays near the shared values, one many rows constrain follows its rows.
+constexpr double kFactorPriorWeight = 1.0;
 
 // A fit parameter: where it sits in a solver's inputs and how it maps to an unbounded coordinate.
 struct Coordinate {
@@ -37,6 +41,9 @@ struct Coordinate {
   double max_value = 0;
   bool fraction = false;  // bounded above by 1 (or less): logit over (min, max); else log
   double prior = 0;       // the solver's default
+  double prior_weight = kPriorWeight;
+  int family = -1;        // a parameter: the factor family that scales it; a factor: its family
+  bool is_factor = false; // a chip's factor of `family` (ref.name = hardware id), log coordinate, prior 1
 
   double to_u(double theta) const {
     if (fraction) {
@@ -66,6 +73,7 @@ struct Row {
   std::size_t index = 0;           // into MeasurementSet::rows
   PointInputs inputs;              // at the defaults
   std::vector<int> slot;           // per coordinate: the solver parameter to overwrite, or -1
+  std::vector<int> factor;         // per family: the coordinate of this row's chip factor, or -1
   std::vector<double> metrics;     // scratch
 };
 
@@ -92,7 +100,14 @@ class Fitter {
   double predict(Row& r, const std::vector<double>& theta) const {
     PointInputs in = r.inputs;
     for (std::size_t j = 0; j < coords_.size(); ++j) {
-      if (r.slot[j] >= 0) in.values[static_cast<std::size_t>(r.slot[j])] = theta[j];
+      if (r.slot[j] < 0) continue;
+      const Coordinate& c = coords_[j];
+      double value = theta[j];
+      if (c.family >= 0 && r.factor[static_cast<std::size_t>(c.family)] >= 0) {
+        const double factor = theta[static_cast<std::size_t>(r.factor[static_cast<std::size_t>(c.family)])];
+        value = hardware_scaled_value(value, factor, c.max_value > c.min_value ? c.max_value : HUGE_VAL);
+      }
+      in.values[static_cast<std::size_t>(r.slot[j])] = value;
     }
     const Solver& solver = *r.m->point->solver;
     try {
@@ -107,7 +122,7 @@ class Fitter {
 
   // d log y / d log theta_j of row r at theta (0 when the row does not use parameter j).
   double elasticity(Row& r, const std::vector<double>& theta, std::size_t j) const {
-    if (r.slot[j] < 0) return 0;
+    if (!uses(r, j)) return 0;
     const double base = predict(r, theta);
     std::vector<double> moved = theta;
     const double up = theta[j] * (1 + kElasticityStep);
@@ -117,6 +132,12 @@ class Fitter {
     const double y = predict(r, moved);
     if (!std::isfinite(base) || !std::isfinite(y) || theta[j] <= 0) return 0;
     return (std::log(y) - std::log(base)) / (std::log(moved[j]) - std::log(theta[j]));
+  }
+
+  // Whether row r's prediction depends on coordinate j.
+  bool uses(const Row& r, std::size_t j) const {
+    const Coordinate& c = coords_[j];
+    return c.is_factor ? r.factor[static_cast<std::size_t>(c.family)] == static_cast<int>(j) : r.slot[j] >= 0;
   }
 
   // Which coordinates the rows `use` identify: enough rows from enough sources constrain them.
@@ -131,7 +152,10 @@ class Fitter {
           sources.insert(rows_[i].m->source.key());
         }
       }
-      out[j] = n >= kMinRowsToIdentify && sources.size() >= kMinSourcesToIdentify;
+      // A chip factor needs no quorum: its pull towards 1 keeps it defined, and it moves from 1 by
+      // n / (n + 1) of what its n rows ask for.
+      out[j] = coords_[j].is_factor ? n > 0
+                                    : n >= kMinRowsToIdentify && sources.size() >= kMinSourcesToIdentify;
     }
     return out;
   }
@@ -174,7 +198,9 @@ class Fitter {
         const double y = predict(row, t);
         r(static_cast<Eigen::Index>(i)) = std::isfinite(y) ? std::log(y / row.m->measured) : kNaN;
       }
-      for (std::size_t a = 0; a < k; ++a) r(static_cast<Eigen::Index>(n + a)) = kPriorWeight * (x(a) - u_prior(a));
+      for (std::size_t a = 0; a < k; ++a) {
+        r(static_cast<Eigen::Index>(n + a)) = coords_[active[a]].prior_weight * (x(a) - u_prior(a));
+      }
     };
     const auto weights = [&](const Eigen::VectorXd& r) {
       std::vector<double> abs_dev;
@@ -324,8 +350,9 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
   profile.measurements = set.rows.size();
   profile.measurements_hash = set.content_hash;
 
-  // The fit parameters, in the order the regimes name them.
+  // The fit parameters, in the order the regimes name them, then the chip factors of each family.
   std::vector<Coordinate> coords;
+  std::vector<std::string> families;
   for (const RegimeDefinition& def : set.regimes) {
     for (const FitParameterRef& ref : def.fit) {
       const bool seen = std::any_of(coords.begin(), coords.end(), [&](const Coordinate& c) {
@@ -345,9 +372,15 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
       }
       c.fraction = c.max_value > c.min_value && c.max_value <= 1;
       if (!c.fraction && c.prior <= 0) c.prior = c.positive_floor();
+      if (!ref.per_hardware.empty()) {
+        const auto f = std::find(families.begin(), families.end(), ref.per_hardware);
+        c.family = static_cast<int>(f - families.begin());
+        if (f == families.end()) families.push_back(ref.per_hardware);
+      }
       coords.push_back(c);
     }
   }
+  const std::size_t parameter_count = coords.size();
   for (const Coordinate& c : coords) out.parameters.push_back(c.ref);
 
   // The rows dsx can predict at the defaults.
@@ -367,6 +400,30 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     }
     rows.push_back(std::move(r));
   }
+  // One factor per family and chip whose rows use a parameter of the family.
+  for (Row& r : rows) {
+    r.factor.assign(families.size(), -1);
+    if (r.inputs.hardware == nullptr) continue;
+    for (std::size_t j = 0; j < parameter_count; ++j) {
+      if (r.slot[j] < 0 || coords[j].family < 0) continue;
+      const auto family = static_cast<std::size_t>(coords[j].family);
+      if (r.factor[family] >= 0) continue;
+      const std::string& chip = r.inputs.hardware->id;
+      std::size_t f = parameter_count;
+      while (f < coords.size() && !(coords[f].family == coords[j].family && coords[f].ref.name == chip)) ++f;
+      if (f == coords.size()) {
+        Coordinate c;
+        c.ref = FitParameterRef{families[family], chip, std::nullopt, families[family]};
+        c.prior = 1;
+        c.prior_weight = kFactorPriorWeight;
+        c.family = coords[j].family;
+        c.is_factor = true;
+        coords.push_back(c);
+      }
+      r.factor[family] = static_cast<int>(f);
+    }
+  }
+  for (Row& r : rows) r.slot.resize(coords.size(), -1);
   Fitter fitter(coords, rows);
   std::vector<double> prior(coords.size());
   for (std::size_t j = 0; j < coords.size(); ++j) prior[j] = coords[j].prior;
@@ -395,7 +452,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
   const std::vector<bool> free = fitter.identified(usable, prior);
   const Fitter::Result full = fitter.fit(usable, free, prior);
 
-  for (std::size_t j = 0; j < coords.size(); ++j) {
+  for (std::size_t j = 0; j < parameter_count; ++j) {
     FittedParameter fp;
     fp.solver = coords[j].ref.solver;
     fp.name = coords[j].ref.name;
@@ -403,6 +460,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     fp.identified = free[j];
     fp.value = free[j] ? full.theta[j] : coords[j].prior;
     fp.spread = full.spread[j];
+    fp.per_hardware = coords[j].ref.per_hardware;
     profile.parameters.push_back(fp);
   }
   for (std::size_t i : usable) {
@@ -411,7 +469,22 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     f.log_error = speed_log_error(f.predicted, rows[i].m->measured, rows[i].m->orientation());
     for (std::size_t j = 0; j < coords.size(); ++j) f.elasticity.push_back(fitter.elasticity(rows[i], full.theta, j));
   }
-  for (std::size_t j = 0; j < coords.size(); ++j) {
+  // Chip factors the rows identify, by family, then hardware id; the others stay at 1.
+  for (std::size_t j = parameter_count; j < coords.size(); ++j) {
+    if (!free[j]) continue;
+    std::size_t n = 0;
+    for (std::size_t i : usable) n += std::fabs(out.rows[i].elasticity[j]) >= kConstrainingElasticity ? 1 : 0;
+    profile.hardware_factors.push_back(HardwareFactor{coords[j].ref.per_hardware, coords[j].ref.name, full.theta[j],
+                                                      full.spread[j], n});
+  }
+  std::sort(profile.hardware_factors.begin(), profile.hardware_factors.end(),
+            [](const HardwareFactor& a, const HardwareFactor& b) {
+              return std::tie(a.family, a.hardware) < std::tie(b.family, b.hardware);
+            });
+  for (RowFit& f : out.rows) {
+    if (f.elasticity.size() > parameter_count) f.elasticity.resize(parameter_count);
+  }
+  for (std::size_t j = 0; j < parameter_count; ++j) {
     std::size_t n = 0;
     for (std::size_t i : usable) n += std::fabs(out.rows[i].elasticity[j]) >= kConstrainingElasticity ? 1 : 0;
     profile.parameters[j].rows = n;

@@ -15,6 +15,14 @@
 // Gauss-Newton covariance s^2 (J^T W J + lambda^2 I)^-1 of the weighted fit, mapped back to the
 // parameter's units.
 //
+// A parameter a regime marks `per_hardware: FAMILY` is also scaled per chip: every chip its rows
+// use gets a factor c_h of that family (one coordinate, log c_h), which multiplies every parameter of
+// the family on that chip, and a pull towards 1 as strong as one row: (log c_h)^2 joins the loss
+// with weight 1. The shared value is then the typical chip's and an unmeasured chip's; a chip with n
+// rows moves n / (n + 1) of the way its rows ask (partial pooling: Gelman and Hill, "Data Analysis
+// Using Regression and Multilevel/Hierarchical Models", Cambridge 2007, section 12.2). Held out, a
+// chip whose only source is left out has no rows, and its factor is 1.
+//
 // Cross-validation leaves out every row of one source (paper, report, results page) at a time,
 // refits on the rest and predicts the rows left out, so a paper's rows never help predict
 // themselves. A regime's interval is [p10, p90] of its held-out log errors (dse/calibration/

@@ -25,7 +25,7 @@ constexpr std::array<std::string_view, 4> kRegimeKeys = {"name", "description", 
 constexpr std::array<std::string_view, 3> kRegimeIntervalKeys = {"solver", "metrics", "when"};
 constexpr std::array<std::string_view, 11> kRowKeys = {"id",    "regime", "solver", "inputs",         "metric",  "measured",
                                                        "source", "stack", "notes",  "cannot_predict", "workload"};
-constexpr std::array<std::string_view, 2> kFitKeys = {"parameter", "prior"};
+constexpr std::array<std::string_view, 3> kFitKeys = {"parameter", "prior", "per_hardware"};
 constexpr std::array<std::string_view, 4> kSourceKeys = {"citation", "url", "read", "date"};
 
 struct ParsedFile {
@@ -134,10 +134,12 @@ class MeasurementReader {
       const std::string where = path + "[" + std::to_string(i) + "]";
       const YamlNode* name_node = &item;
       const YamlNode* prior_node = nullptr;
+      const YamlNode* family_node = nullptr;
       if (item.is_mapping()) {
         r.check_keys(item, kFitKeys, where);
         name_node = r.require(item, "parameter", where);
         prior_node = item.find("prior");
+        family_node = item.find("per_hardware");
         if (name_node == nullptr) continue;
       }
       const auto text = r.string(*name_node, where);
@@ -147,7 +149,7 @@ class MeasurementReader {
         r.error(*name_node, where + ": expected solver.parameter, such as 'serving.eta_decode', got '" + *text + "'");
         continue;
       }
-      FitParameterRef ref{text->substr(0, dot), text->substr(dot + 1), std::nullopt};
+      FitParameterRef ref{text->substr(0, dot), text->substr(dot + 1), std::nullopt, {}};
       const Solver* solver = find_solver(ref.solver);
       if (solver == nullptr) {
         r.unknown(*name_node, "solver", solver_names(), where);
@@ -174,6 +176,21 @@ class MeasurementReader {
         r.error(*name_node, where + ": " + *text + " has no default to start the fit from; give one: {parameter: " +
                                 *text + ", prior: <value>}");
         continue;
+      }
+      if (family_node != nullptr) {
+        const auto family = r.string(*family_node, where + ".per_hardware");
+        if (!family) continue;
+        if (!valid_id(*family)) {
+          r.error(*family_node, where + ".per_hardware: '" + *family +
+                                    "' is not a valid factor name: use a-z, 0-9, '_', '-' and '.'");
+          continue;
+        }
+        if (spec->dimension != Dimension::dimensionless) {
+          r.error(*family_node, where + ".per_hardware: " + *text +
+                                    " is not a fraction; a hardware factor scales efficiencies (dimensionless)");
+          continue;
+        }
+        ref.per_hardware = *family;
       }
       def.fit.push_back(std::move(ref));
     }
@@ -284,7 +301,7 @@ class MeasurementReader {
     for (const RegimeDefinition& d : set_.regimes) {
       for (const FitParameterRef& f : d.fit) {
         if (f.solver == solver->name() && f.prior && starts.parameter(f.solver, f.name) == nullptr) {
-          starts.parameters.push_back(FittedParameter{f.solver, f.name, *f.prior, 0, *f.prior, false, 0});
+          starts.parameters.push_back(FittedParameter{f.solver, f.name, *f.prior, 0, *f.prior, false, 0, {}});
         }
       }
     }

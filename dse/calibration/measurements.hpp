@@ -23,10 +23,16 @@ namespace dsx {
 // A parameter the fit may move: solver.name, and the value it starts from and is pulled towards
 // (the solver's default unless the regime gives one: a parameter without a default, or whose
 // default is a placeholder such as 0 = "the regime table's value", needs it).
+//
+// `per_hardware: NAME` makes the parameter's value depend on the chip: the fit gives every
+// hardware that enough rows constrain a factor of family NAME (one factor per chip, shared by all
+// parameters of the family), and a point on that hardware uses the fitted value times the factor
+// (dse/calibration/fit.hpp).
 struct FitParameterRef {
   std::string solver;
   std::string name;
   std::optional<double> prior;
+  std::string per_hardware;  // factor family; empty = one value for every chip
 };
 
 struct RegimeDefinition {

@@ -17,10 +17,12 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kProfileKeys = {
-    "profile", "fitted_from", "measurements", "predicted", "measurements_hash", "parameters", "regimes", "intervals"};
-constexpr std::array<std::string_view, 7> kParameterKeys = {"solver", "name",       "value", "spread",
-                                                            "prior",  "identified", "rows"};
+constexpr std::array<std::string_view, 9> kProfileKeys = {
+    "profile", "fitted_from", "measurements", "predicted", "measurements_hash", "parameters", "hardware_factors",
+    "regimes", "intervals"};
+constexpr std::array<std::string_view, 8> kParameterKeys = {"solver", "name",       "value", "spread",
+                                                            "prior",  "identified", "rows",  "per_hardware"};
+constexpr std::array<std::string_view, 5> kFactorKeys = {"family", "hardware", "factor", "spread", "rows"};
 constexpr std::array<std::string_view, 12> kRegimeKeys = {
     "name", "rows", "sources", "log_error_p10", "log_error_p90", "pooled", "mape", "median_ape", "mape_cv",
     "median_ape_cv", "coverage_cv", "description"};
@@ -46,6 +48,9 @@ class ProfileReader {
     if (const YamlNode* list = root.find("parameters")) read_list(*list, "parameters", [&](const YamlNode& e, const std::string& where) {
       read_parameter(e, where, p);
     });
+    if (const YamlNode* list = root.find("hardware_factors")) {
+      read_list(*list, "hardware_factors", [&](const YamlNode& e, const std::string& where) { read_factor(e, where, p); });
+    }
     if (const YamlNode* list = root.find("regimes")) read_list(*list, "regimes", [&](const YamlNode& e, const std::string& where) {
       read_regime(e, where, p);
     });
@@ -111,6 +116,7 @@ class ProfileReader {
     if (const YamlNode* n = e.find("prior")) f.prior = number(*n, where + ".prior");
     if (const YamlNode* n = e.find("identified")) f.identified = flag(*n, where + ".identified");
     if (const YamlNode* n = e.find("rows")) f.rows = count(*n, where + ".rows");
+    if (const YamlNode* n = e.find("per_hardware")) f.per_hardware = r_.string(*n, where + ".per_hardware").value_or("");
     for (const ParamSpec& s : solver->params()) {
       if (s.name != f.name) continue;
       const std::string problem = check_bounds(
@@ -123,6 +129,44 @@ class ProfileReader {
       return;
     }
     p.parameters.push_back(std::move(f));
+  }
+
+  void read_factor(const YamlNode& e, const std::string& where, CalibrationProfile& p) {
+    r_.check_keys(e, kFactorKeys, where);
+    HardwareFactor h;
+    const YamlNode* family_node = r_.require(e, "family", where);
+    const YamlNode* hardware_node = r_.require(e, "hardware", where);
+    const YamlNode* factor_node = r_.require(e, "factor", where);
+    if (family_node == nullptr || hardware_node == nullptr || factor_node == nullptr) return;
+    h.family = r_.string(*family_node, where + ".family").value_or("");
+    h.hardware = r_.string(*hardware_node, where + ".hardware").value_or("");
+    QuantityBounds positive;
+    positive.bounded = true;
+    positive.max_value = 1e6;
+    positive.min_exclusive = true;
+    if (const auto q = r_.quantity(*factor_node, Dimension::dimensionless, where + ".factor", positive)) h.factor = q->value;
+    if (const YamlNode* n = e.find("spread")) h.spread = number(*n, where + ".spread");
+    if (const YamlNode* n = e.find("rows")) h.rows = count(*n, where + ".rows");
+    const bool family_used = std::any_of(p.parameters.begin(), p.parameters.end(),
+                                         [&](const FittedParameter& f) { return f.per_hardware == h.family; });
+    if (!family_used) {
+      std::vector<std::string> families;
+      for (const FittedParameter& f : p.parameters) {
+        if (!f.per_hardware.empty() && std::find(families.begin(), families.end(), f.per_hardware) == families.end()) {
+          families.push_back(f.per_hardware);
+        }
+      }
+      r_.unknown(*family_node, "per_hardware name", families, where);
+      return;
+    }
+    const bool twice = std::any_of(p.hardware_factors.begin(), p.hardware_factors.end(), [&](const HardwareFactor& g) {
+      return g.family == h.family && g.hardware == h.hardware;
+    });
+    if (twice) {
+      r_.error(*hardware_node, where + ": the " + h.family + " factor of '" + h.hardware + "' is given twice");
+      return;
+    }
+    p.hardware_factors.push_back(std::move(h));
   }
 
   void read_regime(const YamlNode& e, const std::string& where, CalibrationProfile& p) {
@@ -213,6 +257,13 @@ const FittedParameter* CalibrationProfile::parameter(std::string_view solver, st
   return nullptr;
 }
 
+double CalibrationProfile::hardware_factor(std::string_view family, std::string_view hardware) const {
+  for (const HardwareFactor& h : hardware_factors) {
+    if (h.family == family && h.hardware == hardware) return h.factor;
+  }
+  return 1.0;
+}
+
 const RegimeAccuracy* CalibrationProfile::regime(std::string_view regime_name) const {
   for (const RegimeAccuracy& a : regimes) {
     if (a.name == regime_name) return &a;
@@ -251,7 +302,14 @@ std::string profile_yaml(const CalibrationProfile& p, std::string_view indent) {
     out += in + "  - {solver: " + yaml_scalar(f.solver) + ", name: " + yaml_scalar(f.name) +
            ", value: " + yaml_number(f.value) + ", spread: " + yaml_number(f.spread) +
            ", prior: " + yaml_number(f.prior) + ", identified: " + (f.identified ? "true" : "false") +
-           ", rows: " + std::to_string(f.rows) + "}\n";
+           ", rows: " + std::to_string(f.rows) +
+           (f.per_hardware.empty() ? "" : ", per_hardware: " + yaml_scalar(f.per_hardware)) + "}\n";
+  }
+  if (!p.hardware_factors.empty()) out += in + "hardware_factors:\n";
+  for (const HardwareFactor& h : p.hardware_factors) {
+    out += in + "  - {family: " + yaml_scalar(h.family) + ", hardware: " + yaml_scalar(h.hardware) +
+           ", factor: " + yaml_number(h.factor) + ", spread: " + yaml_number(h.spread) +
+           ", rows: " + std::to_string(h.rows) + "}\n";
   }
   out += in + "regimes:" + (p.regimes.empty() ? " []\n" : "\n");
   for (const RegimeAccuracy& a : p.regimes) {

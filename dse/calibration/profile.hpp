@@ -44,6 +44,20 @@ struct FittedParameter {
   double prior = 0;       // the solver's default before fitting
   bool identified = false;  // enough measurements constrain it; otherwise value = prior
   std::size_t rows = 0;     // measurements that constrain it
+  std::string per_hardware; // factor family whose per-chip factors scale it; empty = none
+};
+
+// How far one chip's efficiencies of a family sit from the shared values: a point on `hardware`
+// uses every parameter of the family (FittedParameter::per_hardware) at its fitted value times
+// `factor`, capped at the parameter's upper bound. A chip the profile does not list uses the shared
+// values (factor 1). Physical causes: the clock a chip sustains under a dense load against its
+// datasheet boost clock, and how mature its kernel libraries are (dse/calibration/fit.hpp).
+struct HardwareFactor {
+  std::string family;
+  std::string hardware;    // catalog id
+  double factor = 1;
+  double spread = 0;       // one standard deviation of the fit
+  std::size_t rows = 0;    // measurements that constrain it
 };
 
 struct RegimeAccuracy {
@@ -70,6 +84,13 @@ struct IntervalRule {
   std::string when;
 };
 
+// A parameter of a factor family on a chip: the shared value times the chip's factor, capped at the
+// parameter's upper bound (an efficiency never passes 1; +inf for an unbounded parameter).
+inline double hardware_scaled_value(double shared, double factor, double upper_bound) {
+  const double v = shared * factor;
+  return v > upper_bound ? upper_bound : v;
+}
+
 struct CalibrationProfile {
   std::string name;          // "default", or the file stem
   std::string fitted_from;   // what `dsx calibrate` read (for the report)
@@ -77,10 +98,13 @@ struct CalibrationProfile {
   std::size_t predicted = 0;     // rows dsx could predict
   std::string measurements_hash; // of the measurement files' text
   std::vector<FittedParameter> parameters;
+  std::vector<HardwareFactor> hardware_factors;  // family, then hardware id order
   std::vector<RegimeAccuracy> regimes;
   std::vector<IntervalRule> intervals;
 
   const FittedParameter* parameter(std::string_view solver, std::string_view name) const;
+  // The factor of `hardware` in `family`: 1 when the profile has none.
+  double hardware_factor(std::string_view family, std::string_view hardware) const;
   const RegimeAccuracy* regime(std::string_view name) const;
 };
 

@@ -19,6 +19,7 @@
 #include "dse/calibration/measurements.hpp"
 #include "dse/calibration/profile.hpp"
 #include "dse/grid.hpp"
+#include "dse/result_identity.hpp"
 #include "dse/sweep.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/registry.hpp"
@@ -195,13 +196,86 @@ TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
   EXPECT_NEAR(c.rows[0].log_error_cv, held_out_error, 1e-12);
 }
 
+// The rows of the per-chip tests: the A100 measured as if eta were 0.4, the H100 as if it were 0.25,
+// three rows each from three sources.
+std::string per_chip_rows() {
+  const std::string regimes = R"(regimes:
+  - name: batched
+    fit: [{parameter: efficiency.eta, prior: 0.5, per_hardware: compute}]
+    intervals:
+      - {solver: efficiency, metrics: {predicted_throughput_items_per_s: rate}}
+)";
+  // At eta = 0.3: A100 60 and 120 items/s, H100 190.1923... and 380.3846... (the file's header).
+  return regimes + "measurements:\n" + row("a1", "a100_80gb_sxm", "lab07_gpt2_layer", "80 /s", "p1") +
+         row("a2", "a100_80gb_sxm", "lab07_kws", "160 /s", "p2") +
+         row("a3", "a100_80gb_sxm", "lab07_gpt2_layer", "80 /s", "p3") +
+         row("h1", "h100_sxm", "lab07_gpt2_layer", "158.49358974358974 /s", "p1") +
+         row("h2", "h100_sxm", "lab07_kws", "316.98717948717949 /s", "p2") +
+         row("h3", "h100_sxm", "lab07_gpt2_layer", "158.49358974358974 /s", "p3");
+}
+
+TEST(Calibrate, EachChipGetsAFactorPulledTowardsTheSharedValue) {
+  TempDir dir("calibrate");
+  const Loaded l = load(dir, per_chip_rows());
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  ASSERT_EQ(c.profile.parameters.size(), 1u);
+  EXPECT_EQ(c.profile.parameters[0].per_hardware, "compute");
+  // The loss is sum over rows (a + x_chip - t_chip)^2 + sum over chips x_chip^2, with a = log eta,
+  // x = log factor, t = log of the eta the chip's rows imply. Its minimum, with 3 rows a chip:
+  // x_chip = 3 (t_chip - a) / 4 and a = the mean of t over the chips (equal row counts), so
+  // eta = sqrt(0.4 x 0.25) and each chip moves 3/4 of the way from it to its own eta.
+  const double shared = std::sqrt(0.4 * 0.25);
+  EXPECT_NEAR(c.profile.parameters[0].value, shared, shared * 2e-3);
+  ASSERT_EQ(c.profile.hardware_factors.size(), 2u);
+  const HardwareFactor& a100 = c.profile.hardware_factors[0];
+  const HardwareFactor& h100 = c.profile.hardware_factors[1];
+  EXPECT_EQ(a100.family, "compute");
+  EXPECT_EQ(a100.hardware, "a100_80gb_sxm");
+  EXPECT_EQ(h100.hardware, "h100_sxm");
+  EXPECT_EQ(a100.rows, 3u);
+  EXPECT_NEAR(a100.factor, std::pow(0.4 / shared, 0.75), 2e-3);
+  EXPECT_NEAR(h100.factor, std::pow(0.25 / shared, 0.75), 2e-3);
+  EXPECT_GT(a100.spread, 0);
+  // In-sample, a row on the A100 is predicted at the shared eta times the A100's factor.
+  EXPECT_NEAR(c.rows[0].predicted, 60 * c.profile.parameters[0].value * a100.factor / 0.3, 1e-9);
+  EXPECT_DOUBLE_EQ(c.profile.hardware_factor("compute", "a100_80gb_sxm"), a100.factor);
+  EXPECT_DOUBLE_EQ(c.profile.hardware_factor("compute", "b200"), 1.0);
+  EXPECT_DOUBLE_EQ(c.profile.hardware_factor("attention", "a100_80gb_sxm"), 1.0);
+}
+
+TEST(Calibrate, WithoutAFamilyOneEtaServesEveryChip) {
+  TempDir dir("calibrate");
+  std::string text = per_chip_rows();
+  text.replace(text.find(", per_hardware: compute"), std::string(", per_hardware: compute").size(), "");
+  const Loaded l = load(dir, text);
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  EXPECT_TRUE(c.profile.hardware_factors.empty());
+  // Every row is off by the same log ratio, so least squares sits at the geometric mean.
+  EXPECT_NEAR(c.profile.parameters[0].value, std::sqrt(0.4 * 0.25), 2e-3);
+}
+
+TEST(Measurements, AFactorFamilyScalesOnlyFractions) {
+  TempDir dir("measurements");
+  const std::string text = R"(regimes:
+  - name: batched
+    fit: [{parameter: efficiency.throughput, prior: 1 /s, per_hardware: compute}, {parameter: efficiency.eta, per_hardware: "no way"}]
+)";
+  const Loaded l = load(dir, text);
+  EXPECT_FALSE(l.set);
+  EXPECT_NE(l.diagnostics.find("per_hardware: efficiency.throughput is not a fraction"), std::string::npos) << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find("per_hardware: 'no way' is not a valid factor name"), std::string::npos) << l.diagnostics;
+}
+
 TEST(Profile, WritesAndReadsBackTheSameValues) {
   CalibrationProfile p;
   p.name = "mine";
   p.fitted_from = "data/";
   p.measurements = 7;
   p.predicted = 6;
-  p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4});
+  p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4, "compute"});
+  p.hardware_factors.push_back({"compute", "h100_sxm", 0.8125, 0.04, 3});
   p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8});
   p.intervals.push_back({"efficiency", "predicted_throughput_items_per_s", "batched", Orientation::rate, "batch <= 8"});
   const std::string text = profile_yaml(p);
@@ -213,6 +287,33 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   ASSERT_TRUE(back) << d.format();
   EXPECT_EQ(profile_yaml(*back), text);
   EXPECT_EQ(back->intervals[0].when, "batch <= 8");
+  EXPECT_DOUBLE_EQ(back->hardware_factor("compute", "h100_sxm"), 0.8125);
+}
+
+TEST(Profile, AFactorNamesAFamilyOfItsParameters) {
+  const std::string text = R"(profile: p
+parameters:
+  - {solver: efficiency, name: eta, value: 0.3, per_hardware: compute}
+hardware_factors:
+  - {family: compute, hardware: h100_sxm, factor: 0.8}
+  - {family: compute, hardware: h100_sxm, factor: 0.9}
+  - {family: comptue, hardware: a100_80gb_sxm, factor: 1.1}
+  - {family: compute, hardware: a100_80gb_sxm, factor: -1}
+)";
+  Diagnostics d;
+  YamlReader r("p.yaml", d);
+  const auto root = r.parse(text);
+  ASSERT_TRUE(root);
+  EXPECT_FALSE(read_profile(r, *root, ""));
+  const std::string out = d.format();
+  EXPECT_NE(out.find("p.yaml:6:33: error: hardware_factors[1]: the compute factor of 'h100_sxm' is given twice"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("p.yaml:7:14: error: unknown per_hardware name 'comptue' in hardware_factors[2]; did you mean "
+                     "'compute'? valid per_hardware names: compute"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("p.yaml:8:56: error: hardware_factors[3].factor = -1 is out of range"), std::string::npos) << out;
 }
 
 TEST(Profile, IntervalFactorsFollowTheOrientation) {
@@ -278,6 +379,56 @@ TEST(StudyCalibration, TheProfileSetsDefaultsAndEveryCoveredMetricGetsAnInterval
   EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(d_low)), std::exp(-0.1) / 60, 0.02 / 60);
   EXPECT_NEAR(t.metric(0, static_cast<std::size_t>(d_high)), std::exp(0.2) / 60, 0.02 / 60);
   EXPECT_EQ(run.interval_columns.size(), 4u);
+}
+
+// kProfileInline with the eta in family `compute` and the H100's factor of that family.
+std::string profile_with_factor(const std::string& factor) {
+  std::string p = kProfileInline;
+  p.replace(p.find("rows: 4}"), 8, "rows: 4, per_hardware: compute}");
+  p.replace(p.find("  regimes:"), 0, "  hardware_factors:\n    - {family: compute, hardware: h100_sxm, factor: " + factor + "}\n");
+  return p;
+}
+
+TEST(StudyCalibration, AChipsFactorScalesTheEfficienciesOfItsFamily) {
+  const auto throughput_per_chip = [](const std::string& factor, std::string* label, std::string* identity) {
+    Diagnostics d;
+    const auto study = load_study_text("t.yaml", study_text(profile_with_factor(factor)), kFixtureCatalog, d);
+    EXPECT_TRUE(study) << d.format();
+    if (!study) return std::vector<double>{};
+    *label = study->fixed_labels[4];
+    *identity = result_identity(*study);
+    const Grid grid(*study);
+    std::vector<double> out;
+    for (std::uint64_t i = 0; i < grid.size(); ++i) {
+      PointInputs in;
+      grid.inputs(i, in);
+      std::vector<double> metrics(study->solver->metrics().size());
+      EXPECT_EQ(study->solver->evaluate(in, metrics).status, PointStatus::ok);
+      std::size_t m = 0;
+      while (study->solver->metrics()[m].name != "predicted_throughput_items_per_s") ++m;
+      out.push_back(metrics[m]);
+      out.push_back(in.values[4]);
+    }
+    return out;
+  };
+  std::string label, identity, identity_other, ignored;
+  // Points: A100, H100. The A100 has no factor: eta 0.3, 60 items/s. The H100's eta is 0.3 x 1.5.
+  const std::vector<double> scaled = throughput_per_chip("1.5", &label, &identity);
+  ASSERT_EQ(scaled.size(), 4u);
+  EXPECT_DOUBLE_EQ(scaled[1], 0.3);
+  EXPECT_NEAR(scaled[0], 60, 1e-9);
+  EXPECT_DOUBLE_EQ(scaled[3], 0.3 * 1.5);
+  EXPECT_NEAR(scaled[2], 190.19230769230769 * 1.5, 1e-6);
+  EXPECT_EQ(label, "0.3 x compute factor of the chip");
+  // A factor that would put eta past 1 stops at 1.
+  const std::vector<double> capped = throughput_per_chip("4", &ignored, &identity_other);
+  EXPECT_DOUBLE_EQ(capped[3], 1.0);
+  // A resumed run must not reuse rows computed with another factor.
+  EXPECT_NE(identity, identity_other);
+  // A profile whose factors leave every chip of the study at 1 changes nothing.
+  const std::vector<double> one = throughput_per_chip("1", &label, &ignored);
+  EXPECT_DOUBLE_EQ(one[3], 0.3);
+  EXPECT_EQ(label, "0.3");
 }
 
 TEST(StudyCalibration, NoneTurnsItOffAndTheResolvedStudyCarriesTheProfile) {
