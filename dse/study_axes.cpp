@@ -620,7 +620,26 @@ void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitte
     scaled.value_per_hardware.push_back(hardware_scaled_value(fitted.value, factor, upper));
   }
   if (!any) return;
-  s_.fixed_labels[p] += " x " + fitted.per_hardware + " factor of the chip";
+  // One chip for the whole study: the value it gets, and where it comes from.
+  const auto params = s_.solver->params();
+  const auto hardware = std::find_if(params.begin(), params.end(),
+                                     [](const ParamSpec& spec) { return spec.kind == ParamKind::hardware; });
+  const auto h = static_cast<std::size_t>(hardware - params.begin());
+  std::string chip;
+  if (hardware != params.end() && fixed_[h] && !s_.is_axis[h] && !set_by_bundle_axis(h)) chip = s_.fixed_labels[h];
+  for (const Axis& a : s_.axes) {
+    if (hardware != params.end() && !a.is_bundle() && a.param_index == h && a.values.size() == 1) chip = a.values[0].label;
+  }
+  if (!chip.empty()) {
+    const double factor = s_.calibration->hardware_factor(fitted.per_hardware, chip);
+    if (factor != 1.0) {
+      s_.fixed_values[p] = hardware_scaled_value(fitted.value, factor, upper);
+      s_.fixed_labels[p] = number_text(s_.fixed_values[p], 4) + " (" + s_.fixed_labels[p] + " x " +
+                           fitted.per_hardware + " factor " + number_text(factor) + " of " + chip + ")";
+    }
+  } else {
+    s_.fixed_labels[p] += " x " + fitted.per_hardware + " factor of the chip";
+  }
   s_.hardware_scaled.push_back(std::move(scaled));
 }
 

@@ -234,11 +234,12 @@ std::string accuracy_markdown(const AccuracyReportInputs& in, bool with_parity_f
   for (const FittedParameter& p : c.profile.parameters) {
     md += fmt::format("| `{}.{}` | {} | {} | {} | {} | {} |\n", p.solver, p.name, number_text(p.prior, 4),
                       number_text(p.value, 4), p.identified ? number_text(p.spread, 2) : "", p.rows,
-                      p.identified ? "fitted" : "not identified: kept at the prior");
+                      std::string(p.identified ? "fitted" : "not identified: kept at the prior") +
+                          (p.per_hardware.empty() ? "" : "; x the chip's " + p.per_hardware + " factor"));
   }
   if (!c.profile.hardware_factors.empty()) {
     md += "\nA parameter with a factor family (`per_hardware` in the regimes) takes, on a chip the measurements "
-          "identify, its fitted value times that chip's factor, capped at the parameter's bound; every other chip "
+          "use, its fitted value times that chip's factor, capped at the parameter's bound; every other chip "
           "uses the fitted value.\n\n";
     md += "| family | hardware | factor | spread (1 sd) | measurements constraining it |\n|---|---|---:|---:|---:|\n";
     for (const HardwareFactor& h : c.profile.hardware_factors) {

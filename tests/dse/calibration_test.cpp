@@ -425,6 +425,16 @@ TEST(StudyCalibration, AChipsFactorScalesTheEfficienciesOfItsFamily) {
   EXPECT_DOUBLE_EQ(capped[3], 1.0);
   // A resumed run must not reuse rows computed with another factor.
   EXPECT_NE(identity, identity_other);
+  // A study of one chip states the value that chip gets and where it comes from.
+  {
+    std::string one_chip = study_text(profile_with_factor("1.5"));
+    one_chip.replace(one_chip.find("[a100_80gb_sxm, h100_sxm]"), std::string("[a100_80gb_sxm, h100_sxm]").size(), "[h100_sxm]");
+    Diagnostics d;
+    const auto study = load_study_text("t.yaml", one_chip, kFixtureCatalog, d);
+    ASSERT_TRUE(study) << d.format();
+    EXPECT_EQ(study->fixed_labels[4], "0.45 (0.3 x compute factor 1.5 of h100_sxm)");
+    EXPECT_DOUBLE_EQ(study->fixed_values[4], 0.45);
+  }
   // A profile whose factors leave every chip of the study at 1 changes nothing.
   const std::vector<double> one = throughput_per_chip("1", &label, &ignored);
   EXPECT_DOUBLE_EQ(one[3], 0.3);
