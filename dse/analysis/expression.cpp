@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <deque>
 #include <stdexcept>
 
@@ -38,6 +39,15 @@ std::size_t find_name(std::string_view text, std::string_view name) {
   return 0;
 }
 
+double ceil_of(double x) { return std::ceil(x); }
+double floor_of(double x) { return std::floor(x); }
+
+// The functions dsx adds to muparser's own.
+void define_functions(mu::Parser& p) {
+  p.DefineFun("ceil", ceil_of);
+  p.DefineFun("floor", floor_of);
+}
+
 struct Factory {
   std::deque<double> slots;
 };
@@ -59,6 +69,7 @@ ExpressionScan scan_expression(std::string_view text) {
   Factory factory;
   mu::Parser p;
   try {
+    define_functions(p);
     p.SetVarFactory(make_slot, &factory);
     p.SetExpr(std::string(text));
     p.Eval();
@@ -85,6 +96,7 @@ ExpressionScan scan_expression(std::string_view text) {
 CompiledExpression::CompiledExpression(std::string text, const std::vector<std::pair<std::string, double*>>& variables)
     : text_(std::move(text)), parser_(std::make_unique<mu::Parser>()) {
   try {
+    define_functions(*parser_);
     for (const auto& [name, ptr] : variables) parser_->DefineVar(name, ptr);
     parser_->SetExpr(text_);
     // The first evaluation parses and builds the bytecode, so errors surface here and later

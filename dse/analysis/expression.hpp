@@ -6,7 +6,8 @@
 // (power), unary minus, comparisons < <= > >= == != (1 true, 0 false), && ||, the ternary
 // `cond ? a : b`, parentheses and the functions sin cos tan asin acos atan sinh cosh tanh asinh
 // acosh atanh log2 log10 log (= ln) ln exp sqrt sign rint abs, min max sum avg (any number of
-// arguments), and the constants _pi and _e. A truth value is a number: nonzero holds, 0 and NaN do
+// arguments), dsx's ceil and floor (whole accelerators, replicas, racks), and the constants _pi and
+// _e. A truth value is a number: nonzero holds, 0 and NaN do
 // not.
 //
 // An expression is checked once (scan_expression: syntax and the names it uses) and compiled

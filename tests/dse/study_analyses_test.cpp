@@ -235,6 +235,13 @@ TEST(Expressions, SyntaxProblemsAndNamesAreLocated) {
   y = 1;
   EXPECT_EQ(e.evaluate(), 1);
   EXPECT_THROW(CompiledExpression("x + z", {{"x", &x}}), std::invalid_argument);
+  // Whole counts: replicas for a load, racks for a fleet.
+  x = 2.01;
+  const CompiledExpression whole("ceil(x) * 10 + floor(x)", {{"x", &x}});
+  EXPECT_EQ(whole.evaluate(), 32);
+  x = -2.5;
+  EXPECT_EQ(whole.evaluate(), -23);
+  EXPECT_FALSE(scan_expression("ceil(a / b)").syntax);
   EXPECT_FALSE(truthy(std::nan("")));
   EXPECT_TRUE(truthy(-1));
 }
