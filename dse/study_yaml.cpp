@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "dse/analysis/blocks.hpp"
 #include "dse/calibration/profile.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/study_loader.hpp"
@@ -170,6 +171,9 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
     for (const Comparison& c : study.comparisons) {
       Dimension d = Dimension::dimensionless;
       for (const MetricSpec& m : metrics) {
+        if (m.name == c.metric) d = m.dimension;
+      }
+      for (const DerivedMetric& m : analyses_of(study).derived) {
         if (m.name == c.metric) d = m.dimension;
       }
       out += "  - name: " + yaml_scalar(c.name) + "\n";
