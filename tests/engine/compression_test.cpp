@@ -14,6 +14,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/registry.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -33,7 +34,7 @@ class CompressionTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[C::weight_precision] = idx(weight);
     in.values[C::batch] = batch;
     return in;

@@ -11,6 +11,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -31,7 +32,7 @@ class ContextParallelTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::tp] = tp;
     in.values[P::pp] = pp;
     in.values[P::cp] = cp;

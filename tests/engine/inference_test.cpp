@@ -12,6 +12,7 @@
 
 #include "engine/dispatch.hpp"
 #include "engine/model_builders.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -52,7 +53,7 @@ class InferenceTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::precision] = static_cast<double>(index_of(Precision::fp16));
     in.values[P::launch_overhead] = 10e-6;
     in.values[P::eta] = 0.5;

@@ -11,6 +11,7 @@
 #include "engine/parallelism.hpp"
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -61,7 +62,7 @@ class LoraSolverTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::gpus] = 8;
     in.values[P::tp] = 1;
     in.values[P::global_batch] = 64;

@@ -14,6 +14,7 @@
 #include "engine/serving.hpp"
 #include "engine/solvers/serving.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -109,7 +110,7 @@ TEST(DeepSeekV3, ServingSolverChargesTheLatentCache) {
   PointInputs in;
   in.hardware = &hw;
   in.model = &model;
-  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  set_defaults(solver, in);
   in.values[ServingSolver::Param::precision] = static_cast<double>(index_of(Precision::fp8));
   in.values[ServingSolver::Param::tp] = 8;
   in.values[ServingSolver::Param::batch] = 16;

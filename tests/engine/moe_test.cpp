@@ -14,6 +14,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/serving.hpp"
 #include "engine/solvers/serving.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -141,7 +142,7 @@ TEST(MixtureOfExperts, ServingSolverUsesTotalWeightsForMemory) {
   PointInputs in;
   in.hardware = &hw;
   in.model = &model;
-  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  set_defaults(solver, in);
   in.values[ServingSolver::Param::precision] = static_cast<double>(index_of(Precision::fp16));
   in.values[ServingSolver::Param::tp] = 2;
   in.values[ServingSolver::Param::prompt_tokens] = 2048;

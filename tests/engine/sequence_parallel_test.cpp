@@ -10,6 +10,7 @@
 #include "engine/solvers/training.hpp"
 #include "engine/training_memory.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -29,7 +30,7 @@ class SequenceParallelTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::tp] = 8;
     in.values[P::pp] = 4;
     in.values[P::zero_stage] = 3;
@@ -77,7 +78,7 @@ TEST_F(SequenceParallelTest, ExpertParallelismWithTensorParallelismNeedsIt) {
   PointInputs in;
   in.hardware = &hw;
   in.model = &mixtral;
-  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  set_defaults(solver, in);
   in.values[P::tp] = 2;
   in.values[P::ep] = 8;
   in.values[P::sequence_parallel] = 0;

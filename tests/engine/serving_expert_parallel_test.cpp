@@ -15,6 +15,7 @@
 #include "engine/serving.hpp"
 #include "engine/solvers/serving.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -63,7 +64,7 @@ class ServingExpertParallelTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::precision] = static_cast<double>(index_of(precision));
     in.values[P::batch] = batch;
     in.values[P::tp] = tp;

@@ -62,7 +62,9 @@ TEST_F(ServingFeatures, PagingFitsMoreSequencesAndLargerBlocksWasteMore) {
     const auto out = run(in);
     EXPECT_GT(out[M::max_batch], contiguous) << block;
     EXPECT_GE(out[M::max_batch], previous_fit) << block;
-    if (previous_waste >= 0) EXPECT_LT(out[M::kv_fragmentation_fraction], previous_waste) << block;
+    if (previous_waste >= 0) {
+      EXPECT_LT(out[M::kv_fragmentation_fraction], previous_waste) << block;
+    }
     previous_fit = out[M::max_batch];
     previous_waste = out[M::kv_fragmentation_fraction];
   }

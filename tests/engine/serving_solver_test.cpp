@@ -14,6 +14,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/serving.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -32,7 +33,7 @@ class ServingSolverTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::precision] = static_cast<double>(index_of(Precision::fp16));
     in.values[P::batch] = batch;
     in.values[P::tp] = tp;

@@ -13,6 +13,7 @@
 #include "engine/serving.hpp"
 #include "engine/solvers/inference.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -30,7 +31,7 @@ class SynthesisTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[S::precision] = static_cast<double>(index_of(Precision::fp16));
     in.values[S::batch] = batch;
     in.values[S::context_tokens] = 2048;
@@ -97,7 +98,7 @@ TEST_F(SynthesisTest, StepUsesTheInferenceSolversTotals) {
   PointInputs in;
   in.hardware = &hw;
   in.model = &resnet;
-  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  set_defaults(solver, in);
   in.values[S::precision] = static_cast<double>(index_of(Precision::fp16));
   in.values[S::phase] = S::step;
   in.values[S::batch] = 32;
@@ -108,7 +109,7 @@ TEST_F(SynthesisTest, StepUsesTheInferenceSolversTotals) {
   PointInputs inf;
   inf.hardware = &hw;
   inf.model = &resnet;
-  for (std::size_t i = 0; i < inference.params().size(); ++i) inf.values[i] = inference.params()[i].default_value;
+  set_defaults(inference, inf);
   inf.values[InferenceSolver::precision] = static_cast<double>(index_of(Precision::fp16));
   inf.values[InferenceSolver::batch] = 32;
   inf.values[InferenceSolver::eta] = 1;

@@ -36,6 +36,7 @@
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/solvers/training.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -107,7 +108,7 @@ TEST(MegatronCheck, Gpt3OnA100sWithinAFactorOfTwo) {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::gpus] = row.gpus;
     in.values[P::tp] = 8;
     in.values[P::pp] = 12;

@@ -10,6 +10,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -36,7 +37,7 @@ class TrainingPrecisionTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &h;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::tp] = 8;
     in.values[P::pp] = 4;
     in.values[P::precision] = precision;

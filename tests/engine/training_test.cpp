@@ -16,6 +16,7 @@
 #include "engine/parallelism.hpp"
 #include "engine/training_memory.hpp"
 #include "tests/engine/published_specs.hpp"
+#include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
 namespace {
@@ -39,7 +40,7 @@ class TrainingSolverTest : public ::testing::Test {
     PointInputs in;
     in.hardware = &hw;
     in.model = &model;
-    for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+    set_defaults(solver, in);
     in.values[P::tp] = tp;
     in.values[P::pp] = pp;
     in.values[P::recompute] = recompute;
