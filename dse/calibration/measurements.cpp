@@ -185,9 +185,10 @@ class MeasurementReader {
                                     "' is not a valid factor name: use a-z, 0-9, '_', '-' and '.'");
           continue;
         }
-        if (spec->dimension != Dimension::dimensionless) {
+        if (spec->integer) {
           r.error(*family_node, where + ".per_hardware: " + *text +
-                                    " is not a fraction; a hardware factor scales efficiencies (dimensionless)");
+                                    " is a whole number; a hardware factor scales a continuous quantity (an efficiency, "
+                                    "a fixed overhead)");
           continue;
         }
         ref.per_hardware = *family;

@@ -24,7 +24,8 @@ namespace dsx {
 // (the solver's default unless the regime gives one: a parameter without a default, or whose
 // default is a placeholder such as 0 = "the regime table's value", needs it).
 //
-// `per_hardware: NAME` makes the parameter's value depend on the chip: the fit gives every
+// `per_hardware: NAME` makes the parameter's value (an efficiency, a fixed overhead: any continuous
+// parameter) depend on the chip: the fit gives every
 // hardware that enough rows constrain a factor of family NAME (one factor per chip, shared by all
 // parameters of the family), and a point on that hardware uses the fitted value times the factor
 // (dse/calibration/fit.hpp).

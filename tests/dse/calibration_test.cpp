@@ -256,15 +256,15 @@ TEST(Calibrate, WithoutAFamilyOneEtaServesEveryChip) {
   EXPECT_NEAR(c.profile.parameters[0].value, std::sqrt(0.4 * 0.25), 2e-3);
 }
 
-TEST(Measurements, AFactorFamilyScalesOnlyFractions) {
+TEST(Measurements, AFactorFamilyScalesOnlyContinuousQuantities) {
   TempDir dir("measurements");
   const std::string text = R"(regimes:
   - name: batched
-    fit: [{parameter: efficiency.throughput, prior: 1 /s, per_hardware: compute}, {parameter: efficiency.eta, per_hardware: "no way"}]
+    fit: [{parameter: efficiency.batch, prior: 4, per_hardware: compute}, {parameter: efficiency.eta, per_hardware: "no way"}]
 )";
   const Loaded l = load(dir, text);
   EXPECT_FALSE(l.set);
-  EXPECT_NE(l.diagnostics.find("per_hardware: efficiency.throughput is not a fraction"), std::string::npos) << l.diagnostics;
+  EXPECT_NE(l.diagnostics.find("per_hardware: efficiency.batch is a whole number"), std::string::npos) << l.diagnostics;
   EXPECT_NE(l.diagnostics.find("per_hardware: 'no way' is not a valid factor name"), std::string::npos) << l.diagnostics;
 }
 
