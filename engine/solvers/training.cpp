@@ -434,7 +434,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
                                    : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
-  step.pp_p2p_s = point_to_point_s(activation_message / t, nic, fabric_alpha);
+  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job does.
+  step.pp_p2p_s = n <= node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
+                            : point_to_point_s(activation_message / t, nic, fabric_alpha);
   const double dp_nodes = dp_group / dp_in_node;
   if (lora && zero >= 3) {
     // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base

@@ -63,7 +63,9 @@
 //    (mlsysim's NVLink latency), or, for a TP group larger than a node (tp a multiple of
 //    gpus_per_node), on the NIC, whose hops bound the ring;
 //    PP: 2 point-to-point transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha
-//    `fabric_latency` (default 5 us, mlsysim's IB NDR latency); DP: hierarchical all-reduce of the
+//    `fabric_latency` (default 5 us, mlsysim's IB NDR latency), or on NVLink when the whole job fits
+//    one node (pp is the outermost dimension of Megatron-Core's rank order, so stage neighbours
+//    share a node only then: 8 GPUs at pp 8 on a DGX, 64 at tp 8 x pp 8 in an NVL72 rack); DP: hierarchical all-reduce of the
 //    bf16 gradient shard, the gpus_per_node / tp DP peers inside a node on NVLink and the rest across
 //    nodes on the NIC (mlsysim prices DP <= 8 on NVLink even when TP fills the node: its section 6.6);
 //    ZeRO 3 adds a weight all-gather (1.5x the volume, Rajbhandari et al. 2020 section 7); `overlap`

@@ -158,6 +158,26 @@ TEST_F(TrainingSolverTest, TensorParallelismAcrossNodesRingsThroughTheNics) {
   EXPECT_GT(across_tp_s, 5 * out[M::tp_comm_s]);
 }
 
+TEST_F(TrainingSolverTest, PipelineSendsStayOnNvlinkWhenTheJobFitsANode) {
+  // 8 GPUs, pp 8: on one 8-GPU node the stages pass activations over NVLink; on nodes of 4 the
+  // pipeline crosses the NIC.
+  HardwareSpec roomy = hw;  // Llama 70B's 16 B per parameter over 8 GPUs needs 140 GB each
+  roomy.memory_bytes = 1e12;
+  PointInputs one_node = point(1, 8, 2, 1);
+  one_node.hardware = &roomy;
+  one_node.values[P::gpus] = 8;
+  one_node.values[P::global_batch] = 64;
+  ASSERT_EQ(solver.evaluate(one_node, out).status, PointStatus::ok);
+  const double inside_s = out[M::pp_comm_s];
+  const double microbatches = out[M::microbatches];
+  PointInputs two_nodes = one_node;
+  two_nodes.values[P::gpus_per_node] = 4;
+  ASSERT_EQ(solver.evaluate(two_nodes, out).status, PointStatus::ok);
+  const double message = 1 * 2048 * 8192 * 2.0;  // micro-batch 1, seq 2,048, d_model 8,192, bf16, tp 1
+  EXPECT_NEAR(inside_s, 2 * microbatches * point_to_point_s(message, 450e9, 0.5e-6), 1e-12);
+  EXPECT_NEAR(out[M::pp_comm_s], 2 * microbatches * point_to_point_s(message, 50e9, 5e-6), 1e-12);
+}
+
 TEST_F(TrainingSolverTest, OversubscriptionLatencyStragglersAndCheckpoints) {
   PointInputs base = point(8, 4, 1, 1);
   base.values[P::fabric_latency] = 0;
