@@ -100,7 +100,8 @@ double layout_transpose_bytes_per_sample(const ModelGraph& graph, Precision prec
   if (!tensor_core_precision(precision) || precision == Precision::tf32) return 0.0;
   double elements = 0;
   for (const Op& op : graph.ops) {
-    if (op.kind == OpKind::conv) elements += 2.0 * (op.input_elements_per_sample + op.output_elements_per_sample) * op.repeat;
+    if (op.kind != OpKind::conv) continue;
+    elements += 2.0 * (op.input_elements_per_sample + op.output_elements_per_sample) * op.repeat;
   }
   return kTrainingPassMultiplier * elements * bytes_per_element(precision);
 }

@@ -106,7 +106,8 @@ constexpr std::array<ParamSpec, DataPipelineSolver::kParamCount> kParams = {{
 }};
 
 constexpr std::array<MetricSpec, DataPipelineSolver::kMetricCount> kMetrics = {{
-    {"step_time_s", Dimension::time, "accelerator training step alone (forward + backward), the GPU-only time"},
+    {"step_time_s", Dimension::time,
+     "accelerator training step alone (forward + backward, + the exposed gradient all-reduce), the GPU-only time"},
     {"transform_time_s", Dimension::time, "decode + augmentation of one batch: batch x sample_bytes / throughput"},
     {"storage_time_s", Dimension::time, "reading one batch: batch x sample_bytes / storage_bandwidth"},
     {"host_transfer_time_s", Dimension::time, "copying one batch over the host link"},
@@ -247,8 +248,8 @@ PointResult DataPipelineSolver::evaluate(const PointInputs& in, std::span<double
           ? dsx::crossover_batch({.intercept_s = exposed_s,
                                   .slope_s_per_sample = 1.0 / stated_rate_value + extra_step_per_sample},
                                  data_per_sample)
-          : training_crossover_batch(graph, hw, precision, eta_value, launch, extra_step_per_sample + layout_s_per_sample,
-                                     data_per_sample, exposed_s);
+          : training_crossover_batch(graph, hw, precision, eta_value, launch,
+                                     extra_step_per_sample + layout_s_per_sample, data_per_sample, exposed_s);
   const double demand = dsx::storage_demand_bytes_per_s(batch_size, sample, step);
 
   out[step_time_s] = step;

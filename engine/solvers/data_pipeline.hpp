@@ -38,8 +38,9 @@
 // are per GPU), then the replicas all-reduce the gradient, parameters x gradient_bytes_per_parameter
 // (default 4 B: fp32 gradients; PyTorch's automatic mixed precision leaves the model's parameters,
 // and so their gradients, in fp32 and casts per op: torch.cuda.amp documentation, "Autocasting"),
-// with the collective formulas of engine/collectives.hpp: a ring all-reduce, 2 (n-1)/n S / B + 2 (n-1) alpha, over the accelerator
-// link inside a node (alpha 0.5 us, as the training solver), and across nodes the hierarchical
+// with the collective formulas of engine/collectives.hpp: a ring all-reduce,
+// 2 (n-1)/n S / B + 2 (n-1) alpha, over the accelerator link inside a node (alpha 0.5 us, as the
+// training solver; the host link for an accelerator without one), and across nodes the hierarchical
 // all-reduce (reduce-scatter in the node, a ring over the nodes' NICs of fabric_bandwidth, one per
 // GPU, alpha fabric_latency, all-gather back). Frameworks all-reduce the gradient in buckets while
 // the backward pass still runs (PyTorch DistributedDataParallel: bucket_cap_mb, 25 MB by default,
