@@ -75,19 +75,35 @@ AffineStep training_step_piece(const ModelGraph& graph, const HardwareSpec& hw, 
 }
 
 double training_crossover_batch(const ModelGraph& graph, const HardwareSpec& hw, Precision precision, double eta,
-                                double launch_overhead_s, double extra_step_s_per_sample, double data_s_per_sample) {
+                                double launch_overhead_s, double extra_step_s_per_sample, double data_s_per_sample,
+                                double extra_step_s) {
   double batch = 0;
   AffineStep previous{kNaN, kNaN};
   // Each pass lands on a later piece; there are at most ops + 1 pieces.
   for (std::size_t pass = 0; pass <= graph.ops.size() + 1; ++pass) {
     AffineStep piece = training_step_piece(graph, hw, precision, batch, eta, launch_overhead_s);
     piece.slope_s_per_sample += extra_step_s_per_sample;
+    piece.intercept_s += extra_step_s;
     if (piece.intercept_s == previous.intercept_s && piece.slope_s_per_sample == previous.slope_s_per_sample) break;
     batch = crossover_batch(piece, data_s_per_sample);
     if (std::isnan(batch)) return kNaN;
     previous = piece;
   }
   return batch;
+}
+
+bool tensor_core_precision(Precision precision) {
+  return precision != Precision::fp32 && precision != Precision::fp64;
+}
+
+double layout_transpose_bytes_per_sample(const ModelGraph& graph, Precision precision) {
+  if (!tensor_core_precision(precision) || precision == Precision::tf32) return 0.0;
+  double elements = 0;
+  for (const Op& op : graph.ops) {
+    if (op.kind != OpKind::conv) continue;
+    elements += 2.0 * (op.input_elements_per_sample + op.output_elements_per_sample) * op.repeat;
+  }
+  return kTrainingPassMultiplier * elements * bytes_per_element(precision);
 }
 
 double training_memory_bytes(const ModelGraph& graph, Precision precision, double batch) {

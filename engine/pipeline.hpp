@@ -27,6 +27,22 @@
 // The optimizer update is not priced (Adam on ResNet-50's 25.6 M parameters moves about 0.7 GB, under
 // 1% of a batch-256 step's traffic).
 //
+// Tensor layout. Tensor-core convolution kernels read and write channels-last (NHWC) tensors; given
+// NCHW tensors, cuDNN transposes the input to NHWC before such a kernel and the output back after it
+// (cuDNN Developer Guide, "Tensor Transformations": "NCHW-to-NHWC transformations to call the Tensor
+// Core operations"; NVIDIA Deep Learning Performance Guide, "Convolutional Layers User's Guide",
+// section "Tensor Layouts In Memory: NCHW vs NHWC"). Each transpose reads and writes its tensor once,
+// in kernels of their own that no convolution hides, so an NCHW training step carries, per sample,
+//   T_layout = 3 x sum over dense convs of 2 (input + output elements) x element bytes / bandwidth
+// (the factor 3 as for the step: forward, data gradient and weight gradient each transpose the two
+// activation-shaped operands they touch). Precisions without tensor cores (fp32, fp64) run native
+// NCHW kernels and pay nothing; neither does a channels-last (NHWC) model. TF32 is left out too: the
+// published ResNet-50 training rates of three frameworks on the A100 agree whatever their layout
+// (NVIDIA DeepLearningExamples: PyTorch NCHW 938, MXNet NCHW 1,056, TensorFlow NHWC 909 images/s
+// on one GPU), so a TF32 step in NCHW pays no transposes a measurement can see. Grouped and
+// depthwise convolutions are left out (cuDNN runs them on CUDA cores). Filters, batch-independent,
+// are not counted.
+//
 // Crossover batch. Every data stage is linear in B through the origin (T = c B); the step is
 // convex and piecewise affine in B (each op costs max(FLOPs B / (peak eta), (weights + activations
 // B) / bandwidth), plus a fixed dispatch cost), T_step(B) = alpha_k + beta_k B on piece k. The
@@ -95,11 +111,20 @@ ExecutionBreakdown training_step(const ModelGraph& graph, const HardwareSpec& hw
 AffineStep training_step_piece(const ModelGraph& graph, const HardwareSpec& hw, Precision precision, double batch,
                                double eta, double launch_overhead_s);
 
-// The smallest batch at which a data stage of c seconds per sample (plus `extra_s_per_sample` added
-// to every accelerator step, e.g. decode kernels sharing the accelerator) is at least as slow as the
-// training step; NaN if there is none. Exact: the iteration in the header comment.
+// The smallest batch at which a data stage of c seconds per sample (plus `extra_step_s_per_sample` added
+// to every accelerator step, e.g. decode kernels sharing the accelerator or layout transposes, and
+// `extra_step_s` added once per step) is at least as slow as the training step; NaN if there is none.
+// Exact: the iteration in the header comment.
 double training_crossover_batch(const ModelGraph& graph, const HardwareSpec& hw, Precision precision, double eta,
-                                double launch_overhead_s, double extra_step_s_per_sample, double data_s_per_sample);
+                                double launch_overhead_s, double extra_step_s_per_sample, double data_s_per_sample,
+                                double extra_step_s = 0);
+
+// Whether convolutions at this precision run on tensor cores: all but fp32, fp64.
+bool tensor_core_precision(Precision precision);
+
+// Bytes per sample the NCHW <-> NHWC transposes of a training step move (T_layout above, times the
+// bandwidth); 0 for fp32, fp64 and tf32.
+double layout_transpose_bytes_per_sample(const ModelGraph& graph, Precision precision);
 
 // Device memory of a training step: kTrainingBytesPerParameter per parameter plus every op's output
 // activations kept for the backward pass, at the step's precision.

@@ -36,6 +36,7 @@ HardwareSpec a100() {
   hw.memory_bandwidth_bytes_per_s = 2.039e12;
   hw.memory_bytes = 80.0 * kGibi;
   hw.host_link_bandwidth_bytes_per_s = 32e9;
+  hw.accelerator_link_bandwidth_bytes_per_s = 300e9;
   return hw;
 }
 
@@ -62,6 +63,16 @@ PointInputs seed_point(const HardwareSpec& hw) {
   in.values[S::decode] = S::cpu;
   in.values[S::gpu_decode_bandwidth] = 0;
   in.values[S::decoded_sample_bytes] = 224.0 * 224 * 3;
+  in.values[S::memory_format] = S::nhwc;
+  in.values[S::gpus] = 1;
+  in.values[S::gpus_per_node] = 8;
+  in.values[S::fabric_bandwidth] = 50e9;
+  in.values[S::fabric_latency] = 5e-6;
+  in.values[S::overlap] = 1;
+  in.values[S::bucket_bytes] = 25e6;
+  in.values[S::gradient_bytes_per_parameter] = 4;
+  in.values[S::cuda_core_eta] = 0;
+  in.values[S::tf32_eta] = 0;
   return in;
 }
 
@@ -245,6 +256,141 @@ TEST(DataPipelineSolver, InfeasiblePoints) {
   // Batch 1024 still fits in 80 GiB.
   in.values[S::batch] = 1024;
   EXPECT_EQ(run(in).result.status, PointStatus::ok);
+}
+
+// ResNet-50's 25,557,032 parameters (torchvision) x 4 B of fp32 gradient = 102,228,128 B.
+constexpr double kGradientBytes = 25557032.0 * 4;
+
+// One GPU has nothing to reduce: the step, the totals and the efficiency are the single replica's.
+TEST(DataPipelineSolver, OneGpuReducesNothing) {
+  const HardwareSpec hw = a100();
+  const Out o = run(seed_point(hw));
+  EXPECT_EQ(o[S::all_reduce_s], 0.0);
+  EXPECT_EQ(o[S::dp_comm_s], 0.0);
+  EXPECT_EQ(o[S::scaling_efficiency], 1.0);
+  EXPECT_DOUBLE_EQ(o[S::total_gpu_only_samples_per_s], o[S::gpu_only_samples_per_s]);
+  EXPECT_DOUBLE_EQ(o[S::total_samples_per_s], o[S::pipeline_samples_per_s]);
+}
+
+// 8 GPUs on NVLink (300 GB/s one-way), no overlap: a ring all-reduce of 102.2 MB,
+// 2 x 7/8 x 102,228,128 B / 300 GB/s + 14 x 0.5 us = 596.33 us + 7 us = 603.33 us, all of it exposed.
+TEST(DataPipelineSolver, DataParallelRingAllReduceInANode) {
+  const HardwareSpec hw = a100();
+  PointInputs in = seed_point(hw);
+  in.values[S::gpus] = 8;
+  in.values[S::overlap] = 0;
+  const Out one = run(seed_point(hw));
+  const Out o = run(in);
+  ASSERT_EQ(o.result.status, PointStatus::ok);
+  EXPECT_NEAR(o[S::all_reduce_s], 603.3307e-6, 1e-10);
+  EXPECT_NEAR(o[S::all_reduce_s], 2.0 * 7 / 8 * kGradientBytes / 300e9 + 14 * 0.5e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(o[S::dp_comm_s], o[S::all_reduce_s]);
+  EXPECT_DOUBLE_EQ(o[S::step_time_s], one[S::step_time_s] + o[S::all_reduce_s]);
+  EXPECT_DOUBLE_EQ(o[S::scaling_efficiency], one[S::step_time_s] / o[S::step_time_s]);
+  EXPECT_DOUBLE_EQ(o[S::total_gpu_only_samples_per_s], 8 * 256 / o[S::step_time_s]);
+  EXPECT_DOUBLE_EQ(o[S::gpu_only_samples_per_s], 256 / o[S::step_time_s]);
+  // Replicas each hold the whole model: the footprint is one GPU's.
+  EXPECT_DOUBLE_EQ(o[S::memory_footprint_bytes], one[S::memory_footprint_bytes]);
+  // The crossover holds the exposed all-reduce as a fixed cost per step.
+  in.values[S::cpu_throughput_per_worker] = 53.125e6;
+  const Out slow = run(in);
+  EXPECT_EQ(slow[S::crossover_batch],
+            training_crossover_batch(resnet50().eager, hw, Precision::fp16, 0.5, 10e-6, 0, 500e3 / (8 * 53.125e6),
+                                     slow[S::dp_comm_s]));
+}
+
+// Overlap with the backward pass (2/3 of the step). A stated rate of 256 images per 0.6 ms gives a
+// 0.4 ms backward pass. Fully overlapped, the step waits for the larger of the last bucket's share and
+// what the backward pass cannot hide: 25 MB buckets -> 603.33 us x 25e6 / 102,228,128 = 147.55 us
+// against 603.33 - 400 = 203.33 us; with 1 MB buckets only the latter, 203.33 us; with one bucket as
+// large as the gradient all of it; at overlap 0.5 (200 us of the backward) 403.33 us.
+TEST(DataPipelineSolver, AllReduceOverlapsTheBackwardPass) {
+  const HardwareSpec hw = a100();
+  PointInputs in = seed_point(hw);
+  in.values[S::gpus] = 8;
+  in.values[S::step_model] = S::stated_rate;
+  in.values[S::stated_samples_per_s] = 256 / 0.6e-3;
+  const double reduce = 2.0 * 7 / 8 * kGradientBytes / 300e9 + 14 * 0.5e-6;
+  EXPECT_NEAR(run(in)[S::dp_comm_s], reduce - 0.4e-3, 1e-12);
+  in.values[S::bucket_bytes] = 1e6;
+  EXPECT_NEAR(run(in)[S::dp_comm_s], 203.3307e-6, 1e-10);
+  in.values[S::bucket_bytes] = kGradientBytes;
+  EXPECT_NEAR(run(in)[S::dp_comm_s], reduce, 1e-15);
+  in.values[S::bucket_bytes] = 25e6;
+  in.values[S::overlap] = 0.5;
+  EXPECT_NEAR(run(in)[S::dp_comm_s], reduce - 0.2e-3, 1e-12);
+  // A long step hides all but the last bucket.
+  in.values[S::stated_samples_per_s] = 256 / 0.1;
+  const Out o = run(in);
+  EXPECT_NEAR(o[S::dp_comm_s], 147.5452e-6, 1e-9);
+  EXPECT_NEAR(o[S::dp_comm_s], reduce * 25e6 / kGradientBytes, 1e-15);
+  EXPECT_NEAR(o[S::step_time_s], 0.1 + o[S::dp_comm_s], 1e-15);
+}
+
+// 16 GPUs in two nodes of 8: reduce-scatter over NVLink (7/8 x 102.2 MB / 300 GB/s + 7 x 0.5 us =
+// 301.67 us), a ring of the 1/8 shard over the two nodes' NICs (8 NICs x 50 GB/s / 8 = 50 GB/s per
+// ring: 2 x 1/2 x 12.78 MB / 50 GB/s + 2 x 5 us = 265.57 us), all-gather back (301.67 us): 868.90 us.
+TEST(DataPipelineSolver, DataParallelAcrossNodes) {
+  const HardwareSpec hw = a100();
+  PointInputs in = seed_point(hw);
+  in.values[S::gpus] = 16;
+  in.values[S::overlap] = 0;
+  const double in_node = 7.0 / 8 * kGradientBytes / 300e9 + 7 * 0.5e-6;
+  const double across = kGradientBytes / 8 / 50e9 + 2 * 5e-6;
+  const Out o = run(in);
+  EXPECT_NEAR(o[S::all_reduce_s], 2 * in_node + across, 1e-15);
+  EXPECT_NEAR(o[S::all_reduce_s], 868.9011e-6, 1e-10);
+  // A slower fabric stretches only the part across nodes.
+  in.values[S::fabric_bandwidth] = 25e9;
+  EXPECT_NEAR(run(in)[S::all_reduce_s], 2 * in_node + kGradientBytes / 8 / 25e9 + 2 * 5e-6, 1e-15);
+  // 12 GPUs do not fill two nodes of 8; 4 GPUs in one node do.
+  in.values[S::gpus] = 12;
+  EXPECT_EQ(run(in).result.reason, S::gpus_do_not_fill_nodes);
+  in.values[S::gpus] = 4;
+  EXPECT_EQ(run(in).result.status, PointStatus::ok);
+  EXPECT_NEAR(run(in)[S::all_reduce_s], 2.0 * 3 / 4 * kGradientBytes / 300e9 + 6 * 0.5e-6, 1e-15);
+}
+
+// NCHW at fp16 adds the transposes' traffic, batch x bytes per sample / bandwidth, to the step; NHWC
+// and fp32 add nothing.
+TEST(DataPipelineSolver, NchwLayoutAddsTransposes) {
+  HardwareSpec hw = a100();
+  hw.peak_flops_per_s[index_of(Precision::fp32)] = 19.5e12;
+  PointInputs in = seed_point(hw);
+  const Out nhwc = run(in);
+  in.values[S::memory_format] = S::nchw;
+  const Out nchw = run(in);
+  const double transposes = 256 * layout_transpose_bytes_per_sample(resnet50().eager, Precision::fp16) / 2.039e12;
+  EXPECT_GT(transposes, 0.0);
+  EXPECT_DOUBLE_EQ(nchw[S::step_layout_s], transposes);
+  EXPECT_EQ(nhwc[S::step_layout_s], 0.0);
+  EXPECT_NEAR(nchw[S::step_time_s], nhwc[S::step_time_s] + transposes, 1e-15);
+  EXPECT_EQ(nchw[S::binding_constraint], S::accelerator_memory);
+  in.values[S::precision] = static_cast<double>(precision_index(Precision::fp32));
+  const Out fp32_nchw = run(in);
+  in.values[S::memory_format] = S::nhwc;
+  EXPECT_EQ(fp32_nchw[S::step_time_s], run(in)[S::step_time_s]);
+}
+
+// eta is the 16-bit tensor-core efficiency; fp32 runs at cuda_core_eta and tf32 at tf32_eta when
+// they are set, at eta when they are 0.
+TEST(DataPipelineSolver, EfficiencyOfTheUnitThePrecisionRunsOn) {
+  HardwareSpec hw = a100();
+  hw.peak_flops_per_s[index_of(Precision::fp32)] = 19.5e12;
+  hw.peak_flops_per_s[index_of(Precision::tf32)] = 156e12;
+  const ModelGraph& g = resnet50().eager;
+  PointInputs in = seed_point(hw);
+  in.values[S::cuda_core_eta] = 0.8;
+  in.values[S::tf32_eta] = 0.2;
+  EXPECT_DOUBLE_EQ(run(in)[S::step_compute_s], training_step(g, hw, Precision::fp16, 256, 0.5, 10e-6).compute_s);
+  in.values[S::precision] = static_cast<double>(precision_index(Precision::fp32));
+  EXPECT_DOUBLE_EQ(run(in)[S::step_compute_s], training_step(g, hw, Precision::fp32, 256, 0.8, 10e-6).compute_s);
+  // 3 x 4.09 GMAC x 2 x 256 / (19.5 TFLOP/s x 0.8) = 0.40 s.
+  EXPECT_NEAR(run(in)[S::step_compute_s], 0.40, 0.01);
+  in.values[S::precision] = static_cast<double>(precision_index(Precision::tf32));
+  EXPECT_DOUBLE_EQ(run(in)[S::step_compute_s], training_step(g, hw, Precision::tf32, 256, 0.2, 10e-6).compute_s);
+  in.values[S::tf32_eta] = 0;
+  EXPECT_DOUBLE_EQ(run(in)[S::step_compute_s], training_step(g, hw, Precision::tf32, 256, 0.5, 10e-6).compute_s);
 }
 
 }  // namespace

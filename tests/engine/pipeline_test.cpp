@@ -143,6 +143,39 @@ TEST(Pipeline, CrossoverMovesAcrossPiecesExactly) {
   EXPECT_NEAR(training_crossover_batch(g, hw, Precision::fp16, 1.0, 10e-6, 0.1e-6, 3.2e-6), 30e-6 / 0.1e-6, 1e-6);
 }
 
+// A fixed cost added to every step (an exposed gradient all-reduce) raises every intercept: with 35 us
+// more, the memory piece gives 365 / 3.5 = 104.3 > 100, so the compute piece holds: 65 us / 0.5 us = 130
+// (step at 130: 3 x (10 + 130) + 35 = 455 us = 3.5 us x 130).
+TEST(Pipeline, CrossoverWithAFixedExtraStepCost) {
+  HardwareSpec hw;
+  hw.peak_flops_per_s[index_of(Precision::fp16)] = 1e12;
+  hw.memory_bandwidth_bytes_per_s = 1e9;
+  ModelGraph g;
+  g.ops.push_back(Op{.name = "fc", .kind = OpKind::matmul, .flops_per_sample = 1e6, .weight_elements = 5e4});
+  EXPECT_NEAR(training_crossover_batch(g, hw, Precision::fp16, 1.0, 10e-6, 0, 3.5e-6, 35e-6), 130.0, 1e-6);
+  EXPECT_NEAR(training_crossover_batch(g, hw, Precision::fp16, 1.0, 10e-6, 0, 3.5e-6, 0), 330e-6 / 3.5e-6, 1e-9);
+}
+
+// Dense convs only, 3 passes x 2 transposes (read + write) x (input + output): a conv of 100 in and
+// 50 out repeated twice at fp16 moves 3 x 2 x 150 x 2 x 2 B = 3,600 B per sample; grouped convs and
+// element-wise ops none; fp32 and tf32 none, int8 half of fp16.
+TEST(Pipeline, LayoutTransposesOfTensorCoreConvs) {
+  ModelGraph g;
+  g.ops.push_back(Op{.name = "conv", .kind = OpKind::conv, .input_elements_per_sample = 100,
+                     .output_elements_per_sample = 50, .repeat = 2});
+  g.ops.push_back(Op{.name = "dw", .kind = OpKind::grouped_conv, .input_elements_per_sample = 1000,
+                     .output_elements_per_sample = 1000});
+  g.ops.push_back(Op{.name = "relu", .kind = OpKind::elementwise, .input_elements_per_sample = 1000,
+                     .output_elements_per_sample = 1000});
+  EXPECT_DOUBLE_EQ(layout_transpose_bytes_per_sample(g, Precision::fp16), 3600.0);
+  EXPECT_DOUBLE_EQ(layout_transpose_bytes_per_sample(g, Precision::bf16), 3600.0);
+  EXPECT_DOUBLE_EQ(layout_transpose_bytes_per_sample(g, Precision::int8), 1800.0);
+  EXPECT_EQ(layout_transpose_bytes_per_sample(g, Precision::fp32), 0.0);
+  EXPECT_EQ(layout_transpose_bytes_per_sample(g, Precision::tf32), 0.0);
+  EXPECT_TRUE(tensor_core_precision(Precision::tf32));
+  EXPECT_FALSE(tensor_core_precision(Precision::fp64));
+}
+
 TEST(Pipeline, ResNet50CrossoverAgreesWithAScan) {
   const ModelGraph g = resnet50();
   const HardwareSpec hw = a100();
