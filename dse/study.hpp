@@ -175,6 +175,9 @@ struct ResolvedStudy {
   std::shared_ptr<const CalibrationProfile> calibration;
   std::string calibration_name;                // as named: "default", a file, or "" for none
   std::array<bool, kMaxParams> calibrated{};   // parameters whose value is the profile's
+  // Where a calibrated value that the chip scales comes from, for a study of one chip ("0.5559 x
+  // compute factor 1.048 of h100_sxm"); its label is then the scaled value alone. Empty otherwise.
+  std::array<std::string, kMaxParams> calibration_origin{};
   // Calibrated parameters whose value depends on the point's chip: the profile's fitted value times
   // the chip's factor (CalibrationProfile::hardware_factors), per catalog hardware index. Grid::inputs
   // sets them wherever it sets the hardware. Empty when the profile has no factor for any chip here.

@@ -634,8 +634,9 @@ void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitte
     const double factor = s_.calibration->hardware_factor(fitted.per_hardware, chip);
     if (factor != 1.0) {
       s_.fixed_values[p] = hardware_scaled_value(fitted.value, factor, upper);
-      s_.fixed_labels[p] = number_text(s_.fixed_values[p], 4) + " (" + s_.fixed_labels[p] + " x " +
-                           fitted.per_hardware + " factor " + number_text(factor) + " of " + chip + ")";
+      s_.calibration_origin[p] =
+          s_.fixed_labels[p] + " x " + fitted.per_hardware + " factor " + number_text(factor) + " of " + chip;
+      s_.fixed_labels[p] = number_text(s_.fixed_values[p], 4);
     }
   } else {
     s_.fixed_labels[p] += " x " + fitted.per_hardware + " factor of the chip";

@@ -296,7 +296,9 @@ int eval_command(const std::vector<std::string>& args) {
     std::vector<std::string> fitted;
     for (std::size_t p = 0; p < study->solver->params().size(); ++p) {
       if (study->calibrated[p]) {
-        fitted.push_back(fmt::format("{} = {}", study->solver->params()[p].name, study->fixed_labels[p]));
+        const std::string& origin = study->calibration_origin[p];
+        fitted.push_back(fmt::format("{} = {}{}", study->solver->params()[p].name, study->fixed_labels[p],
+                                     origin.empty() ? "" : " (" + origin + ")"));
       }
     }
     fmt::print("  calibration profile '{}'{}{}; [p10, p90]: the 80 % interval of its accuracy\n",

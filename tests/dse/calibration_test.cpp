@@ -432,7 +432,8 @@ TEST(StudyCalibration, AChipsFactorScalesTheEfficienciesOfItsFamily) {
     Diagnostics d;
     const auto study = load_study_text("t.yaml", one_chip, kFixtureCatalog, d);
     ASSERT_TRUE(study) << d.format();
-    EXPECT_EQ(study->fixed_labels[4], "0.45 (0.3 x compute factor 1.5 of h100_sxm)");
+    EXPECT_EQ(study->fixed_labels[4], "0.45");
+    EXPECT_EQ(study->calibration_origin[4], "0.3 x compute factor 1.5 of h100_sxm");
     EXPECT_DOUBLE_EQ(study->fixed_values[4], 0.45);
   }
   // A profile whose factors leave every chip of the study at 1 changes nothing.
