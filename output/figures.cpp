@@ -23,6 +23,7 @@
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
 #include "output/format.hpp"
+#include "output/gnuplot_script_check.hpp"
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 
@@ -566,21 +567,11 @@ bool figure_file_name_ok(std::string_view name) {
   });
 }
 
-// gnuplot hands text between backquotes to the shell wherever it appears outside a comment, quoted
-// strings included; study text reaches scripts only through gp_string, which escapes backquotes.
-void check_no_shell_substitution(const FigureSource& src) {
-  std::size_t start = 0;
-  for (int line = 1; start < src.script.size(); ++line) {
-    const std::size_t end = std::min(src.script.find('\n', start), src.script.size());
-    const std::string_view text = std::string_view(src.script).substr(start, end - start);
-    const std::size_t first = text.find_first_not_of(" \t");
-    if (first != std::string_view::npos && text[first] != '#' && text.find('`') != std::string_view::npos) {
-      throw std::runtime_error(fmt::format(
-          "figure '{}': line {} of its gnuplot script holds a backquote, which gnuplot would run as a shell "
-          "command; not drawing it",
-          src.name, line));
-    }
-    start = end + 1;
+// A script that would do more than draw its figure (gnuplot_script_check.hpp) is not run.
+void check_script_may_run(const FigureSource& src, std::string_view gp_path) {
+  const std::string hazard = gnuplot_script_hazard(src.script);
+  if (!hazard.empty()) {
+    throw std::runtime_error(fmt::format("figure '{}': {}, {}; not drawing it", src.name, gp_path, hazard));
   }
 }
 
@@ -777,7 +768,6 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
     throw std::invalid_argument(fmt::format(
         "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", src.name));
   }
-  check_no_shell_substitution(src);
   RenderedFigure fig;
   fig.name = src.name;
   fig.title = src.title;
@@ -790,6 +780,7 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
   fig.svg_path = stem + ".svg";
   fig.pdf_path = stem + ".pdf";
   fig.png_path = stem + ".png";
+  check_script_may_run(src, fig.gp_path);
   write_file_atomic(fig.gp_path, src.script);
   write_file_atomic(fig.dat_path, src.data);
 

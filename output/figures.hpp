@@ -78,8 +78,9 @@ struct FigureSource {
 };
 
 // Writes NAME.gp and NAME.dat into `dir` and runs gnuplot on them, leaving NAME.svg, NAME.pdf
-// (creation date normalised) and NAME.png; a gnuplot failure throws std::runtime_error naming the
-// .gp file. Files appear whole: gnuplot draws into a private folder first.
+// (creation date normalised) and NAME.png; a gnuplot failure, or a script that would do more than
+// draw (gnuplot_script_check.hpp), throws std::runtime_error naming the .gp file. Files appear
+// whole: gnuplot draws into a private folder first.
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir);
 
 // The figures a study draws: its own, or when it declares none a scatter of the first two
