@@ -575,6 +575,23 @@ void check_script_may_run(const FigureSource& src, std::string_view gp_path) {
   }
 }
 
+// With keep_script, the NAME.gp already in `dir` (a hand-edited script) replaces the generated one;
+// the data stays the current rows.
+void keep_existing_script(FigureSource& src, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path gp = fs::path(dir) / (src.name + ".gp");
+  const fs::file_status status = fs::symlink_status(gp);
+  if (status.type() == fs::file_type::not_found) return;
+  if (status.type() != fs::file_type::regular) {
+    throw std::runtime_error(fmt::format(
+        "figure '{}': keep_script keeps {}, but it is not a plain file (a link or a folder); not drawing it",
+        src.name, gp.string()));
+  }
+  src.script = read_file(gp.string());
+  src.description += fmt::format(" Drawn from the kept script {}.gp (keep_script: true), with the current data.",
+                                 src.name);
+}
+
 }  // namespace
 
 FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
@@ -825,7 +842,9 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
     }
   }
   for (const FigureDecl& decl : decls) {
-    out.push_back(render_figure_source(build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows), dir));
+    FigureSource src = build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows);
+    if (decl.keep_script) keep_existing_script(src, dir);
+    out.push_back(render_figure_source(src, dir));
   }
   return out;
 }

@@ -28,6 +28,8 @@
 //    cell that fits it, viridis colours; infeasible cells hatched.
 // More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
 // A figure with nothing to draw still renders, saying so.
+// With `keep_script`, a NAME.gp already in figures/ (the reader's hand edits) is drawn instead of the
+// generated script, NAME.dat still rewritten with the current rows, and the description says so.
 //
 // House style (one place: the constants in figure_parts.hpp, house_style() in figures.cpp):
 // Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color
