@@ -1,4 +1,5 @@
-// Text that runs off a gnuplot SVG's canvas: the check every shipped study's figures pass.
+// Text that runs off a gnuplot SVG's canvas, or lies on other text: the checks every shipped study's
+// figures pass.
 //
 // gnuplot's SVG terminal writes each text as <g transform="translate(X,Y)[ rotate(A)]" ...
 // font-size="S" ... text-anchor="start|middle|end"><text>...</text></g>. Its width is estimated from
@@ -7,6 +8,7 @@
 // typeset.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -45,18 +47,25 @@ inline double dejavu_sans_em(char c) {
   return 0.62;  // the other lower-case letters
 }
 
-// Each text whose estimated extent leaves [0, width] x [0, height] by more than `slack_px`, as
-// "'text' spans x0..x1 of W" for a test message.
-inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double slack_px = 2) {
+// One text of a gnuplot SVG and the box its glyphs cover, estimated: along the text the advance
+// widths above from its anchor; across it from the cap height above the baseline (0.72 em, DejaVu
+// Sans's capitals are 0.73) to 0.15 em below it (its descenders reach 0.24), so two lines of a
+// title or a key, set 1.5 em apart, never touch.
+struct SvgTextBox {
+  std::string text;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool vertical = false;  // rotated by -90 or 90 degrees
+  bool skewed = false;    // rotated by another angle: no box
+};
+
+inline std::vector<SvgTextBox> svg_text_boxes(std::string_view svg) {
   const auto attribute = [&](std::string_view name, std::size_t from, std::size_t to) -> std::string {
     const std::size_t p = svg.find(std::string(name) + "=\"", from);
     if (p == std::string_view::npos || p > to) return "";
     const std::size_t v = p + name.size() + 2;
     return std::string(svg.substr(v, svg.find('"', v) - v));
   };
-  const double width = std::atof(attribute("width", 0, svg.size()).c_str());
-  const double height = std::atof(attribute("height", 0, svg.size()).c_str());
-  std::vector<std::string> out;
+  std::vector<SvgTextBox> out;
   constexpr std::string_view kOpen = "<g transform=\"translate(";
   for (std::size_t g = svg.find(kOpen); g != std::string_view::npos; g = svg.find(kOpen, g + 1)) {
     const std::size_t tag_end = svg.find('>', g);
@@ -66,20 +75,20 @@ inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double s
       continue;
     }
     const std::size_t text_close = svg.find("</text>", text_open);
-    std::string text;
+    SvgTextBox box;
     bool in_tag = false;
     for (std::size_t i = text_open + 6; i < text_close; ++i) {
       if (svg[i] == '<') in_tag = true;
-      if (!in_tag) text += svg[i];
+      if (!in_tag) box.text += svg[i];
       if (svg[i] == '>') in_tag = false;
     }
     double em = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '&') {  // an entity is one character
-        i = text.find(';', i);
+    for (std::size_t i = 0; i < box.text.size(); ++i) {
+      if (box.text[i] == '&') {  // an entity is one character
+        i = box.text.find(';', i);
         em += 0.7;
-      } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-        em += dejavu_sans_em(text[i]);
+      } else if ((static_cast<unsigned char>(box.text[i]) & 0xC0) != 0x80) {
+        em += dejavu_sans_em(box.text[i]);
       }
     }
     const std::string_view head = svg.substr(g, tag_end - g);
@@ -91,13 +100,75 @@ inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double s
     const std::string anchor = attribute("text-anchor", g, tag_end);
     const double w = em * size;
     const double before = anchor == "middle" ? w / 2 : anchor == "end" ? w : 0;
-    const bool rotated = head.find("rotate(") != std::string_view::npos;
-    const double lo = (rotated ? y : x) - (rotated ? w - before : before);
-    const double hi = lo + w;
-    const double limit = rotated ? height : width;
+    double angle = 0;
+    if (const std::size_t r = head.find("rotate("); r != std::string_view::npos) {
+      angle = std::atof(std::string(head.substr(r + 7)).c_str());
+    }
+    const double turn = angle - 360 * static_cast<int>(angle / 360);
+    box.vertical = turn == -90 || turn == 270 || turn == 90 || turn == -270;
+    box.skewed = turn != 0 && !box.vertical;
+    const double ascent = 0.72 * size, descent = 0.15 * size;
+    if (!box.vertical) {
+      box.x0 = x - before;
+      box.x1 = box.x0 + w;
+      box.y0 = y - ascent;
+      box.y1 = y + descent;
+    } else if (turn == -90 || turn == 270) {  // reads upwards, glyphs left of the baseline
+      box.y1 = y + before;
+      box.y0 = box.y1 - w;
+      box.x0 = x - ascent;
+      box.x1 = x + descent;
+    } else {  // reads downwards, glyphs right of the baseline
+      box.y0 = y - before;
+      box.y1 = box.y0 + w;
+      box.x0 = x - descent;
+      box.x1 = x + ascent;
+    }
+    out.push_back(std::move(box));
+  }
+  return out;
+}
+
+// Each text whose estimated extent along its direction leaves [0, width] (or [0, height] when it
+// is vertical) by more than `slack_px`, as "'text' spans x0..x1 of W" for a test message.
+inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double slack_px = 2) {
+  const auto attribute = [&](std::string_view name) -> double {
+    const std::size_t p = svg.find(std::string(name) + "=\"");
+    return p == std::string_view::npos ? 0 : std::atof(std::string(svg.substr(p + name.size() + 2)).c_str());
+  };
+  const double width = attribute("width"), height = attribute("height");
+  std::vector<std::string> out;
+  for (const SvgTextBox& b : svg_text_boxes(svg)) {
+    if (b.skewed) continue;
+    const double lo = b.vertical ? b.y0 : b.x0, hi = b.vertical ? b.y1 : b.x1;
+    const double limit = b.vertical ? height : width;
     if (lo < -slack_px || hi > limit + slack_px) {
-      out.push_back("'" + text + "' spans " + std::to_string(static_cast<int>(lo)) + ".." +
+      out.push_back("'" + b.text + "' spans " + std::to_string(static_cast<int>(lo)) + ".." +
                     std::to_string(static_cast<int>(hi)) + " of " + std::to_string(static_cast<int>(limit)));
+    }
+  }
+  return out;
+}
+
+// Each pair of texts whose boxes overlap by more than `slack_px` both ways (a label on a label, a
+// point label on the key, a title on tick labels), as "'a' overlaps 'b' by W x H px at (x, y)".
+inline std::vector<std::string> overlapping_svg_texts(std::string_view svg, double slack_px = 1) {
+  const std::vector<SvgTextBox> boxes = svg_text_boxes(svg);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const SvgTextBox& a = boxes[i];
+    if (a.skewed || a.text.empty()) continue;
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const SvgTextBox& b = boxes[j];
+      if (b.skewed || b.text.empty()) continue;
+      const double w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+      const double h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+      if (w > slack_px && h > slack_px) {
+        out.push_back("'" + a.text + "' overlaps '" + b.text + "' by " + std::to_string(static_cast<int>(w)) + " x " +
+                      std::to_string(static_cast<int>(h)) + " px at (" +
+                      std::to_string(static_cast<int>(std::max(a.x0, b.x0))) + ", " +
+                      std::to_string(static_cast<int>(std::max(a.y0, b.y0))) + ")");
+      }
     }
   }
   return out;

@@ -124,13 +124,16 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       ++expected;
     }
   }
-  // No figure's text runs off its canvas (legends, titles, labels).
+  // No figure's text runs off its canvas or lies on other text (legends, titles, labels, ticks).
   for (const auto& e : fs::directory_iterator(out / "figures")) {
     if (e.path().extension() != ".svg") continue;
     std::ifstream in(e.path());
     const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const std::string& clipped : dsx::clipped_svg_texts(svg, 6)) {
       ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << clipped;
+    }
+    for (const std::string& overlap : dsx::overlapping_svg_texts(svg)) {
+      ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << overlap;
     }
   }
   // Every reference in the study's prose was replaced by a computed value.

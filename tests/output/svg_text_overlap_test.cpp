@@ -1,0 +1,61 @@
+// The overlap check every shipped study's figures pass (tests/svg_text_bounds.hpp): text on text is
+// found, horizontal or vertical, while the lines of a wrapped title, a column of tick labels and an
+// axis title beside its ticks, set the way gnuplot sets them, are not taken for overlaps.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/svg_text_bounds.hpp"
+
+namespace dsx {
+namespace {
+
+// One text as gnuplot's SVG terminal writes it.
+std::string text_at(double x, double y, std::string_view anchor, std::string_view text, std::string_view rotate = "") {
+  return "<g transform=\"translate(" + std::to_string(x) + "," + std::to_string(y) + ")" +
+         (rotate.empty() ? "" : " rotate(" + std::string(rotate) + ")") +
+         "\" stroke=\"none\" fill=\"black\" font-family=\"DejaVu Sans\" font-size=\"12.00\"  text-anchor=\"" +
+         std::string(anchor) + "\">\n\t\t<text><tspan font-family=\"DejaVu Sans\" >" + std::string(text) +
+         "</tspan></text>\n\t</g>\n";
+}
+
+std::string svg_of(const std::string& body) { return "<svg width=\"600\" height=\"400\">\n" + body + "</svg>\n"; }
+
+TEST(SvgTextOverlap, TextOnTextIsFound) {
+  const std::string svg = svg_of(
+      // A point label running into the key's first entry.
+      text_at(400, 60, "start", "launch_overhead") + text_at(450, 62, "start", "h100_sxm") +
+      // A two-line title whose second line sits on the top tick label.
+      text_at(300, 20, "middle", "A title too long") + text_at(300, 38, "middle", "for one line") +
+      text_at(290, 40, "end", "1000") +
+      // An axis title drawn across its tick labels.
+      text_at(40, 200, "middle", "latency (ms)", "-90") + text_at(45, 204, "end", "10"));
+  const std::vector<std::string> overlaps = overlapping_svg_texts(svg);
+  ASSERT_EQ(overlaps.size(), 3u) << ::testing::PrintToString(overlaps);
+  EXPECT_EQ(overlaps[0].rfind("'launch_overhead' overlaps 'h100_sxm' by ", 0), 0u) << overlaps[0];
+  EXPECT_EQ(overlaps[1].rfind("'for one line' overlaps '1000' by ", 0), 0u) << overlaps[1];
+  EXPECT_EQ(overlaps[2].rfind("'latency (ms)' overlaps '10' by ", 0), 0u) << overlaps[2];
+}
+
+TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
+  const std::string svg = svg_of(
+      // A wrapped title: lines 18 px apart at 12 px.
+      text_at(300, 20, "middle", "Bandwidth headroom of every accelerator") +
+      text_at(300, 38, "middle", "at 50 ms per token (fp16, batch 64)") +
+      // y tick labels 20 px apart, right-aligned at the axis.
+      text_at(60, 100, "end", "0.001") + text_at(60, 120, "end", "0.0008") + text_at(60, 140, "end", "0.0006") +
+      // x tick labels side by side.
+      text_at(100, 380, "middle", "0.001") + text_at(150, 380, "middle", "0.002") +
+      // The y axis title, read upwards, left of the tick labels.
+      text_at(14, 120, "middle", "sigma: spread of the effects (USD)", "-90") +
+      // Key entries one under the other.
+      text_at(480, 60, "start", "h100_sxm") + text_at(480, 76, "start", "h200") +
+      // A label drawn at an angle has no box here.
+      text_at(100, 120, "end", "memory_bandwidth", "-30") + text_at(95, 118, "end", "eta"));
+  const std::vector<std::string> overlaps = overlapping_svg_texts(svg);
+  EXPECT_TRUE(overlaps.empty()) << ::testing::PrintToString(overlaps);
+}
+
+}  // namespace
+}  // namespace dsx
