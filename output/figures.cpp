@@ -588,6 +588,7 @@ void keep_existing_script(FigureSource& src, const std::string& dir) {
         src.name, gp.string()));
   }
   src.script = read_file(gp.string());
+  src.script_kept = true;
   src.description += fmt::format(" Drawn from the kept script {}.gp (keep_script: true), with the current data.",
                                  src.name);
 }
@@ -798,7 +799,7 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
   fig.pdf_path = stem + ".pdf";
   fig.png_path = stem + ".png";
   check_script_may_run(src, fig.gp_path);
-  write_file_atomic(fig.gp_path, src.script);
+  if (!src.script_kept) write_file_atomic(fig.gp_path, src.script);
   write_file_atomic(fig.dat_path, src.data);
 
   // gnuplot draws into a private folder; finished files then replace the old ones atomically.

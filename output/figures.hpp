@@ -77,6 +77,7 @@ struct FigureSource {
   std::string script;  // NAME.gp
   std::string data;    // NAME.dat
   std::size_t points = 0;
+  bool script_kept = false;  // `script` is the NAME.gp already in the folder (keep_script): left as it is
 };
 
 // Writes NAME.gp and NAME.dat into `dir` and runs gnuplot on them, leaving NAME.svg, NAME.pdf

@@ -1,9 +1,10 @@
 // A figure with `keep_script: true` is drawn from the NAME.gp already in the run folder, so hand
-// edits survive `dsx report` and `dsx run`; its NAME.dat still holds the current rows, and the report
+// edits survive `dsx report` and `dsx run` (the file is not even rewritten); its NAME.dat still holds the current rows, and the report
 // says the figure came from a kept script. Without the key the script is written anew. Toggling the
 // key changes no result identity (no sweep), and a kept script that would run a command is refused.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -58,10 +59,14 @@ TEST_F(KeptScript, HandEditsSurviveAReportAndOnlyWhereAsked) {
   write(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited by hand"));
   write(figure("utilization_vs_launch.gp"), retitled(other_script, "Also edited by hand"));
   write(figure("waterfall.dat"), "# stale\n");
+  // A kept script is left as it is, not written again.
+  const auto edited_at = fs::last_write_time(figure("waterfall.gp")) - std::chrono::hours(24);
+  fs::last_write_time(figure("waterfall.gp"), edited_at);
 
   const CommandResult report = run_dsx("report '" + out_ + "'");
   ASSERT_EQ(report.exit_code, 0) << report.out;
   EXPECT_NE(read_text(figure("waterfall.gp")).find("set title \"Edited by hand\""), std::string::npos);
+  EXPECT_EQ(fs::last_write_time(figure("waterfall.gp")), edited_at);
   EXPECT_NE(read_text(figure("waterfall.svg")).find("Edited by hand"), std::string::npos);
   EXPECT_EQ(read_text(figure("waterfall.dat")), dat);
   EXPECT_NE(read_text(out_ + "/report.md").find("Drawn from the kept script waterfall.gp"), std::string::npos);
