@@ -186,8 +186,8 @@ std::string rate_unit(std::vector<std::string>& words) {
 }
 
 // A rate counted in prefixed FLOP per second and stored as a plain number, its prefix in its name
-// ("tflops_per_gpu": 295 means 295 TFLOP/s): "TFLOP/s", the word taken out of `words` ("throughput
-// per gpu"); "" for any other name.
+// ("tflops_per_gpu": 295 means 295 TFLOP/s): "TFLOP/s", the word in `words` read "FLOP rate" ("FLOP
+// rate per gpu", not "throughput", which a tokens/s metric beside it is called); "" for any other name.
 std::string prefixed_flop_rate_unit(std::vector<std::string>& words) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPrefixed = {
       {{"gflops", "G"}, {"tflops", "T"}, {"pflops", "P"}, {"eflops", "E"}}};
@@ -195,7 +195,7 @@ std::string prefixed_flop_rate_unit(std::vector<std::string>& words) {
     for (const auto& [word, prefix] : kPrefixed) {
       if (*w != word) continue;
       const std::string unit = std::string(prefix) + "FLOP/s";
-      *w = "throughput";
+      *w = "FLOP rate";
       return unit;
     }
   }
