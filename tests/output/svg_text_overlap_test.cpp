@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "output/figures.hpp"
+#include "output/files.hpp"
 #include "tests/svg_text_bounds.hpp"
+#include "tests/test_files.hpp"
 
 namespace dsx {
 namespace {
@@ -55,6 +58,23 @@ TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
       text_at(100, 120, "end", "memory_bandwidth", "-30") + text_at(95, 118, "end", "eta"));
   const std::vector<std::string> overlaps = overlapping_svg_texts(svg);
   EXPECT_TRUE(overlaps.empty()) << ::testing::PrintToString(overlaps);
+}
+
+// The same on gnuplot's own output: a label drawn over the title of a figure in the house style.
+TEST(SvgTextOverlap, ALabelOnTheTitleOfARealFigureIsFound) {
+  TempDir dir("overlap");
+  const std::string plot = "plot x notitle\n";
+  const std::string body = house_style() + "set title \"Where the time goes\" noenhanced\n";
+  write_file_atomic(dir.path() + "/apart.gp", body + house_terminals("apart", 17, 8, plot));
+  write_file_atomic(dir.path() + "/over.gp", body + "set label 1 \"A note on the title\" at screen 0.52, screen 0.9 center\n" +
+                                                   house_terminals("over", 17, 8, plot));
+  run_gnuplot(dir.path() + "/apart.gp", dir.path());
+  run_gnuplot(dir.path() + "/over.gp", dir.path());
+  EXPECT_TRUE(overlapping_svg_texts(read_file(dir.path() + "/apart.svg")).empty());
+  const std::vector<std::string> overlaps = overlapping_svg_texts(read_file(dir.path() + "/over.svg"));
+  ASSERT_EQ(overlaps.size(), 1u) << ::testing::PrintToString(overlaps);
+  EXPECT_NE(overlaps[0].find("'Where the time goes'"), std::string::npos) << overlaps[0];
+  EXPECT_NE(overlaps[0].find("'A note on the title'"), std::string::npos) << overlaps[0];
 }
 
 }  // namespace
