@@ -9,6 +9,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -50,12 +52,14 @@ inline double dejavu_sans_em(char c) {
 // One text of a gnuplot SVG and the box its glyphs cover, estimated: along the text the advance
 // widths above from its anchor; across it from the cap height above the baseline (0.72 em, DejaVu
 // Sans's capitals are 0.73) to 0.15 em below it (its descenders reach 0.24), so two lines of a
-// title or a key, set 1.5 em apart, never touch.
+// title or a key, set 1.5 em apart, never touch. A rotated text's box turns with it (gnuplot's
+// rotate(A), clockwise on the page).
 struct SvgTextBox {
   std::string text;
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  bool vertical = false;  // rotated by -90 or 90 degrees
-  bool skewed = false;    // rotated by another angle: no box
+  std::array<std::array<double, 2>, 4> corners{};  // on the page, in order around the box
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;             // the corners' extent
+  bool vertical = false;                            // rotated by -90 or 90 degrees
+  bool skewed = false;                              // rotated by another angle
 };
 
 inline std::vector<SvgTextBox> svg_text_boxes(std::string_view svg) {
@@ -108,21 +112,22 @@ inline std::vector<SvgTextBox> svg_text_boxes(std::string_view svg) {
     box.vertical = turn == -90 || turn == 270 || turn == 90 || turn == -270;
     box.skewed = turn != 0 && !box.vertical;
     const double ascent = 0.72 * size, descent = 0.15 * size;
-    if (!box.vertical) {
-      box.x0 = x - before;
-      box.x1 = box.x0 + w;
-      box.y0 = y - ascent;
-      box.y1 = y + descent;
-    } else if (turn == -90 || turn == 270) {  // reads upwards, glyphs left of the baseline
-      box.y1 = y + before;
-      box.y0 = box.y1 - w;
-      box.x0 = x - ascent;
-      box.x1 = x + descent;
-    } else {  // reads downwards, glyphs right of the baseline
-      box.y0 = y - before;
-      box.y1 = box.y0 + w;
-      box.x0 = x - descent;
-      box.x1 = x + ascent;
+    // Along the text u, across it v (down from the baseline), turned by the angle onto the page.
+    // Exact at right angles, so horizontal and vertical boxes stay axis-aligned.
+    const double radians = turn * std::acos(-1.0) / 180;
+    const double c = box.vertical ? 0 : std::cos(radians);
+    const double sn = box.vertical ? (turn == 90 || turn == -270 ? 1 : -1) : std::sin(radians);
+    const std::array<std::array<double, 2>, 4> local = {
+        {{-before, -ascent}, {w - before, -ascent}, {w - before, descent}, {-before, descent}}};
+    box.x0 = box.y0 = 1e300;
+    box.x1 = box.y1 = -1e300;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto [u, v] = local[k];
+      box.corners[k] = {x + u * c - v * sn, y + u * sn + v * c};
+      box.x0 = std::min(box.x0, box.corners[k][0]);
+      box.x1 = std::max(box.x1, box.corners[k][0]);
+      box.y0 = std::min(box.y0, box.corners[k][1]);
+      box.y1 = std::max(box.y1, box.corners[k][1]);
     }
     out.push_back(std::move(box));
   }
@@ -150,20 +155,43 @@ inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double s
   return out;
 }
 
-// Each pair of texts whose boxes overlap by more than `slack_px` both ways (a label on a label, a
-// point label on the key, a title on tick labels), as "'a' overlaps 'b' by W x H px at (x, y)".
+// How far two boxes reach into each other along the axis they overlap least on (the separating
+// axis theorem: the edge directions of both boxes); zero or less when they are apart.
+inline double svg_text_box_depth(const SvgTextBox& a, const SvgTextBox& b) {
+  double depth = 1e300;
+  for (const SvgTextBox* box : {&a, &b}) {
+    for (std::size_t e = 0; e < 2; ++e) {
+      const double ex = box->corners[e + 1][0] - box->corners[e][0], ey = box->corners[e + 1][1] - box->corners[e][1];
+      const double length = std::hypot(ex, ey);
+      if (length == 0) continue;
+      double lo_a = 1e300, hi_a = -1e300, lo_b = 1e300, hi_b = -1e300;
+      for (std::size_t k = 0; k < 4; ++k) {
+        const double pa = (a.corners[k][0] * ex + a.corners[k][1] * ey) / length;
+        const double pb = (b.corners[k][0] * ex + b.corners[k][1] * ey) / length;
+        lo_a = std::min(lo_a, pa), hi_a = std::max(hi_a, pa);
+        lo_b = std::min(lo_b, pb), hi_b = std::max(hi_b, pb);
+      }
+      depth = std::min(depth, std::min(hi_a, hi_b) - std::max(lo_a, lo_b));
+    }
+  }
+  return depth;
+}
+
+// Each pair of texts whose boxes reach into each other by more than `slack_px` (a label on a label,
+// a point label on the key, a title on tick labels, slanted tick labels on each other), as "'a'
+// overlaps 'b' by W x H px at (x, y)" (the extent both boxes' corners share).
 inline std::vector<std::string> overlapping_svg_texts(std::string_view svg, double slack_px = 1) {
   const std::vector<SvgTextBox> boxes = svg_text_boxes(svg);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const SvgTextBox& a = boxes[i];
-    if (a.skewed || a.text.empty()) continue;
+    if (a.text.empty()) continue;
     for (std::size_t j = i + 1; j < boxes.size(); ++j) {
       const SvgTextBox& b = boxes[j];
-      if (b.skewed || b.text.empty()) continue;
+      if (b.text.empty()) continue;
       const double w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
       const double h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
-      if (w > slack_px && h > slack_px) {
+      if (w > slack_px && h > slack_px && svg_text_box_depth(a, b) > slack_px) {
         out.push_back("'" + a.text + "' overlaps '" + b.text + "' by " + std::to_string(static_cast<int>(w)) + " x " +
                       std::to_string(static_cast<int>(h)) + " px at (" +
                       std::to_string(static_cast<int>(std::max(a.x0, b.x0))) + ", " +

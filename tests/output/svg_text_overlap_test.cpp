@@ -33,12 +33,15 @@ TEST(SvgTextOverlap, TextOnTextIsFound) {
       text_at(300, 20, "middle", "A title too long") + text_at(300, 38, "middle", "for one line") +
       text_at(290, 40, "end", "1000") +
       // An axis title drawn across its tick labels.
-      text_at(40, 200, "middle", "latency (ms)", "-90") + text_at(45, 204, "end", "10"));
+      text_at(40, 200, "middle", "latency (ms)", "-90") + text_at(45, 204, "end", "10") +
+      // Slanted tick labels too close for their length.
+      text_at(300, 300, "start", "memory_bandwidth", "25") + text_at(320, 300, "start", "launch_overhead", "25"));
   const std::vector<std::string> overlaps = overlapping_svg_texts(svg);
-  ASSERT_EQ(overlaps.size(), 3u) << ::testing::PrintToString(overlaps);
+  ASSERT_EQ(overlaps.size(), 4u) << ::testing::PrintToString(overlaps);
   EXPECT_EQ(overlaps[0].rfind("'launch_overhead' overlaps 'h100_sxm' by ", 0), 0u) << overlaps[0];
   EXPECT_EQ(overlaps[1].rfind("'for one line' overlaps '1000' by ", 0), 0u) << overlaps[1];
   EXPECT_EQ(overlaps[2].rfind("'latency (ms)' overlaps '10' by ", 0), 0u) << overlaps[2];
+  EXPECT_EQ(overlaps[3].rfind("'memory_bandwidth' overlaps 'launch_overhead' by ", 0), 0u) << overlaps[3];
 }
 
 TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
@@ -54,10 +57,16 @@ TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
       text_at(14, 120, "middle", "sigma: spread of the effects (USD)", "-90") +
       // Key entries one under the other.
       text_at(480, 60, "start", "h100_sxm") + text_at(480, 76, "start", "h200") +
-      // A label drawn at an angle has no box here.
-      text_at(100, 120, "end", "memory_bandwidth", "-30") + text_at(95, 118, "end", "eta"));
+      // Slanted tick labels as gnuplot sets them under the bars of a Sobol figure: the extents of
+      // neighbouring boxes share a band of the page, the boxes themselves do not touch.
+      text_at(236.59, 265.3, "start", "launch_overhead", "25") + text_at(342.03, 265.3, "start", "memory_bandwidth", "25") +
+      text_at(447.47, 265.3, "start", "mi300x.price", "25"));
   const std::vector<std::string> overlaps = overlapping_svg_texts(svg);
   EXPECT_TRUE(overlaps.empty()) << ::testing::PrintToString(overlaps);
+  const std::vector<SvgTextBox> boxes = svg_text_boxes(svg);
+  ASSERT_EQ(boxes.size(), 13u);
+  EXPECT_GT(boxes[11].x1, boxes[12].x0 + 1);  // memory_bandwidth's extent reaches past mi300x.price's start
+  EXPECT_GT(boxes[11].y1, boxes[12].y0 + 1);
 }
 
 // The same on gnuplot's own output: a label drawn over the title of a figure in the house style.
