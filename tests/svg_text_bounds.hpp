@@ -135,7 +135,8 @@ inline std::vector<SvgTextBox> svg_text_boxes(std::string_view svg) {
 }
 
 // Each text whose estimated extent along its direction leaves [0, width] (or [0, height] when it
-// is vertical) by more than `slack_px`, as "'text' spans x0..x1 of W" for a test message.
+// is vertical; a slanted text both ways) by more than `slack_px`, as "'text' spans x0..x1 of W" for
+// a test message.
 inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double slack_px = 2) {
   const auto attribute = [&](std::string_view name) -> double {
     const std::size_t p = svg.find(std::string(name) + "=\"");
@@ -144,12 +145,14 @@ inline std::vector<std::string> clipped_svg_texts(std::string_view svg, double s
   const double width = attribute("width"), height = attribute("height");
   std::vector<std::string> out;
   for (const SvgTextBox& b : svg_text_boxes(svg)) {
-    if (b.skewed) continue;
-    const double lo = b.vertical ? b.y0 : b.x0, hi = b.vertical ? b.y1 : b.x1;
-    const double limit = b.vertical ? height : width;
-    if (lo < -slack_px || hi > limit + slack_px) {
-      out.push_back("'" + b.text + "' spans " + std::to_string(static_cast<int>(lo)) + ".." +
-                    std::to_string(static_cast<int>(hi)) + " of " + std::to_string(static_cast<int>(limit)));
+    for (const bool along_y : {false, true}) {
+      if (!b.skewed && along_y != b.vertical) continue;
+      const double lo = along_y ? b.y0 : b.x0, hi = along_y ? b.y1 : b.x1;
+      const double limit = along_y ? height : width;
+      if (lo < -slack_px || hi > limit + slack_px) {
+        out.push_back("'" + b.text + "' spans " + std::to_string(static_cast<int>(lo)) + ".." +
+                      std::to_string(static_cast<int>(hi)) + " of " + std::to_string(static_cast<int>(limit)));
+      }
     }
   }
   return out;

@@ -1,6 +1,7 @@
-// The overlap check every shipped study's figures pass (tests/svg_text_bounds.hpp): text on text is
-// found, horizontal or vertical, while the lines of a wrapped title, a column of tick labels and an
-// axis title beside its ticks, set the way gnuplot sets them, are not taken for overlaps.
+// The text checks every shipped study's figures pass (tests/svg_text_bounds.hpp): text on text is
+// found, upright, vertical or slanted, while the lines of a wrapped title, a column of tick labels,
+// an axis title beside its ticks and slanted tick labels, set the way gnuplot sets them, are not
+// taken for overlaps; slanted text past the canvas is found along both edges.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,7 +26,7 @@ std::string text_at(double x, double y, std::string_view anchor, std::string_vie
 
 std::string svg_of(const std::string& body) { return "<svg width=\"600\" height=\"400\">\n" + body + "</svg>\n"; }
 
-TEST(SvgTextOverlap, TextOnTextIsFound) {
+TEST(SvgTextBounds, TextOnTextIsFound) {
   const std::string svg = svg_of(
       // A point label running into the key's first entry.
       text_at(400, 60, "start", "launch_overhead") + text_at(450, 62, "start", "h100_sxm") +
@@ -44,7 +45,19 @@ TEST(SvgTextOverlap, TextOnTextIsFound) {
   EXPECT_EQ(overlaps[3].rfind("'memory_bandwidth' overlaps 'launch_overhead' by ", 0), 0u) << overlaps[3];
 }
 
-TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
+// A slanted text is checked against both edges of the canvas.
+TEST(SvgTextBounds, SlantedTextPastTheCanvasIsFound) {
+  const std::string svg = svg_of(text_at(560, 300, "start", "memory_bandwidth", "25") +
+                                 text_at(450, 300, "start", "eta", "25") + text_at(300, 390, "start", "launch_overhead", "25"));
+  const std::vector<std::string> clipped = clipped_svg_texts(svg);
+  ASSERT_EQ(clipped.size(), 2u) << ::testing::PrintToString(clipped);
+  EXPECT_EQ(clipped[0].rfind("'memory_bandwidth' spans 5", 0), 0u) << clipped[0];
+  EXPECT_NE(clipped[0].find(" of 600"), std::string::npos) << clipped[0];
+  EXPECT_EQ(clipped[1].rfind("'launch_overhead' spans 3", 0), 0u) << clipped[1];
+  EXPECT_NE(clipped[1].find(" of 400"), std::string::npos) << clipped[1];
+}
+
+TEST(SvgTextBounds, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
   const std::string svg = svg_of(
       // A wrapped title: lines 18 px apart at 12 px.
       text_at(300, 20, "middle", "Bandwidth headroom of every accelerator") +
@@ -70,7 +83,7 @@ TEST(SvgTextOverlap, TextSetApartAsGnuplotSetsItIsNotAnOverlap) {
 }
 
 // The same on gnuplot's own output: a label drawn over the title of a figure in the house style.
-TEST(SvgTextOverlap, ALabelOnTheTitleOfARealFigureIsFound) {
+TEST(SvgTextBounds, ALabelOnTheTitleOfARealFigureIsFound) {
   TempDir dir("overlap");
   const std::string plot = "plot x notitle\n";
   const std::string body = house_style() + "set title \"Where the time goes\" noenhanced\n";
