@@ -569,9 +569,9 @@ bool figure_file_name_ok(std::string_view name) {
 
 // A script that would do more than draw its figure (gnuplot_script_check.hpp) is not run.
 void check_script_may_run(const FigureSource& src, std::string_view gp_path) {
-  const std::string hazard = gnuplot_script_hazard(src.script);
-  if (!hazard.empty()) {
-    throw std::runtime_error(fmt::format("figure '{}': {}, {}; not drawing it", src.name, gp_path, hazard));
+  if (const auto hazard = gnuplot_script_hazard(src.script)) {
+    throw std::runtime_error(fmt::format("{}:{}:{}: {}; figure '{}' is not drawn", gp_path, hazard->line,
+                                         hazard->column, hazard->what, src.name));
   }
 }
 

@@ -45,29 +45,30 @@ class Scanner {
  public:
   explicit Scanner(std::string_view script) : s_(script) {}
 
-  std::string run() {
+  std::optional<ScriptHazard> run() {
     for (std::size_t start = 0; start < s_.size();) {
       const std::size_t end = std::min(s_.find('\n', start), s_.size());
       const std::string_view text = s_.substr(start, end - start);
       const std::size_t first = text.find_first_not_of(" \t");
       if (first != std::string_view::npos && text[first] != '#' && text.find('`') != std::string_view::npos) {
-        return fmt::format("line {}: a backquote runs its text as a shell command", line_at(start));
+        fail(start + text.find('`'), "a backquote runs its text as a shell command");
+        return error_;
       }
       start = end + 1;
     }
-    while (error_.empty() && i_ < s_.size()) step();
+    while (!error_ && i_ < s_.size()) step();
     return error_;
   }
 
  private:
-  std::size_t line_at(std::size_t pos) const {
-    std::size_t line = 1;
-    for (std::size_t k = 0; k < pos && k < s_.size(); ++k) line += s_[k] == '\n' ? 1 : 0;
-    return line;
-  }
-
   void fail(std::size_t pos, const std::string& what) {
-    if (error_.empty()) error_ = fmt::format("line {}: {}", line_at(pos), what);
+    if (error_) return;
+    ScriptHazard h{1, 1, what};
+    for (std::size_t k = 0; k < pos && k < s_.size(); ++k) {
+      h.column = s_[k] == '\n' ? 1 : h.column + ((static_cast<unsigned char>(s_[k]) & 0xC0) != 0x80 ? 1 : 0);
+      h.line += s_[k] == '\n' ? 1 : 0;
+    }
+    error_ = std::move(h);
   }
 
   void skip_blanks() {
@@ -213,7 +214,7 @@ class Scanner {
   // The parenthesised condition of if/while, strings in it checked.
   void skip_condition() {
     int depth = 0;
-    while (error_.empty() && i_ < s_.size() && s_[i_] != '\n') {
+    while (!error_ && i_ < s_.size() && s_[i_] != '\n') {
       const char c = s_[i_];
       if (c == '"' || c == '\'') {
         const std::size_t open = i_;
@@ -243,11 +244,11 @@ class Scanner {
   std::size_t i_ = 0;
   bool command_start_ = true;
   std::string previous_;
-  std::string error_;
+  std::optional<ScriptHazard> error_;
 };
 
 }  // namespace
 
-std::string gnuplot_script_hazard(std::string_view script) { return Scanner(script).run(); }
+std::optional<ScriptHazard> gnuplot_script_hazard(std::string_view script) { return Scanner(script).run(); }
 
 }  // namespace dsx

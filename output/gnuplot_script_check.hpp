@@ -17,12 +17,20 @@
 // harmless script may be refused (say, a title string starting with '<'), never the reverse.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace dsx {
 
-// Why `script` may not run, "line 12: 'system' runs a shell command"; empty when it may.
-std::string gnuplot_script_hazard(std::string_view script);
+// Where and why a script may not run.
+struct ScriptHazard {
+  std::size_t line = 0, column = 0;  // 1-based; the column counts characters
+  std::string what;                  // "'system' runs a shell command"
+};
+
+// The first thing in `script` that may not run; none when it may.
+std::optional<ScriptHazard> gnuplot_script_hazard(std::string_view script);
 
 }  // namespace dsx

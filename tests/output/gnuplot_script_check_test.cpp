@@ -23,29 +23,30 @@ TEST(GnuplotScriptCheck, AFigureScriptAndHarmlessTextPass) {
   // title above must not count: check the script without it first.
   std::string no_backquote = script;
   no_backquote.erase(no_backquote.find("`ls` and "), 9);
-  EXPECT_EQ(gnuplot_script_hazard(no_backquote), "");
-  EXPECT_NE(gnuplot_script_hazard(script), "");
+  const auto passed = gnuplot_script_hazard(no_backquote);
+  EXPECT_FALSE(passed.has_value()) << passed->line << ": " << passed->what;
+  EXPECT_TRUE(gnuplot_script_hazard(script).has_value());
 }
 
 TEST(GnuplotScriptCheck, WhatWouldRunACommandOrWriteElsewhereIsRefused) {
   struct Case {
     const char* script;
-    const char* says;
+    const char* says;  // "LINE:COLUMN: what" or its start
   };
   for (const Case& c : {
-           Case{"set title \"ok\"\nx = `id`\n", "line 2: a backquote"},
-           Case{"x = system(\"id\")\n", "line 1: 'system' runs a shell command"},
+           Case{"set title \"ok\"\nx = `id`\n", "2:5: a backquote"},
+           Case{"x = system(\"id\")\n", "1:5: 'system' runs a shell command"},
            Case{"sys \"id\"\n", "'sys' runs a shell command"},
            Case{"sh\n", "'sh' starts a shell"},
            Case{"! id\n", "'!' at the start of a command"},
-           Case{"set grid; !id\n", "'!' at the start of a command"},
+           Case{"set grid; !id\n", "1:11: '!' at the start of a command"},
            Case{"if (1) !id\n", "'!' at the start of a command"},
            Case{"l \"other.gp\"\n", "'l' at the start of a command"},
            Case{"if (1) { l 'other.gp' }\n", "'l' at the start of a command"},
            Case{"load \"other.gp\"\n", "'load' runs another script"},
            Case{"ca 'other.gp'\n", "'ca' runs another script"},
            Case{"eval \"x=1\"\n", "'eval' runs a command"},
-           Case{"cmd = \"x\"\n@cmd\n", "line 2: '@' expands a macro"},
+           Case{"cmd = \"x\"\n@cmd\n", "2:1: '@' expands a macro"},
            Case{"import f(x) from \"lib.so\"\n", "'import' loads a plugin"},
            Case{"sa \"state.gp\"\n", "'sa' writes a file"},
            Case{"cd \"/tmp\"\n", "'cd' changes the folder"},
@@ -55,13 +56,15 @@ TEST(GnuplotScriptCheck, WhatWouldRunACommandOrWriteElsewhereIsRefused) {
            Case{"set output \"|lpr\"\n", "names a pipe"},
            Case{"set output \"../../x.svg\"\n", "'output' may write only a plain file name"},
            Case{"set o \"a\".\"/b\"\n", "'o' may write only a plain file name"},
-           Case{"name = \"x.svg\"\nset output name\n", "line 2: 'output' takes a file name written as one string"},
+           Case{"name = \"x.svg\"\nset output name\n", "2:5: 'output' takes a file name written as one string"},
            Case{"set print \"/tmp/x\"\n", "'print' may write only a plain file name"},
            Case{"set table \".hidden\"\n", "'table' may write only a plain file name"},
            Case{"set fit logfile \"/tmp/fit.log\"\n", "'logfile' may write only a plain file name"},
        }) {
-    const std::string hazard = gnuplot_script_hazard(c.script);
-    EXPECT_NE(hazard.find(c.says), std::string::npos) << c.script << " -> " << hazard;
+    const auto hazard = gnuplot_script_hazard(c.script);
+    ASSERT_TRUE(hazard.has_value()) << c.script;
+    const std::string said = std::to_string(hazard->line) + ":" + std::to_string(hazard->column) + ": " + hazard->what;
+    EXPECT_NE(said.find(c.says), std::string::npos) << c.script << " -> " << said;
   }
 }
 
