@@ -13,8 +13,9 @@
 //  - `set output`, `set print`, `set table` or `fit`'s `logfile` naming anything but a plain file
 //    name in the script's folder (a literal string without '/', not starting with '.', not built
 //    from other strings) or a datablock.
-// It reads as gnuplot 5.4 does, conservatively: a script it passes may still fail in gnuplot, and a
-// harmless script may be refused (say, a title string starting with '<'), never the reverse.
+// It reads the text as gnuplot 5.4 does and errs towards refusing (a title string starting with '<'
+// is refused too). It is a guard, not a sandbox: a script can still compute a pipe's name at run
+// time (sprintf("%c", 60) is '<'), so a kept script should be one its reader wrote or read.
 #pragma once
 
 #include <cstddef>
