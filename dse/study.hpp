@@ -118,6 +118,7 @@ struct FigureDecl {
   std::vector<std::pair<std::string, std::string>> series_labels;  // group value -> text, as written
   FigureRange x_range;                 // scatter, line: x; roofline: x (intensity)
   FigureRange y_range;                 // scatter, line, roofline: y; bars: the value axis
+  bool keep_script = false;            // draw from a NAME.gp already in figures/ (hand edits), data current
 };
 
 // The unit a figure's axis label ends with, in parentheses: "time to train (days)" -> "days"; ""

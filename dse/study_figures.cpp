@@ -13,10 +13,11 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 24> kFigureKeys = {
+constexpr std::array<std::string_view, 25> kFigureKeys = {
     "name",    "kind",    "title",        "caption",       "x",       "y",       "group", "where",
     "log_x",   "log_y",   "pareto",       "crossover",     "z",       "log_z",   "roofs", "precisions",
-    "eta",     "width",   "x_label",      "y_label",       "legend_title", "series_labels", "x_range", "y_range"};
+    "eta",     "width",   "x_label",      "y_label",       "legend_title", "series_labels", "x_range", "y_range",
+    "keep_script"};
 
 }  // namespace
 
@@ -244,6 +245,7 @@ void StudyLoader::read_figures(const YamlNode& list) {
     const YamlNode* pareto = flag("pareto", f.pareto);
     const YamlNode* crossover = flag("crossover", f.crossover);
     const YamlNode* log_z = flag("log_z", f.log_z);
+    flag("keep_script", f.keep_script);
     if (roofline) {
       for (const YamlNode* n : {log_x, log_y}) {
         if (n != nullptr && n->text == "false") {

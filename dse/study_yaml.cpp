@@ -233,6 +233,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
           out += std::string("    ") + key + ": [" + yaml_scalar(range->min.label) + ", " + yaml_scalar(range->max.label) + "]\n";
         }
       }
+      if (f.keep_script) flag("keep_script", true);
     }
   }
   write_study_analyses_yaml(study, out);

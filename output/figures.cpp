@@ -23,6 +23,7 @@
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
 #include "output/format.hpp"
+#include "output/gnuplot_script_check.hpp"
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
 
@@ -566,22 +567,30 @@ bool figure_file_name_ok(std::string_view name) {
   });
 }
 
-// gnuplot hands text between backquotes to the shell wherever it appears outside a comment, quoted
-// strings included; study text reaches scripts only through gp_string, which escapes backquotes.
-void check_no_shell_substitution(const FigureSource& src) {
-  std::size_t start = 0;
-  for (int line = 1; start < src.script.size(); ++line) {
-    const std::size_t end = std::min(src.script.find('\n', start), src.script.size());
-    const std::string_view text = std::string_view(src.script).substr(start, end - start);
-    const std::size_t first = text.find_first_not_of(" \t");
-    if (first != std::string_view::npos && text[first] != '#' && text.find('`') != std::string_view::npos) {
-      throw std::runtime_error(fmt::format(
-          "figure '{}': line {} of its gnuplot script holds a backquote, which gnuplot would run as a shell "
-          "command; not drawing it",
-          src.name, line));
-    }
-    start = end + 1;
+// A script that would do more than draw its figure (gnuplot_script_check.hpp) is not run.
+void check_script_may_run(const FigureSource& src, std::string_view gp_path) {
+  if (const auto hazard = gnuplot_script_hazard(src.script)) {
+    throw std::runtime_error(fmt::format("{}:{}:{}: {}; figure '{}' is not drawn", gp_path, hazard->line,
+                                         hazard->column, hazard->what, src.name));
   }
+}
+
+// With keep_script, the NAME.gp already in `dir` (a hand-edited script) replaces the generated one;
+// the data stays the current rows.
+void keep_existing_script(FigureSource& src, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path gp = fs::path(dir) / (src.name + ".gp");
+  const fs::file_status status = fs::symlink_status(gp);
+  if (status.type() == fs::file_type::not_found) return;
+  if (status.type() != fs::file_type::regular) {
+    throw std::runtime_error(fmt::format(
+        "figure '{}': keep_script keeps {}, but it is not a plain file (a link or a folder); not drawing it",
+        src.name, gp.string()));
+  }
+  src.script = read_file(gp.string());
+  src.script_kept = true;
+  src.description += fmt::format(" Drawn from the kept script {}.gp (keep_script: true), with the current data.",
+                                 src.name);
 }
 
 }  // namespace
@@ -777,7 +786,6 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
     throw std::invalid_argument(fmt::format(
         "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", src.name));
   }
-  check_no_shell_substitution(src);
   RenderedFigure fig;
   fig.name = src.name;
   fig.title = src.title;
@@ -790,7 +798,8 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
   fig.svg_path = stem + ".svg";
   fig.pdf_path = stem + ".pdf";
   fig.png_path = stem + ".png";
-  write_file_atomic(fig.gp_path, src.script);
+  check_script_may_run(src, fig.gp_path);
+  if (!src.script_kept) write_file_atomic(fig.gp_path, src.script);
   write_file_atomic(fig.dat_path, src.data);
 
   // gnuplot draws into a private folder; finished files then replace the old ones atomically.
@@ -834,7 +843,9 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
     }
   }
   for (const FigureDecl& decl : decls) {
-    out.push_back(render_figure_source(build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows), dir));
+    FigureSource src = build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows);
+    if (decl.keep_script) keep_existing_script(src, dir);
+    out.push_back(render_figure_source(src, dir));
   }
   return out;
 }

@@ -28,6 +28,8 @@
 //    cell that fits it, viridis colours; infeasible cells hatched.
 // More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
 // A figure with nothing to draw still renders, saying so.
+// With `keep_script`, a NAME.gp already in figures/ (the reader's hand edits) is drawn instead of the
+// generated script, NAME.dat still rewritten with the current rows, and the description says so.
 //
 // House style (one place: the constants in figure_parts.hpp, house_style() in figures.cpp):
 // Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color
@@ -75,11 +77,13 @@ struct FigureSource {
   std::string script;  // NAME.gp
   std::string data;    // NAME.dat
   std::size_t points = 0;
+  bool script_kept = false;  // `script` is the NAME.gp already in the folder (keep_script): left as it is
 };
 
 // Writes NAME.gp and NAME.dat into `dir` and runs gnuplot on them, leaving NAME.svg, NAME.pdf
-// (creation date normalised) and NAME.png; a gnuplot failure throws std::runtime_error naming the
-// .gp file. Files appear whole: gnuplot draws into a private folder first.
+// (creation date normalised) and NAME.png; a gnuplot failure, or a script that would do more than
+// draw (gnuplot_script_check.hpp), throws std::runtime_error naming the .gp file. Files appear
+// whole: gnuplot draws into a private folder first.
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir);
 
 // The figures a study draws: its own, or when it declares none a scatter of the first two

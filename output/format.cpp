@@ -185,6 +185,23 @@ std::string rate_unit(std::vector<std::string>& words) {
   return unit;
 }
 
+// A rate counted in prefixed FLOP per second and stored as a plain number, its prefix in its name
+// ("tflops_per_gpu": 295 means 295 TFLOP/s): "TFLOP/s", the word in `words` read "FLOP rate" ("FLOP
+// rate per gpu", not "throughput", which a tokens/s metric beside it is called); "" for any other name.
+std::string prefixed_flop_rate_unit(std::vector<std::string>& words) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kPrefixed = {
+      {{"gflops", "G"}, {"tflops", "T"}, {"pflops", "P"}, {"eflops", "E"}}};
+  for (auto w = words.begin(); w != words.end(); ++w) {
+    for (const auto& [word, prefix] : kPrefixed) {
+      if (*w != word) continue;
+      const std::string unit = std::string(prefix) + "FLOP/s";
+      *w = "FLOP rate";
+      return unit;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
@@ -225,7 +242,9 @@ QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
         break;
       }
       const std::size_t n = words.size();
-      if (n >= 3 && words[n - 3] == "flop" && words[n - 2] == "per" && words[n - 1] == "byte") {
+      if (const std::string unit = prefixed_flop_rate_unit(words); !unit.empty()) {
+        d.unit = unit;
+      } else if (n >= 3 && words[n - 3] == "flop" && words[n - 2] == "per" && words[n - 1] == "byte") {
         d.unit = "FLOP/B";
         words.resize(n - 3);
       } else if (dimension == Dimension::rate) {

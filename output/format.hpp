@@ -39,6 +39,8 @@ struct QuantityDisplay {
 // throughput_samples_per_s -> {"throughput", "samples/s", grouped}; a rate names what it counts
 // (tokens_per_s_per_gpu -> {"throughput per GPU", "tokens/s"}) or reads "/s" (arrival_rate);
 // gpu_utilization -> {"GPU utilization", "%", percent}; launch_overhead (time) -> {"launch overhead", "s"}.
+// A plain number whose name holds a prefixed FLOP rate reads in that unit: tflops_per_gpu
+// (dimensionless, 295 meaning 295 TFLOP/s) -> {"FLOP rate per GPU", "TFLOP/s", grouped}.
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension);
 
 // "15.0 us", "2.04 TB/s"; `unit` is an SI unit symbol ("s", "B", "B/s", "FLOP", "FLOP/s", "W", "J").

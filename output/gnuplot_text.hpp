@@ -5,7 +5,8 @@
 // double-quoted strings included (gnuplot 5.4 manual, "Substitution and Command line macros"). A
 // backquote in study text is therefore written as the octal escape \140, which a double-quoted
 // string expands to a literal backquote after the substitution pass; render_figure_source
-// (output/figures.hpp) refuses any script that still holds a backquote outside a comment.
+// (output/figures.hpp) refuses any script that still holds a backquote outside a comment, or
+// anything else that would run a command (output/gnuplot_script_check.hpp).
 #pragma once
 
 #include <fmt/format.h>

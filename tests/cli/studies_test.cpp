@@ -124,13 +124,16 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       ++expected;
     }
   }
-  // No figure's text runs off its canvas (legends, titles, labels).
+  // No figure's text runs off its canvas or lies on other text (legends, titles, labels, ticks).
   for (const auto& e : fs::directory_iterator(out / "figures")) {
     if (e.path().extension() != ".svg") continue;
     std::ifstream in(e.path());
     const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const std::string& clipped : dsx::clipped_svg_texts(svg, 6)) {
       ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << clipped;
+    }
+    for (const std::string& overlap : dsx::overlapping_svg_texts(svg)) {
+      ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << overlap;
     }
   }
   // Every reference in the study's prose was replaced by a computed value.
@@ -310,6 +313,32 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
 }  // namespace
 
 namespace {
+
+// The training solver's tflops_per_gpu is a plain number counted in TFLOP/s: llama405b_recipe's
+// Answer states its best layout's value with that unit, the value top_k.csv ranks first.
+TEST(ShippedStudyAnswer, TrainingThroughputReadsInTflopPerSecond) {
+  const fs::path out = run_shipped("llama405b_recipe", "tflops_answer");
+  ASSERT_FALSE(out.empty());
+  std::ifstream top(out / "top_k.csv");
+  const std::vector<std::string> head = csv_fields(top);
+  double best = std::nan("");
+  for (auto row = csv_fields(top); !row.empty(); row = csv_fields(top)) {
+    if (row[column_of(head, "objective")] == "tflops_per_gpu" && row[column_of(head, "rank")] == "1") {
+      best = std::stod(row[column_of(head, "value")]);
+    }
+  }
+  ASSERT_TRUE(std::isfinite(best));
+  std::ifstream md(out / "report.md");
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  const std::size_t answer = report.find("\n## Answer\n");
+  ASSERT_NE(answer, std::string::npos) << report;
+  const std::string answer_text = report.substr(answer, report.find("\n## ", answer + 1) - answer);
+  std::smatch value;
+  ASSERT_TRUE(std::regex_search(answer_text, value, std::regex(R"(\(([0-9.,]+) TFLOP/s\))"))) << answer_text;
+  EXPECT_NEAR(std::stod(value[1].str()), best, 0.005 * best) << answer_text;
+  EXPECT_EQ(answer_text.find("tflops"), std::string::npos) << answer_text;
+  fs::remove_all(out);
+}
 
 // llama405b_recipe's long-context explanation cites its comparison's difference: the report prints
 // comparisons.csv's relative_difference, to the digit shown.

@@ -141,6 +141,7 @@ TEST(ResultIdentity, ProseFiguresAndReportTimeAnalysesDoNotChangeIt) {
   EXPECT_EQ(identity(edited(kStudy, "What fraction?", "Which share?")), base);
   EXPECT_EQ(identity(edited(kStudy, "Each point is a design.", "A new caption.")), base);
   EXPECT_EQ(identity(edited(kStudy, "group: hardware\n    pareto", "group: model\n    pareto")), base);
+  EXPECT_EQ(identity(edited(kStudy, "    pareto: true\n", "    pareto: true\n    keep_script: true\n")), base);
   EXPECT_EQ(identity(edited(kStudy, "expected: 0.333", "expected: 0.4")), base);
   EXPECT_EQ(identity(edited(kStudy, "explanation: \"why\"", "explanation: \"because\"")), base);
   EXPECT_EQ(identity(edited(kStudy, "metric: latency_s\n    along", "metric: energy_j\n    along")), base);

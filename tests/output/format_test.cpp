@@ -186,6 +186,22 @@ TEST(DescribeQuantity, RatesNameWhatTheyCount) {
   EXPECT_EQ(axis_title(d, s), "arrival rate (k/s)");
 }
 
+// A plain number whose name carries a prefixed FLOP rate (the training solver's tflops_per_gpu, 295
+// meaning 295 TFLOP/s) reads with that unit in text, tables and on an axis.
+TEST(DescribeQuantity, PrefixedFlopRatesInTheNameReadAsFlopPerSecond) {
+  const QuantityDisplay d = describe_quantity("tflops_per_gpu", Dimension::dimensionless);
+  EXPECT_EQ(d.label, "FLOP rate per GPU");
+  EXPECT_EQ(d.unit, "TFLOP/s");
+  EXPECT_EQ(format_quantity(295.4, d), "295 TFLOP/s");
+  const AxisScale s = choose_axis_scale(d, 450);
+  EXPECT_EQ(s.factor, 1.0);
+  EXPECT_EQ(axis_title(d, s), "FLOP rate per GPU (TFLOP/s)");
+  EXPECT_EQ(describe_quantity("hardware_tflops_per_gpu", Dimension::dimensionless).label, "hardware FLOP rate per GPU");
+  EXPECT_EQ(describe_quantity("cluster_pflops", Dimension::dimensionless).unit, "PFLOP/s");
+  // A name that only contains the letters is not one.
+  EXPECT_EQ(describe_quantity("tflopsish_count", Dimension::dimensionless).unit, "");
+}
+
 // One time formatting for text, tables and axes: SI seconds below ten minutes, then the calendar
 // units an axis reaching the same value uses, with the same digits.
 TEST(FormatDuration, LongTimesReadInCalendarUnitsLikeTheAxes) {
