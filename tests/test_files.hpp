@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace dsx {
@@ -19,6 +20,19 @@ inline std::string read_text(const std::filesystem::path& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Writes `text` as the whole file.
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// `text` with the first `from` replaced by `to`; throws when `from` is not in it, so a test whose
+// fixture changed fails instead of testing the unchanged text.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the text");
+  return text.replace(at, from.size(), to);
 }
 
 // A fresh folder below the system's temporary folder, named after `tag`, the process and the

@@ -18,14 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the text");
-  return text.replace(at, from.size(), to);
-}
-
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
 // The script with its `set title ...` line replaced by one of `title`.
 std::string retitled(const std::string& script, const std::string& title) {
   const std::size_t at = script.find("\nset title ");
@@ -41,7 +33,7 @@ const std::string kKeptWaterfall = kWaterfall + "    keep_script: true\n";
 class KeptScript : public ::testing::Test {
  protected:
   void SetUp() override {
-    write(study_, replaced(kQuickstart, kWaterfall, kKeptWaterfall));
+    write_text(study_, replaced(kQuickstart, kWaterfall, kKeptWaterfall));
     const CommandResult run = run_dsx("run '" + study_ + "' --quiet --out '" + out_ + "'");
     ASSERT_EQ(run.exit_code, 0) << run.out;
   }
@@ -57,9 +49,9 @@ TEST_F(KeptScript, HandEditsSurviveAReportAndOnlyWhereAsked) {
   ASSERT_FALSE(dat.empty());
   EXPECT_EQ(read_text(out_ + "/report.md").find("kept script"), std::string::npos);
   const std::string other_script = read_text(figure("utilization_vs_launch.gp"));
-  write(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited by hand"));
-  write(figure("utilization_vs_launch.gp"), retitled(other_script, "Also edited by hand"));
-  write(figure("waterfall.dat"), "# stale\n");
+  write_text(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited by hand"));
+  write_text(figure("utilization_vs_launch.gp"), retitled(other_script, "Also edited by hand"));
+  write_text(figure("waterfall.dat"), "# stale\n");
   // A kept script is left as it is, not written again.
   const auto edited_at = fs::last_write_time(figure("waterfall.gp")) - std::chrono::hours(24);
   fs::last_write_time(figure("waterfall.gp"), edited_at);
@@ -77,8 +69,8 @@ TEST_F(KeptScript, HandEditsSurviveAReportAndOnlyWhereAsked) {
 }
 
 TEST_F(KeptScript, TheKeyIsNoPartOfTheResultIdentity) {
-  write(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited by hand"));
-  write(study_, kQuickstart);
+  write_text(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited by hand"));
+  write_text(study_, kQuickstart);
   CommandResult again = run_dsx("run '" + study_ + "' --out '" + out_ + "'");
   ASSERT_EQ(again.exit_code, 0) << again.out;
   EXPECT_NE(again.out.find("swept 0 in"), std::string::npos) << again.out;
@@ -86,8 +78,8 @@ TEST_F(KeptScript, TheKeyIsNoPartOfTheResultIdentity) {
   EXPECT_EQ(read_text(figure("waterfall.svg")).find("Edited by hand"), std::string::npos);
 
   // Back on: the folder's script (generated again above) is kept from the next render on.
-  write(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited again"));
-  write(study_, replaced(kQuickstart, kWaterfall, kKeptWaterfall));
+  write_text(figure("waterfall.gp"), retitled(read_text(figure("waterfall.gp")), "Edited again"));
+  write_text(study_, replaced(kQuickstart, kWaterfall, kKeptWaterfall));
   again = run_dsx("run '" + study_ + "' --out '" + out_ + "'");
   ASSERT_EQ(again.exit_code, 0) << again.out;
   EXPECT_NE(again.out.find("swept 0 in"), std::string::npos) << again.out;
@@ -97,7 +89,7 @@ TEST_F(KeptScript, TheKeyIsNoPartOfTheResultIdentity) {
 TEST_F(KeptScript, AKeptScriptThatWouldRunACommandIsRefused) {
   const std::string marker = tmp_.path() + "/ran";
   const std::string script = read_text(figure("waterfall.gp"));
-  write(figure("waterfall.gp"), script + "x = system(\"touch '" + marker + "'\")\n");
+  write_text(figure("waterfall.gp"), script + "x = system(\"touch '" + marker + "'\")\n");
   const CommandResult report = run_dsx("report '" + out_ + "'");
   EXPECT_NE(report.exit_code, 0) << report.out;
   const std::string at = figure("waterfall.gp") + ":" + std::to_string(std::count(script.begin(), script.end(), '\n') + 1) + ":5: ";

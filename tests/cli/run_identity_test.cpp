@@ -19,14 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the text");
-  return text.replace(at, from.size(), to);
-}
-
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
 const std::string kQuickstart = read_text(fs::path(DSX_SOURCE_DIR) / "studies/quickstart.yaml");
 const std::string kOldTitle = "The dispatch tax: eager vs compiled on server and edge accelerators";
 const std::string kOldCaption =
@@ -41,12 +33,12 @@ std::string with_new_prose(const std::string& study) {
 TEST(RunIdentityCli, NewProseResumesWithoutASweepAndRendersTheNewText) {
   TempDir tmp("run_identity");
   const std::string study = tmp.path() + "/quickstart.yaml", out = tmp.path() + "/run";
-  write(study, kQuickstart);
+  write_text(study, kQuickstart);
   ASSERT_EQ(run_dsx("run '" + study + "' --quiet --out '" + out + "'").exit_code, 0);
   const std::string rows = read_text(out + "/results.csv");
   ASSERT_FALSE(rows.empty());
 
-  write(study, with_new_prose(kQuickstart));
+  write_text(study, with_new_prose(kQuickstart));
   const CommandResult again = run_dsx("run '" + study + "' --out '" + out + "'");
   ASSERT_EQ(again.exit_code, 0) << again.out;
   EXPECT_NE(again.out.find("144 design points, resuming after 144 done"), std::string::npos) << again.out;
@@ -65,13 +57,13 @@ TEST(RunIdentityCli, NewProseResumesWithoutASweepAndRendersTheNewText) {
   ASSERT_EQ(report.exit_code, 0) << report.out;
   EXPECT_NE(read_text(out + "/report.md").find("Launch overhead, measured twice"), std::string::npos);
   const std::string resolved = read_text(out + "/study.resolved.yaml");
-  write(out + "/study.resolved.yaml", replaced(resolved, "Launch overhead, measured twice", "Edited in the folder"));
+  write_text(out + "/study.resolved.yaml", replaced(resolved, "Launch overhead, measured twice", "Edited in the folder"));
   report = run_dsx("report '" + out + "'");
   ASSERT_EQ(report.exit_code, 0) << report.out;
   EXPECT_NE(read_text(out + "/report.md").find("Edited in the folder"), std::string::npos);
   EXPECT_EQ(read_text(out + "/results.csv"), rows);
   // ... but not one whose swept values were edited: the rows are not its own.
-  write(out + "/study.resolved.yaml", replaced(resolved, "  eta: 0.5\n", "  eta: 0.6\n"));
+  write_text(out + "/study.resolved.yaml", replaced(resolved, "  eta: 0.5\n", "  eta: 0.6\n"));
   report = run_dsx("report '" + out + "'");
   EXPECT_EQ(report.exit_code, 1) << report.out;
   EXPECT_NE(report.out.find("was written for another study.resolved.yaml than the one beside it"), std::string::npos)
@@ -81,12 +73,12 @@ TEST(RunIdentityCli, NewProseResumesWithoutASweepAndRendersTheNewText) {
 TEST(RunIdentityCli, AnEditOfWhatWasSweptIsRefusedWithTheFreshHint) {
   TempDir tmp("run_identity");
   const std::string study = tmp.path() + "/quickstart.yaml", out = tmp.path() + "/run";
-  write(study, kQuickstart);
+  write_text(study, kQuickstart);
   ASSERT_EQ(run_dsx("run '" + study + "' --quiet --out '" + out + "'").exit_code, 0);
   const std::string rows = read_text(out + "/results.csv");
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"[5 us, 10 us, 20 us]", "[5 us, 10 us, 40 us]"},
                                  {"  eta: 0.5\n", "  eta: 0.6\n"}}) {
-    write(study, replaced(kQuickstart, from, to));
+    write_text(study, replaced(kQuickstart, from, to));
     const CommandResult r = run_dsx("run '" + study + "' --quiet --out '" + out + "'");
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_NE(r.out.find("dsx run: error: " + out + " holds a run of a different study: result_identity is "),
@@ -102,7 +94,7 @@ TEST(RunIdentityCli, AnEditOfWhatWasSweptIsRefusedWithTheFreshHint) {
 TEST(RunIdentityCli, AFolderWithoutAResultIdentityResumesOnlyTheSameText) {
   TempDir tmp("run_identity");
   const std::string study = tmp.path() + "/quickstart.yaml", out = tmp.path() + "/run";
-  write(study, kQuickstart);
+  write_text(study, kQuickstart);
   ASSERT_EQ(run_dsx("run '" + study + "' --quiet --out '" + out + "'").exit_code, 0);
   const auto forget_identity = [&] {
     sqlite3* db = nullptr;
@@ -116,7 +108,7 @@ TEST(RunIdentityCli, AFolderWithoutAResultIdentityResumesOnlyTheSameText) {
   EXPECT_TRUE(ResultStore(result_store_path(out)).meta(kResultIdentityKey).has_value());
 
   forget_identity();
-  write(study, with_new_prose(kQuickstart));
+  write_text(study, with_new_prose(kQuickstart));
   r = run_dsx("run '" + study + "' --quiet --out '" + out + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("holds a run of a different study: study_hash is "), std::string::npos) << r.out;
@@ -126,8 +118,8 @@ TEST(RunIdentityCli, AFolderWithoutAResultIdentityResumesOnlyTheSameText) {
 TEST(RunIdentityCli, ShardsWhoseProseDiffersMergeWithTheFirstShardsText) {
   TempDir tmp("run_identity");
   const std::string base = tmp.path();
-  write(base + "/old.yaml", kQuickstart);
-  write(base + "/new.yaml", with_new_prose(kQuickstart));
+  write_text(base + "/old.yaml", kQuickstart);
+  write_text(base + "/new.yaml", with_new_prose(kQuickstart));
   ASSERT_EQ(run_dsx("run '" + base + "/old.yaml' --quiet --out '" + base + "/one'").exit_code, 0);
   ASSERT_EQ(run_dsx("run '" + base + "/new.yaml' --quiet --out '" + base + "/s0' --shard 0/2").exit_code, 0);
   ASSERT_EQ(run_dsx("run '" + base + "/old.yaml' --quiet --out '" + base + "/s1' --shard 1/2").exit_code, 0);
