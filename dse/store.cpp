@@ -127,8 +127,10 @@ void remove_result_store(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(path)) {
-  const int flags = mode == StoreMode::read_only ? SQLITE_OPEN_READONLY
-                                                 : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  // One thread at a time uses a store (store.hpp), so the connection needs no mutex of its own:
+  // SQLite's serialized mode would lock and unlock one for every bind of every row.
+  const int flags = SQLITE_OPEN_NOMUTEX | (mode == StoreMode::read_only ? SQLITE_OPEN_READONLY
+                                                                         : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
     close();
@@ -137,7 +139,9 @@ ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(pat
   try {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 10'000);
+    exec(("PRAGMA cache_size=-" + std::to_string(kStoreCacheKiB)).c_str());
     if (mode == StoreMode::read_write) {
+      exec(("PRAGMA page_size=" + std::to_string(kStorePageBytes)).c_str());  // only a new file takes it
       exec("PRAGMA journal_mode=WAL");
       exec("PRAGMA synchronous=NORMAL");
     }

@@ -21,7 +21,7 @@
 // those after detail are metrics, which is why no axis or metric may be named point_index, status
 // or detail (SQLite column names are case-insensitive, so neither may differ only in case).
 //
-// The database runs in WAL mode with synchronous=NORMAL: a committed transaction survives a crash
+// The database runs in WAL mode with synchronous=NORMAL (and kStorePageBytes pages when it is new): a committed transaction survives a crash
 // of the process (a power loss may drop the last commits but never corrupts the file), and a
 // reader such as `dsx report` can read while a sweep writes. See SQLite's "Write-Ahead Logging"
 // and "PRAGMA synchronous" documentation.
@@ -57,6 +57,14 @@ inline constexpr int kStoreFormatVersion = 1;
 // Rows per transaction in ResultStore::append: bounds the work a crash can lose and the size of
 // the WAL between checkpoints.
 inline constexpr std::size_t kStoreRowsPerTransaction = 10'000;
+// Page size of a new store: a row of some 30 columns takes about 300 bytes, so 64 KiB pages mean a
+// fifth as many B-tree pages, WAL frames and write calls per row as SQLite's default 4 KiB. A store
+// made with other pages keeps them.
+inline constexpr int kStorePageBytes = 65'536;
+// SQLite's page cache per connection. A sweep block's rows must fit it (16,384 rows of 300 bytes
+// are 5 MB) or SQLite spills dirty pages into the WAL in the middle of the transaction and writes
+// them again at the commit; the default is 2 MiB.
+inline constexpr int kStoreCacheKiB = 16 * 1024;
 
 // `<run_dir>/results.sqlite`.
 std::string result_store_path(std::string_view run_dir);
