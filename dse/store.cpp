@@ -143,6 +143,12 @@ ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(pat
     if (mode == StoreMode::read_write) {
       exec(("PRAGMA page_size=" + std::to_string(kStorePageBytes)).c_str());  // only a new file takes it
       exec("PRAGMA journal_mode=WAL");
+      int page_bytes = kStorePageBytes;
+      {
+        Stmt s(prepare("PRAGMA page_size"));
+        if (sqlite3_step(s.get()) == SQLITE_ROW) page_bytes = std::max(sqlite3_column_int(s.get(), 0), 512);
+      }
+      exec(("PRAGMA wal_autocheckpoint=" + std::to_string(kStoreWalCheckpointBytes / page_bytes)).c_str());
       exec("PRAGMA synchronous=NORMAL");
     }
     int version = 0;

@@ -65,6 +65,9 @@ inline constexpr int kStorePageBytes = 65'536;
 // are 5 MB) or SQLite spills dirty pages into the WAL in the middle of the transaction and writes
 // them again at the commit; the default is 2 MiB.
 inline constexpr int kStoreCacheKiB = 16 * 1024;
+// The WAL is copied into the database once it holds this much (SQLite's default is 1,000 pages,
+// which would be 64 MiB of kStorePageBytes pages).
+inline constexpr int kStoreWalCheckpointBytes = 16 * 1024 * 1024;
 
 // `<run_dir>/results.sqlite`.
 std::string result_store_path(std::string_view run_dir);

@@ -203,6 +203,33 @@ TEST_F(StoreTest, ReadsBackInPointIndexOrder) {
   expect_same_table(store.read_results(), want);
 }
 
+TEST_F(StoreTest, ANewStoreTakesLargePagesAndAnOlderFileKeepsItsOwn) {
+  {
+    ResultStore store(path_);
+    store.ensure_schema(columns());
+    store.append(make_rows(0, 10, 5));
+  }
+  EXPECT_EQ(raw_query(path_, "PRAGMA page_size"), std::vector<std::string>{std::to_string(kStorePageBytes)});
+
+  // A file an earlier dsx made has SQLite's default 4 KiB pages: it is read and extended as it is.
+  const std::string older = (dir_ / "older.sqlite").string();
+  raw_exec(older, "PRAGMA page_size=4096; CREATE TABLE x(y); DROP TABLE x");
+  const ResultTable low = make_rows(0, 3000, 6);
+  const ResultTable high = make_rows(3000, 3000, 7);
+  {
+    ResultStore store(older);
+    store.ensure_schema(low);
+    EXPECT_EQ(store.append(low), low.rows());
+  }
+  ResultStore store(older);
+  EXPECT_EQ(store.append(high), high.rows());
+  ResultTable want = columns();
+  append_table(want, low);
+  append_table(want, high);
+  expect_same_table(store.read_results(), want);
+  EXPECT_EQ(raw_query(older, "PRAGMA page_size"), std::vector<std::string>{"4096"});
+}
+
 TEST_F(StoreTest, OnDiskLayoutUsesNullForNaNAndEmptyDetail) {
   ResultTable t = columns();
   t.point_index = {7};
