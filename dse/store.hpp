@@ -57,6 +57,8 @@ inline constexpr int kStoreFormatVersion = 1;
 // Rows per transaction in ResultStore::append: bounds the work a crash can lose and the size of
 // the WAL between checkpoints.
 inline constexpr std::size_t kStoreRowsPerTransaction = 10'000;
+// Rows per INSERT statement: one step and reset of SQLite's program for this many rows.
+inline constexpr std::size_t kStoreRowsPerInsert = 16;
 // Page size of a new store: a row of some 30 columns takes about 300 bytes, so 64 KiB pages mean a
 // fifth as many B-tree pages, WAL frames and write calls per row as SQLite's default 4 KiB. A store
 // made with other pages keeps them.
@@ -205,14 +207,19 @@ class ResultStore {
   sqlite3_stmt* prepare(std::string_view sql) const;
   void load_schema();
   void check_append(const ResultTable& table) const;
-  std::size_t insert_row(const ResultTable& table, std::size_t row);  // inside a transaction
+  void bind_row(sqlite3_stmt* s, int first_param, const ResultTable& table, std::size_t row) const;
+  // Rows [first, last) of `table`, inside a transaction; returns how many were new.
+  std::size_t insert_rows(const ResultTable& table, std::size_t first, std::size_t last);
+  std::size_t insert_one_by_one(const ResultTable& table, std::size_t first, std::size_t last);
+  void clear_insert_bindings() noexcept;
 
   std::string path_;
   sqlite3* db_ = nullptr;
   bool has_schema_ = false;
   std::vector<std::string> axis_names_;
   std::vector<std::string> metric_names_;
-  sqlite3_stmt* insert_ = nullptr;  // prepared once the schema is known
+  sqlite3_stmt* insert_ = nullptr;       // one row, prepared once the schema is known
+  sqlite3_stmt* insert_many_ = nullptr;  // kStoreRowsPerInsert rows
 };
 
 }  // namespace dsx

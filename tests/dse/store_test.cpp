@@ -282,6 +282,30 @@ TEST_F(StoreTest, NegativeZeroReadsBackAsZero) {
   EXPECT_EQ(back.metrics[2], 1.0);
 }
 
+TEST_F(StoreTest, StoredPointsScatteredThroughOneInsertStatementAreSkippedOneByOne) {
+  const std::size_t n = 5 * kStoreRowsPerInsert + 3;
+  const ResultTable all = make_rows(0, n, 11);
+  ResultTable every_third = columns();
+  for (std::size_t r = 0; r < n; r += 3) append_table(every_third, make_rows(r, 1, 12));
+  ResultStore store(path_);
+  store.ensure_schema(all);
+  ASSERT_EQ(store.append(every_third), every_third.rows());
+  EXPECT_EQ(store.append(all), n - every_third.rows());
+
+  const ResultTable back = store.read_results();
+  ASSERT_EQ(back.rows(), n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const ResultTable& want = r % 3 == 0 ? every_third : all;
+    const std::size_t w = r % 3 == 0 ? r / 3 : r;
+    EXPECT_EQ(back.point_index[r], want.point_index[w]);
+    for (std::size_t m = 0; m < 3; ++m) {
+      EXPECT_TRUE(same_double(back.metric(r, m), want.metric(w, m)) ||
+                  (want.metric(w, m) == 0 && back.metric(r, m) == 0))
+          << "row " << r << " metric " << m;
+    }
+  }
+}
+
 TEST_F(StoreTest, RewritingTheSamePointsInsertsNothing) {
   const ResultTable first = make_rows(0, 25'000, 7);
   ResultStore store(path_);
