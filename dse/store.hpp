@@ -21,9 +21,10 @@
 // those after detail are metrics, which is why no axis or metric may be named point_index, status
 // or detail (SQLite column names are case-insensitive, so neither may differ only in case).
 //
-// The database runs in WAL mode with synchronous=NORMAL (and kStorePageBytes pages when it is new): a committed transaction survives a crash
-// of the process (a power loss may drop the last commits but never corrupts the file), and a
-// reader such as `dsx report` can read while a sweep writes. See SQLite's "Write-Ahead Logging"
+// The database runs in WAL mode with synchronous=NORMAL, and with kStorePageBytes pages when it is
+// new: a committed transaction survives a crash of the process (a power loss may drop the last
+// commits but never corrupts the file), and a reader such as `dsx report` can read while a sweep
+// writes. See SQLite's "Write-Ahead Logging"
 // and "PRAGMA synchronous" documentation.
 //
 // Limitations: SQLite stores a REAL that is a whole number as an integer, so -0.0 reads back as
@@ -59,16 +60,17 @@ inline constexpr int kStoreFormatVersion = 1;
 inline constexpr std::size_t kStoreRowsPerTransaction = 10'000;
 // Rows per INSERT statement: one step and reset of SQLite's program for this many rows.
 inline constexpr std::size_t kStoreRowsPerInsert = 16;
-// Page size of a new store: a row of some 30 columns takes about 300 bytes, so 64 KiB pages mean a
-// fifth as many B-tree pages, WAL frames and write calls per row as SQLite's default 4 KiB. A store
-// made with other pages keeps them.
-inline constexpr int kStorePageBytes = 65'536;
+// Page size of a new store: a row of some 30 columns takes about 300 bytes, so 16 KiB pages mean a
+// quarter as many B-tree pages, WAL frames and write calls per row as SQLite's default 4 KiB. Larger
+// pages write still less per row but more per commit: a sweep that keeps only a front rewrites a few
+// whole pages with every block. A store made with other pages keeps them.
+inline constexpr int kStorePageBytes = 16'384;
 // SQLite's page cache per connection. A sweep block's rows must fit it (16,384 rows of 300 bytes
 // are 5 MB) or SQLite spills dirty pages into the WAL in the middle of the transaction and writes
 // them again at the commit; the default is 2 MiB.
 inline constexpr int kStoreCacheKiB = 16 * 1024;
 // The WAL is copied into the database once it holds this much (SQLite's default is 1,000 pages,
-// which would be 64 MiB of kStorePageBytes pages).
+// which would be 16 MiB of kStorePageBytes pages but only 4 MiB of an earlier store's).
 inline constexpr int kStoreWalCheckpointBytes = 16 * 1024 * 1024;
 
 // `<run_dir>/results.sqlite`.
