@@ -21,6 +21,15 @@ struct ResultTable {
   std::vector<double> metrics;               // row-major: rows x metric_names.size()
 
   std::size_t rows() const { return point_index.size(); }
+  // Drops every row and keeps the columns and the vectors' capacity, so a table refilled block
+  // after block stops allocating once it has held its largest block.
+  void clear_rows() {
+    point_index.clear();
+    axis_labels.clear();
+    status.clear();
+    status_detail.clear();
+    metrics.clear();
+  }
   double metric(std::size_t row, std::size_t m) const { return metrics[row * metric_names.size() + m]; }
   const std::string& label(std::size_t row, std::size_t a) const {
     return axis_labels[row * axis_names.size() + a];

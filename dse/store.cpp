@@ -127,8 +127,10 @@ void remove_result_store(const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(path)) {
-  const int flags = mode == StoreMode::read_only ? SQLITE_OPEN_READONLY
-                                                 : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  // One thread at a time uses a store (store.hpp), so the connection needs no mutex of its own:
+  // SQLite's serialized mode would lock and unlock one for every bind of every row.
+  const int flags = SQLITE_OPEN_NOMUTEX | (mode == StoreMode::read_only ? SQLITE_OPEN_READONLY
+                                                                         : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
     close();
@@ -137,8 +139,16 @@ ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(pat
   try {
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 10'000);
+    exec(("PRAGMA cache_size=-" + std::to_string(kStoreCacheKiB)).c_str());
     if (mode == StoreMode::read_write) {
+      exec(("PRAGMA page_size=" + std::to_string(kStorePageBytes)).c_str());  // only a new file takes it
       exec("PRAGMA journal_mode=WAL");
+      int page_bytes = kStorePageBytes;
+      {
+        Stmt s(prepare("PRAGMA page_size"));
+        if (sqlite3_step(s.get()) == SQLITE_ROW) page_bytes = std::max(sqlite3_column_int(s.get(), 0), 512);
+      }
+      exec(("PRAGMA wal_autocheckpoint=" + std::to_string(kStoreWalCheckpointBytes / page_bytes)).c_str());
       exec("PRAGMA synchronous=NORMAL");
     }
     int version = 0;
@@ -189,7 +199,8 @@ ResultStore::ResultStore(ResultStore&& other) noexcept
       has_schema_(std::exchange(other.has_schema_, false)),
       axis_names_(std::move(other.axis_names_)),
       metric_names_(std::move(other.metric_names_)),
-      insert_(std::exchange(other.insert_, nullptr)) {}
+      insert_(std::exchange(other.insert_, nullptr)),
+      insert_many_(std::exchange(other.insert_many_, nullptr)) {}
 
 ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
   if (this != &other) {
@@ -200,12 +211,14 @@ ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
     axis_names_ = std::move(other.axis_names_);
     metric_names_ = std::move(other.metric_names_);
     insert_ = std::exchange(other.insert_, nullptr);
+    insert_many_ = std::exchange(other.insert_many_, nullptr);
   }
   return *this;
 }
 
 void ResultStore::close() noexcept {
   if (insert_ != nullptr) sqlite3_finalize(std::exchange(insert_, nullptr));
+  if (insert_many_ != nullptr) sqlite3_finalize(std::exchange(insert_many_, nullptr));
   if (db_ != nullptr) sqlite3_close_v2(std::exchange(db_, nullptr));
 }
 
@@ -245,6 +258,7 @@ sqlite3_stmt* ResultStore::prepare(std::string_view sql) const {
 
 void ResultStore::load_schema() {
   if (insert_ != nullptr) sqlite3_finalize(std::exchange(insert_, nullptr));
+  if (insert_many_ != nullptr) sqlite3_finalize(std::exchange(insert_many_, nullptr));
   has_schema_ = false;
   axis_names_.clear();
   metric_names_.clear();
@@ -275,10 +289,13 @@ void ResultStore::load_schema() {
   has_schema_ = true;
 
   if (sqlite3_db_readonly(db_, "main") == 0) {
-    std::string sql = "INSERT OR IGNORE INTO results VALUES(?";
-    for (std::size_t i = 1; i < columns.size(); ++i) sql += ",?";
-    sql += ")";
+    std::string row = "(?";
+    for (std::size_t i = 1; i < columns.size(); ++i) row += ",?";
+    row += ")";
+    std::string sql = "INSERT OR IGNORE INTO results VALUES" + row;
     insert_ = prepare(sql);
+    for (std::size_t r = 1; r < kStoreRowsPerInsert; ++r) sql += "," + row;
+    insert_many_ = prepare(sql);
   }
 }
 
@@ -332,17 +349,16 @@ void ResultStore::check_append(const ResultTable& table) const {
   for (const std::uint64_t p : table.point_index) to_rowid(p);
 }
 
-std::size_t ResultStore::insert_row(const ResultTable& table, std::size_t row) {
+void ResultStore::bind_row(sqlite3_stmt* s, int first_param, const ResultTable& table, std::size_t row) const {
   const int axes = static_cast<int>(axis_names_.size());
   const std::size_t metrics = metric_names_.size();
-  const int status_param = axes + 2;
-  const int detail_param = axes + 3;
-  const int first_metric_param = axes + 4;
-  sqlite3_stmt* s = insert_;
-  sqlite3_bind_int64(s, 1, to_rowid(table.point_index[row]));
+  const int status_param = first_param + axes + 1;
+  const int detail_param = first_param + axes + 2;
+  const int first_metric_param = first_param + axes + 3;
+  sqlite3_bind_int64(s, first_param, static_cast<sqlite3_int64>(table.point_index[row]));  // check_append
   for (int a = 0; a < axes; ++a) {
     const std::string& label = table.label(row, static_cast<std::size_t>(a));
-    sqlite3_bind_text(s, a + 2, label.data(), static_cast<int>(label.size()), SQLITE_STATIC);
+    sqlite3_bind_text(s, first_param + 1 + a, label.data(), static_cast<int>(label.size()), SQLITE_STATIC);
   }
   const std::string_view status = status_name(table.status[row]);
   sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
@@ -361,14 +377,54 @@ std::size_t ResultStore::insert_row(const ResultTable& table, std::size_t row) {
       sqlite3_bind_double(s, param, values[m]);
     }
   }
-  errno = 0;
-  if (sqlite3_step(s) != SQLITE_DONE) {
-    const int os_errno = errno;
-    sqlite3_reset(s);
-    fail("cannot insert point " + std::to_string(table.point_index[row]), os_errno);
+}
+
+std::size_t ResultStore::insert_rows(const ResultTable& table, std::size_t first, std::size_t last) {
+  const int columns = static_cast<int>(axis_names_.size() + metric_names_.size()) + 3;
+  std::size_t inserted = 0;
+  for (std::size_t row = first; row < last;) {
+    if (last - row < kStoreRowsPerInsert) {
+      inserted += insert_one_by_one(table, row, last);
+      break;
+    }
+    const std::size_t rows = kStoreRowsPerInsert;
+    sqlite3_stmt* s = insert_many_;
+    for (std::size_t r = 0; r < rows; ++r) bind_row(s, 1 + static_cast<int>(r) * columns, table, row + r);
+    errno = 0;
+    if (sqlite3_step(s) == SQLITE_DONE) {
+      sqlite3_reset(s);
+      inserted += static_cast<std::size_t>(sqlite3_changes(db_));
+    } else {
+      const int os_errno = errno;
+      sqlite3_reset(s);
+      // A failed statement undoes only itself while the transaction lives on: the rows again one by
+      // one name the point that fails.
+      if (sqlite3_get_autocommit(db_) != 0) {
+        fail("cannot insert points " + std::to_string(table.point_index[row]) + " to " +
+                 std::to_string(table.point_index[row + rows - 1]),
+             os_errno);
+      }
+      inserted += insert_one_by_one(table, row, row + rows);
+    }
+    row += rows;
   }
-  sqlite3_reset(s);
-  return static_cast<std::size_t>(sqlite3_changes(db_));
+  return inserted;
+}
+
+std::size_t ResultStore::insert_one_by_one(const ResultTable& table, std::size_t first, std::size_t last) {
+  std::size_t inserted = 0;
+  for (std::size_t row = first; row < last; ++row) {
+    bind_row(insert_, 1, table, row);
+    errno = 0;
+    if (sqlite3_step(insert_) != SQLITE_DONE) {
+      const int os_errno = errno;
+      sqlite3_reset(insert_);
+      fail("cannot insert point " + std::to_string(table.point_index[row]), os_errno);
+    }
+    sqlite3_reset(insert_);
+    inserted += static_cast<std::size_t>(sqlite3_changes(db_));
+  }
+  return inserted;
 }
 
 std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std::size_t count) {
@@ -379,20 +435,17 @@ std::size_t ResultStore::append(const ResultTable& table, std::size_t first, std
   std::size_t inserted = 0;
   exec("BEGIN IMMEDIATE");
   try {
-    std::size_t in_transaction = 0;
-    for (std::size_t row = first; row < last; ++row) {
-      if (in_transaction == kStoreRowsPerTransaction) {
+    for (std::size_t row = first; row < last; row += kStoreRowsPerTransaction) {
+      if (row != first) {
         exec("COMMIT");
         exec("BEGIN IMMEDIATE");
-        in_transaction = 0;
       }
-      inserted += insert_row(table, row);
-      ++in_transaction;
+      inserted += insert_rows(table, row, std::min(last, row + kStoreRowsPerTransaction));
     }
-    sqlite3_clear_bindings(insert_);
+    clear_insert_bindings();
     exec("COMMIT");
   } catch (...) {
-    sqlite3_clear_bindings(insert_);
+    clear_insert_bindings();
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
@@ -412,8 +465,8 @@ void ResultStore::commit_block(const ResultTable& added, std::span<const std::ui
         sqlite3_reset(d.get());
       }
     }
-    for (std::size_t row = 0; row < added.rows(); ++row) insert_row(added, row);
-    sqlite3_clear_bindings(insert_);
+    insert_rows(added, 0, added.rows());
+    clear_insert_bindings();
     Stmt m(prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"));
     for (const auto& [key, value] : meta) {
       sqlite3_bind_text(m.get(), 1, key.data(), static_cast<int>(key.size()), SQLITE_STATIC);
@@ -424,10 +477,16 @@ void ResultStore::commit_block(const ResultTable& added, std::span<const std::ui
     m.reset();
     exec("COMMIT");
   } catch (...) {
-    sqlite3_clear_bindings(insert_);
+    clear_insert_bindings();
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+}
+
+// The statements bind the caller's strings without copying them (SQLITE_STATIC).
+void ResultStore::clear_insert_bindings() noexcept {
+  sqlite3_clear_bindings(insert_);
+  sqlite3_clear_bindings(insert_many_);
 }
 
 ResultTable ResultStore::read_results() const {

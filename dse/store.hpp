@@ -21,9 +21,10 @@
 // those after detail are metrics, which is why no axis or metric may be named point_index, status
 // or detail (SQLite column names are case-insensitive, so neither may differ only in case).
 //
-// The database runs in WAL mode with synchronous=NORMAL: a committed transaction survives a crash
-// of the process (a power loss may drop the last commits but never corrupts the file), and a
-// reader such as `dsx report` can read while a sweep writes. See SQLite's "Write-Ahead Logging"
+// The database runs in WAL mode with synchronous=NORMAL, and with kStorePageBytes pages when it is
+// new: a committed transaction survives a crash of the process (a power loss may drop the last
+// commits but never corrupts the file), and a reader such as `dsx report` can read while a sweep
+// writes. See SQLite's "Write-Ahead Logging"
 // and "PRAGMA synchronous" documentation.
 //
 // Limitations: SQLite stores a REAL that is a whole number as an integer, so -0.0 reads back as
@@ -57,6 +58,20 @@ inline constexpr int kStoreFormatVersion = 1;
 // Rows per transaction in ResultStore::append: bounds the work a crash can lose and the size of
 // the WAL between checkpoints.
 inline constexpr std::size_t kStoreRowsPerTransaction = 10'000;
+// Rows per INSERT statement: one step and reset of SQLite's program for this many rows.
+inline constexpr std::size_t kStoreRowsPerInsert = 16;
+// Page size of a new store: a row of some 30 columns takes about 300 bytes, so 16 KiB pages mean a
+// quarter as many B-tree pages, WAL frames and write calls per row as SQLite's default 4 KiB. Larger
+// pages write still less per row but more per commit: a sweep that keeps only a front rewrites a few
+// whole pages with every block. A store made with other pages keeps them.
+inline constexpr int kStorePageBytes = 16'384;
+// SQLite's page cache per connection. A sweep block's rows must fit it (16,384 rows of 300 bytes
+// are 5 MB) or SQLite spills dirty pages into the WAL in the middle of the transaction and writes
+// them again at the commit; the default is 2 MiB.
+inline constexpr int kStoreCacheKiB = 16 * 1024;
+// The WAL is copied into the database once it holds this much (SQLite's default is 1,000 pages,
+// which would be 16 MiB of kStorePageBytes pages but only 4 MiB of an earlier store's).
+inline constexpr int kStoreWalCheckpointBytes = 16 * 1024 * 1024;
 
 // `<run_dir>/results.sqlite`.
 std::string result_store_path(std::string_view run_dir);
@@ -194,14 +209,19 @@ class ResultStore {
   sqlite3_stmt* prepare(std::string_view sql) const;
   void load_schema();
   void check_append(const ResultTable& table) const;
-  std::size_t insert_row(const ResultTable& table, std::size_t row);  // inside a transaction
+  void bind_row(sqlite3_stmt* s, int first_param, const ResultTable& table, std::size_t row) const;
+  // Rows [first, last) of `table`, inside a transaction; returns how many were new.
+  std::size_t insert_rows(const ResultTable& table, std::size_t first, std::size_t last);
+  std::size_t insert_one_by_one(const ResultTable& table, std::size_t first, std::size_t last);
+  void clear_insert_bindings() noexcept;
 
   std::string path_;
   sqlite3* db_ = nullptr;
   bool has_schema_ = false;
   std::vector<std::string> axis_names_;
   std::vector<std::string> metric_names_;
-  sqlite3_stmt* insert_ = nullptr;  // prepared once the schema is known
+  sqlite3_stmt* insert_ = nullptr;       // one row, prepared once the schema is known
+  sqlite3_stmt* insert_many_ = nullptr;  // kStoreRowsPerInsert rows
 };
 
 }  // namespace dsx

@@ -432,12 +432,35 @@ void RowKeeper::finish_block() {
   }
 }
 
+namespace {
+
+// True when `table` already has the columns make_result_table(study) gives: its row vectors are
+// then refilled in place instead of allocated again for every block.
+bool same_columns(const ResultTable& table, const ResolvedStudy& study) {
+  const auto metrics = study.solver->metrics();
+  if (table.axis_names.size() != study.axes.size() || table.metric_names.size() != metrics.size()) return false;
+  for (std::size_t a = 0; a < study.axes.size(); ++a) {
+    if (table.axis_names[a] != study.axes[a].param) return false;
+  }
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    if (table.metric_names[m] != metrics[m].name) return false;
+  }
+  const auto reasons = study.solver->reasons();
+  return std::equal(table.reasons.begin(), table.reasons.end(), reasons.begin(), reasons.end());
+}
+
+}  // namespace
+
 void RowKeeper::take(const SweepBlock& block, Change& out) {
   if (block.first != counts_.points_done) {
     throw std::logic_error(fmt::format("row keeper: block at {} after {} points", block.first, counts_.points_done));
   }
   State& s = *state_;
-  out.added = make_result_table(study_);
+  if (same_columns(out.added, study_)) {
+    out.added.clear_rows();
+  } else {
+    out.added = make_result_table(study_);
+  }
   out.removed.clear();
   begin_block(block.first);
   const std::size_t M = s.solver_metrics;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -245,6 +246,47 @@ TEST_F(Retention, TheFirstErrorRowsAreKeptSoTheirMessagesReachTheReport) {
   // The sample may add one more error row.
   ASSERT_GE(errors.size(), kMaxKeptErrorRows);
   for (std::size_t e = 0; e < kMaxKeptErrorRows; ++e) EXPECT_EQ(errors[e], 3 * e);
+}
+
+TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
+  const ResolvedStudy study = load(kStudy);
+  const Grid grid(study);
+  SweepBlock first, second;
+  evaluate_block(grid, *study.solver, 0, 300, 1, first);
+  evaluate_block(grid, *study.solver, 300, 200, 1, second);
+  RowKeeper keeper(study, grid);
+  ASSERT_TRUE(keeper.keeps_all());
+  RowKeeper::Change change;
+  change.added.axis_names = {"left_from_another_study"};
+  change.added.point_index = {7};
+  change.added.axis_labels = {"x"};
+  change.added.status = {PointStatus::ok};
+  change.added.status_detail = {""};
+  keeper.take(first, change);
+  ResultTable want = make_result_table(study);
+  append_block(study, grid, first, want);
+  EXPECT_EQ(change.added.axis_names, want.axis_names);
+  EXPECT_EQ(change.added.point_index, want.point_index);
+
+  const double* metrics_before = change.added.metrics.data();
+  const std::string* labels_before = change.added.axis_labels.data();
+  keeper.take(second, change);
+  want = make_result_table(study);
+  append_block(study, grid, second, want);
+  EXPECT_EQ(change.added.axis_names, want.axis_names);
+  EXPECT_EQ(change.added.metric_names, want.metric_names);
+  EXPECT_EQ(change.added.reasons, want.reasons);
+  EXPECT_EQ(change.added.point_index, want.point_index);
+  EXPECT_EQ(change.added.axis_labels, want.axis_labels);
+  EXPECT_EQ(change.added.status, want.status);
+  EXPECT_EQ(change.added.status_detail, want.status_detail);
+  ASSERT_EQ(change.added.metrics.size(), want.metrics.size());
+  for (std::size_t i = 0; i < want.metrics.size(); ++i) {
+    EXPECT_TRUE(change.added.metrics[i] == want.metrics[i] ||
+                (std::isnan(change.added.metrics[i]) && std::isnan(want.metrics[i])));
+  }
+  EXPECT_EQ(change.added.metrics.data(), metrics_before);  // a smaller block fits what the first left
+  EXPECT_EQ(change.added.axis_labels.data(), labels_before);
 }
 
 TEST_F(Retention, GridConstraintsSkipPointsBeforeTheSolverAndCountThem) {

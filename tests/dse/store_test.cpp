@@ -203,6 +203,33 @@ TEST_F(StoreTest, ReadsBackInPointIndexOrder) {
   expect_same_table(store.read_results(), want);
 }
 
+TEST_F(StoreTest, ANewStoreTakesLargePagesAndAnOlderFileKeepsItsOwn) {
+  {
+    ResultStore store(path_);
+    store.ensure_schema(columns());
+    store.append(make_rows(0, 10, 5));
+  }
+  EXPECT_EQ(raw_query(path_, "PRAGMA page_size"), std::vector<std::string>{std::to_string(kStorePageBytes)});
+
+  // A file an earlier dsx made has SQLite's default 4 KiB pages: it is read and extended as it is.
+  const std::string older = (dir_ / "older.sqlite").string();
+  raw_exec(older, "PRAGMA page_size=4096; CREATE TABLE x(y); DROP TABLE x");
+  const ResultTable low = make_rows(0, 3000, 6);
+  const ResultTable high = make_rows(3000, 3000, 7);
+  {
+    ResultStore store(older);
+    store.ensure_schema(low);
+    EXPECT_EQ(store.append(low), low.rows());
+  }
+  ResultStore store(older);
+  EXPECT_EQ(store.append(high), high.rows());
+  ResultTable want = columns();
+  append_table(want, low);
+  append_table(want, high);
+  expect_same_table(store.read_results(), want);
+  EXPECT_EQ(raw_query(older, "PRAGMA page_size"), std::vector<std::string>{"4096"});
+}
+
 TEST_F(StoreTest, OnDiskLayoutUsesNullForNaNAndEmptyDetail) {
   ResultTable t = columns();
   t.point_index = {7};
@@ -253,6 +280,30 @@ TEST_F(StoreTest, NegativeZeroReadsBackAsZero) {
   EXPECT_EQ(back.metrics[0], 0.0);
   EXPECT_EQ(back.metrics[1], 0.0);
   EXPECT_EQ(back.metrics[2], 1.0);
+}
+
+TEST_F(StoreTest, StoredPointsScatteredThroughOneInsertStatementAreSkippedOneByOne) {
+  const std::size_t n = 5 * kStoreRowsPerInsert + 3;
+  const ResultTable all = make_rows(0, n, 11);
+  ResultTable every_third = columns();
+  for (std::size_t r = 0; r < n; r += 3) append_table(every_third, make_rows(r, 1, 12));
+  ResultStore store(path_);
+  store.ensure_schema(all);
+  ASSERT_EQ(store.append(every_third), every_third.rows());
+  EXPECT_EQ(store.append(all), n - every_third.rows());
+
+  const ResultTable back = store.read_results();
+  ASSERT_EQ(back.rows(), n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const ResultTable& want = r % 3 == 0 ? every_third : all;
+    const std::size_t w = r % 3 == 0 ? r / 3 : r;
+    EXPECT_EQ(back.point_index[r], want.point_index[w]);
+    for (std::size_t m = 0; m < 3; ++m) {
+      EXPECT_TRUE(same_double(back.metric(r, m), want.metric(w, m)) ||
+                  (want.metric(w, m) == 0 && back.metric(r, m) == 0))
+          << "row " << r << " metric " << m;
+    }
+  }
 }
 
 TEST_F(StoreTest, RewritingTheSamePointsInsertsNothing) {
