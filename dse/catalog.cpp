@@ -182,11 +182,13 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
 
   HardwareSpec hw;
   bool from_base = false;
+  std::string base_id;
   if (const YamlNode* base_node = entry.find("base")) {
     if (const auto base = r.string(*base_node, path + ".base")) {
       if (const HardwareSpec* b = into.find_hardware(*base)) {
         hw = *b;
         from_base = true;
+        base_id = b->id;
       } else {
         r.unknown(*base_node, "hardware id", into.hardware_ids());
       }
@@ -274,6 +276,8 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
     }
   }
   if (!id || r.diags().error_count() != errors_before) return false;
+  std::erase_if(into.hardware_bases, [&](const auto& entry) { return entry.first == *id; });
+  if (from_base && base_id != *id) into.hardware_bases.emplace_back(*id, base_id);
   add_or_replace(into.hardware, std::move(hw));
   return true;
 }
@@ -634,6 +638,13 @@ std::vector<std::string> Catalog::bundle_ids(std::string_view kind) const {
     if (b.kind == kind) out.push_back(b.id);
   }
   return out;
+}
+
+std::string_view Catalog::hardware_base(std::string_view id) const {
+  for (const auto& [entry, base] : hardware_bases) {
+    if (entry == id) return base;
+  }
+  return {};
 }
 
 const HardwareSpec* Catalog::find_hardware(std::string_view id) const {

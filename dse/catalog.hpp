@@ -21,6 +21,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dse/diagnostics.hpp"
@@ -63,8 +64,13 @@ struct Catalog {
   std::vector<HardwareSpec> hardware;
   std::vector<CatalogModel> models;
   std::vector<CatalogBundle> bundles;  // every kind, in file order
+  // (id, base id) of the hardware entries copied from another with `base:`: an entry that a
+  // calibration profile does not measure takes its base's per-chip factors (dse/calibration/profile.hpp).
+  std::vector<std::pair<std::string, std::string>> hardware_bases;
 
   const HardwareSpec* find_hardware(std::string_view id) const;
+  // The base `id` was copied from; empty when it was written in full.
+  std::string_view hardware_base(std::string_view id) const;
   const CatalogModel* find_model(std::string_view id) const;
   std::vector<std::string> hardware_ids() const;
   std::vector<std::string> model_ids() const;

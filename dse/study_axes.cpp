@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "dse/calibration/profile.hpp"
@@ -582,6 +583,7 @@ bool StudyLoader::set_by_bundle_axis(std::size_t p) const {
 }
 
 void StudyLoader::fill_defaults(const YamlNode& solver_node) {
+  inherit_hardware_factors();
   const auto params = s_.solver->params();
   for (std::size_t p = 0; p < params.size(); ++p) {
     if (s_.is_axis[p] || fixed_[p] || failed_param(p)) continue;
@@ -606,6 +608,41 @@ void StudyLoader::fill_defaults(const YamlNode& solver_node) {
                                 "): give it under axes: or fixed:");
     }
   }
+}
+
+void StudyLoader::inherit_hardware_factors() {
+  if (!s_.calibration || s_.calibration->hardware_factors.empty()) return;
+  const CalibrationProfile& profile = *s_.calibration;
+  std::vector<std::string> families;
+  for (const HardwareFactor& f : profile.hardware_factors) {
+    if (std::find(families.begin(), families.end(), f.family) == families.end()) families.push_back(f.family);
+  }
+  std::vector<HardwareFactor> inherited;
+  for (const std::string& family : families) {
+    for (const HardwareSpec& hw : catalog_.hardware) {
+      const auto own = [&](std::string_view id) {
+        return std::find_if(profile.hardware_factors.begin(), profile.hardware_factors.end(),
+                            [&](const HardwareFactor& f) { return f.family == family && f.hardware == id; });
+      };
+      if (own(hw.id) != profile.hardware_factors.end()) continue;
+      // Nearest base first; a chain never visits more entries than the catalog holds.
+      std::string_view base = catalog_.hardware_base(hw.id);
+      for (std::size_t hops = 0; !base.empty() && hops < catalog_.hardware.size(); ++hops) {
+        if (const auto f = own(base); f != profile.hardware_factors.end()) {
+          inherited.push_back(HardwareFactor{family, hw.id, f->factor, f->spread, 0});
+          break;
+        }
+        base = catalog_.hardware_base(base);
+      }
+    }
+  }
+  if (inherited.empty()) return;
+  CalibrationProfile copy = profile;
+  copy.hardware_factors.insert(copy.hardware_factors.end(), inherited.begin(), inherited.end());
+  std::sort(copy.hardware_factors.begin(), copy.hardware_factors.end(), [](const HardwareFactor& a, const HardwareFactor& b) {
+    return std::tie(a.family, a.hardware) < std::tie(b.family, b.hardware);
+  });
+  s_.calibration = std::make_shared<const CalibrationProfile>(std::move(copy));
 }
 
 void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitted) {
@@ -634,8 +671,13 @@ void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitte
     const double factor = s_.calibration->hardware_factor(fitted.per_hardware, chip);
     if (factor != 1.0) {
       s_.fixed_values[p] = hardware_scaled_value(fitted.value, factor, upper);
-      s_.calibration_origin[p] =
-          s_.fixed_labels[p] + " x " + fitted.per_hardware + " factor " + number_text(factor) + " of " + chip;
+      const std::string_view base = catalog_.hardware_base(chip);
+      const bool inherited = std::any_of(s_.calibration->hardware_factors.begin(), s_.calibration->hardware_factors.end(),
+                                         [&](const HardwareFactor& f) {
+                                           return f.family == fitted.per_hardware && f.hardware == chip && f.rows == 0;
+                                         });
+      s_.calibration_origin[p] = s_.fixed_labels[p] + " x " + fitted.per_hardware + " factor " + number_text(factor) +
+                                 " of " + chip + (inherited && !base.empty() ? ", copied from " + std::string(base) : "");
       s_.fixed_labels[p] = number_text(s_.fixed_values[p], 4);
     }
   } else {

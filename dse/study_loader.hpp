@@ -145,6 +145,10 @@ class StudyLoader {
   void read_calibration(const YamlNode* node, const std::string& catalog_dir);
 
   void fill_defaults(const YamlNode& solver_node);
+  // Gives each catalog entry copied with `base:` that the profile does not measure the per-chip
+  // factors of its nearest measured base, written into the study's copy of the profile (so the
+  // resolved study, which writes entries in full, carries them).
+  void inherit_hardware_factors();
   // Records a calibrated parameter whose value the profile scales per chip (ResolvedStudy::hardware_scaled).
   void scale_per_hardware(std::size_t p, const FittedParameter& fitted);
 

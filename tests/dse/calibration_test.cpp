@@ -442,6 +442,32 @@ TEST(StudyCalibration, AChipsFactorScalesTheEfficienciesOfItsFamily) {
   EXPECT_EQ(label, "0.3");
 }
 
+TEST(StudyCalibration, AnEntryCopiedFromAMeasuredChipSharesItsFactor) {
+  // A what-if H100 with faster memory is still an H100 to its kernels: it takes the H100's factor,
+  // and the resolved study, which writes the entry in full, keeps it.
+  std::string text = study_text(profile_with_factor("1.5"));
+  text = replaced(text, "[a100_80gb_sxm, h100_sxm]", "[a100_80gb_sxm, h100_sxm, h100_fast]");
+  text = replaced(text, "axes:\n",
+                  "catalog:\n  hardware:\n    - {id: h100_fast, base: h100_sxm, memory_bandwidth: 4 TB/s, "
+                  "source: \"what-if\"}\naxes:\n");
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", text, kFixtureCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  ASSERT_EQ(study->hardware_scaled.size(), 1u);
+  const std::vector<double>& eta = study->hardware_scaled[0].value_per_hardware;
+  ASSERT_EQ(eta.size(), 3u);  // catalog order: a100_80gb_sxm, h100_sxm, h100_fast
+  EXPECT_DOUBLE_EQ(eta[0], 0.3);
+  EXPECT_DOUBLE_EQ(eta[1], 0.45);
+  EXPECT_DOUBLE_EQ(eta[2], 0.45);
+  EXPECT_DOUBLE_EQ(study->calibration->hardware_factor("compute", "h100_fast"), 1.5);
+  const std::string resolved = resolved_study_yaml(*study);
+  EXPECT_NE(resolved.find("{family: compute, hardware: h100_fast, factor: 1.5"), std::string::npos) << resolved;
+  const auto back = load_study_text("t.resolved.yaml", resolved, "", d);
+  ASSERT_TRUE(back) << d.format();
+  EXPECT_EQ(back->hardware_scaled[0].value_per_hardware, eta);
+  EXPECT_EQ(result_identity(*back), result_identity(*study));
+}
+
 TEST(StudyCalibration, NoneTurnsItOffAndTheResolvedStudyCarriesTheProfile) {
   Diagnostics d;
   const auto off = load_study_text("t.yaml", study_text("calibration: none\n") + "", kFixtureCatalog, d);
