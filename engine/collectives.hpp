@@ -21,6 +21,11 @@
 
 namespace dsx {
 
+// Per-step latencies the solvers use by default (mlsysim's alpha_intra for NVLink, its InfiniBand
+// NDR latency for a transfer across nodes).
+inline constexpr double kNvlinkAlphaS = 0.5e-6;
+inline constexpr double kFabricAlphaS = 5e-6;
+
 double point_to_point_s(double bytes, double bandwidth_bytes_per_s, double alpha_s);
 double ring_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
 double tree_all_reduce_s(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);

@@ -16,8 +16,6 @@ constexpr std::array<std::string_view, 2> kExecutions = {"eager", "compiled"};
 constexpr std::array<std::string_view, 2> kStepModels = {"roofline", "stated_rate"};
 constexpr std::array<std::string_view, 3> kDecodes = {"cpu", "gpu_engine", "gpu_sm"};
 constexpr std::array<std::string_view, 2> kMemoryFormats = {"nhwc", "nchw"};
-constexpr double kNvlinkAlphaS = 0.5e-6;   // mlsysim alpha_intra, as the training solver
-constexpr double kFabricAlphaS = 5e-6;     // mlsysim IB NDR latency, as the training solver
 constexpr double kDdpBucketBytes = 25e6;   // PyTorch DistributedDataParallel bucket_cap_mb default
 constexpr double kBackwardShare = 2.0 / 3.0;  // backward = 2 of the step's 3 forward-pass equivalents
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/collectives.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/queueing.hpp"
 #include "engine/serving.hpp"
@@ -70,7 +71,7 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .default_value = 3 * kSecondsPerYear, .min_value = 0, .max_value = 1e10, .min_exclusive = true},
     {.name = "link_latency", .kind = ParamKind::number, .dimension = Dimension::time,
      .description = "alpha of one ring all-reduce step (default 0.5 us: mlsysim catalog NVLink latency)",
-     .has_default = true, .default_value = 0.5e-6, .min_value = 0, .max_value = 1e-2},
+     .has_default = true, .default_value = kNvlinkAlphaS, .min_value = 0, .max_value = 1e-2},
     {.name = "ep", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "expert-parallel groups of tp GPUs (MoE only): attention data-parallel over them, routed experts "
                     "sharded over all tp x ep GPUs",

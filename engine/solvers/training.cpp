@@ -31,8 +31,6 @@ constexpr std::array<std::string_view, 3> kFinetune = {"full", "lora", "qlora"};
 constexpr int kLora = 1, kQlora = 2;
 constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
 constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
-constexpr double kNvlinkAlphaS = 0.5e-6;  // mlsysim alpha_intra
-constexpr double kFabricAlphaS = 5e-6;    // mlsysim IB NDR latency: the default fabric_latency
 constexpr double kLifetimeYears = 3;
 constexpr double kMaintenancePerYear = 0.05;
 constexpr double kCheckpointBandwidthBytesPerS = 100e9;  // mlsysim recovery profile: the default
