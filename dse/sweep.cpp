@@ -40,35 +40,41 @@ void size_block(std::uint64_t first, std::uint64_t count, std::size_t metric_cou
   block.results.assign(count, PointResult{});
   block.errors.assign(count, std::string());
   block.excluded.assign(count, 0);
+  if (block.prework) block.prework->begin(block);
 }
 
-// Evaluates block points [range.begin(), range.end()).
-void evaluate_range(const Grid& grid, const Solver& solver, const GridGate* gate, SweepProgress* progress,
-                    SweepBlock& block, const tbb::blocked_range<std::uint64_t>& range) {
+// Evaluates block chunks [range.begin(), range.end()), each followed by the block's prework.
+void evaluate_chunks(const Grid& grid, const Solver& solver, const GridGate* gate, SweepProgress* progress,
+                     SweepBlock& block, const tbb::blocked_range<std::uint64_t>& range) {
   const std::size_t metric_count = solver.metrics().size();
   const bool gated = gate != nullptr && gate->active();
   PointInputs inputs;
-  for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
-    const std::span<double> out(block.metrics.data() + i * metric_count, metric_count);
-    try {
-      grid.inputs(block.first + i, inputs);
-      if (gated) {
-        block.excluded[i] = gate->check(inputs);
-        if (block.excluded[i] != 0) continue;
+  for (std::uint64_t c = range.begin(); c != range.end(); ++c) {
+    const std::uint64_t begin = c * kSweepChunkPoints;
+    const std::uint64_t end = std::min(block.count, begin + kSweepChunkPoints);
+    for (std::uint64_t i = begin; i != end; ++i) {
+      const std::span<double> out(block.metrics.data() + i * metric_count, metric_count);
+      try {
+        grid.inputs(block.first + i, inputs);
+        if (gated) {
+          block.excluded[i] = gate->check(inputs);
+          if (block.excluded[i] != 0) continue;
+        }
+        block.results[i] = solver.evaluate(inputs, out);
+      } catch (const std::exception& e) {
+        block.results[i] = {PointStatus::error, 0};
+        block.errors[i] = e.what();
+      } catch (...) {
+        block.results[i] = {PointStatus::error, 0};
+        block.errors[i] = "unknown exception";
       }
-      block.results[i] = solver.evaluate(inputs, out);
-    } catch (const std::exception& e) {
-      block.results[i] = {PointStatus::error, 0};
-      block.errors[i] = e.what();
-    } catch (...) {
-      block.results[i] = {PointStatus::error, 0};
-      block.errors[i] = "unknown exception";
     }
+    if (block.prework) block.prework->chunk_done(block, c);
+    if (progress != nullptr) progress->points_done.fetch_add(end - begin, std::memory_order_relaxed);
   }
-  if (progress != nullptr) progress->points_done.fetch_add(range.size(), std::memory_order_relaxed);
 }
 
-constexpr std::uint64_t kPointsPerTask = 1024;
+std::uint64_t chunk_count(std::uint64_t points) { return (points + kSweepChunkPoints - 1) / kSweepChunkPoints; }
 
 int arena_concurrency(unsigned threads) {
   return threads == 0 ? tbb::task_arena::automatic : static_cast<int>(threads);
@@ -81,9 +87,9 @@ void evaluate_block(const Grid& grid, const Solver& solver, std::uint64_t first,
   size_block(first, count, solver.metrics().size(), block);
   tbb::task_arena arena(arena_concurrency(threads));
   arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kPointsPerTask),
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunk_count(count), 1),
                       [&](const tbb::blocked_range<std::uint64_t>& range) {
-                        evaluate_range(grid, solver, gate, progress, block, range);
+                        evaluate_chunks(grid, solver, gate, progress, block, range);
                       });
   });
 }
@@ -117,9 +123,9 @@ void BackgroundEvaluator::start(std::uint64_t first, std::uint64_t count, SweepB
   impl.running = true;
   impl.arena.execute([&impl, &block, count] {
     impl.group.run([&impl, &block, count] {
-      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kPointsPerTask),
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, chunk_count(count), 1),
                         [&impl, &block](const tbb::blocked_range<std::uint64_t>& range) {
-                          evaluate_range(impl.grid, impl.solver, impl.gate, impl.progress, block, range);
+                          evaluate_chunks(impl.grid, impl.solver, impl.gate, impl.progress, block, range);
                         });
     });
   });

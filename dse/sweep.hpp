@@ -15,6 +15,24 @@
 
 namespace dsx {
 
+struct SweepBlock;
+
+// Points per chunk: the unit of work of the evaluating threads, and of BlockPrework.
+inline constexpr std::uint64_t kSweepChunkPoints = 1024;
+
+// Work the consumer of a block has done on the evaluating threads, chunk by chunk, right after
+// each chunk is evaluated (RowKeeper::prepare in dse/analysis/retention.hpp), so that the
+// consumer's own thread does not visit every point. Chunk c is block points
+// [c * kSweepChunkPoints, min(count, (c + 1) * kSweepChunkPoints)).
+class BlockPrework {
+ public:
+  virtual ~BlockPrework() = default;
+  // On the thread that starts the block, after it is sized and before any chunk is evaluated.
+  virtual void begin(const SweepBlock& block) = 0;
+  // On any thread, once per chunk; touches only chunk c's own state.
+  virtual void chunk_done(const SweepBlock& block, std::uint64_t c) = 0;
+};
+
 // Raw results of points [first, first + count).
 struct SweepBlock {
   std::uint64_t first = 0;
@@ -25,6 +43,7 @@ struct SweepBlock {
   // 0 for a point the solver evaluated; 1 + the index of the first grid constraint the point breaks
   // for one it skipped (its result and metrics are then meaningless).
   std::vector<std::uint32_t> excluded;
+  std::shared_ptr<BlockPrework> prework;  // kept across blocks; null for none
 };
 
 // The study's grid constraints (StudyAnalyses::grid_constraints), checked per point before the

@@ -76,6 +76,7 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
       return false;
     }
     const std::uint64_t count = std::min(block_points, total - next_first);
+    keeper.prepare(block);
     evaluator.start(next_first, count, block);
     next_first += count;
     return true;

@@ -1,157 +1,99 @@
 #include "dse/analysis/retention.hpp"
 
 #include <fmt/format.h>
+#include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <nlohmann/json.hpp>
-#include <numeric>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "dse/analysis/blocks.hpp"
-#include "dse/analysis/derived.hpp"
+#include "dse/analysis/chunk_selection.hpp"
 #include "dse/pareto.hpp"
 
 namespace dsx {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
-}
+using retention::ChunkSelection;
+using retention::ChunkSelector;
+using retention::KeptBounds;
+using retention::Ranked;
+using retention::SampleKey;
 
-// An (oriented value, point) pair: smaller is better, ties to the lower point.
-using Ranked = std::pair<double, std::uint64_t>;
+// What the keeper shares with the chunks it hands to the evaluating threads; they may outlive it.
+struct KeeperShared {
+  KeeperShared(const ResolvedStudy& s, const Grid& g) : study(s), grid(g), rules(s) {}
+  const ResolvedStudy& study;
+  const Grid& grid;
+  const retention::KeepRules rules;
+  SweepCounts zero;  // the counts' shape
+  tbb::enumerable_thread_specific<std::unique_ptr<ChunkSelector>> selectors;
+
+  ChunkSelector& selector() {
+    std::unique_ptr<ChunkSelector>& s = selectors.local();
+    if (!s) s = std::make_unique<ChunkSelector>(study, grid, rules);
+    return *s;
+  }
+};
+
+// A block's chunks reduced by the keeper's rules, each on the thread that evaluated it.
+class KeeperChunks final : public BlockPrework {
+ public:
+  explicit KeeperChunks(std::shared_ptr<KeeperShared> shared) : shared_(std::move(shared)) {}
+
+  void begin(const SweepBlock& block) override {
+    first_ = block.first;
+    count_ = block.count;
+    slots_.resize((block.count + kSweepChunkPoints - 1) / kSweepChunkPoints);
+    done_.store(0, std::memory_order_relaxed);
+  }
+  void chunk_done(const SweepBlock& block, std::uint64_t c) override {
+    reduce(block, c);
+    done_.fetch_add(1, std::memory_order_release);
+  }
+
+  const KeeperShared* owner() const { return shared_.get(); }
+  KeptBounds& bounds() { return bounds_; }
+  bool complete_for(const SweepBlock& block) const {
+    return first_ == block.first && count_ == block.count && done_.load(std::memory_order_acquire) == slots_.size();
+  }
+  const std::vector<ChunkSelection>& slots() const { return slots_; }
+
+ private:
+  void reduce(const SweepBlock& block, std::uint64_t c) {
+    ChunkSelector& selector = shared_->selector();
+    const std::uint64_t begin = c * kSweepChunkPoints;
+    const std::uint64_t end = std::min(block.count, begin + kSweepChunkPoints);
+    const std::size_t m = shared_->rules.solver_metrics;
+    selector.begin(slots_[c], block.first + begin, shared_->zero, &bounds_);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      if (!block.excluded.empty() && block.excluded[i] != 0) {
+        selector.exclude(block.excluded[i]);
+        continue;
+      }
+      selector.offer(block.first + i, block.results[i], std::span<const double>(block.metrics.data() + i * m, m), true);
+    }
+    selector.finish(block.first + end);
+  }
+
+  std::shared_ptr<KeeperShared> shared_;
+  KeptBounds bounds_;
+  std::vector<ChunkSelection> slots_;
+  std::uint64_t first_ = 0, count_ = 0;
+  std::atomic<std::uint64_t> done_{0};
+};
 
 }  // namespace
 
-std::uint64_t SweepCounts::excluded_total() const {
-  return std::accumulate(excluded.begin(), excluded.end(), std::uint64_t{0});
-}
-
-void SweepCounts::append(const SweepCounts& later, std::uint64_t later_first) {
-  if (later_first != points_done) {
-    throw std::invalid_argument(fmt::format("counts up to point {} cannot take counts from point {}", points_done, later_first));
-  }
-  const auto add = [](std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
-    if (to.size() != from.size()) throw std::invalid_argument("the sweep counts to add have another shape");
-    for (std::size_t i = 0; i < to.size(); ++i) to[i] += from[i];
-  };
-  if (formulas_applied != later.formulas_applied || assertions.size() != later.assertions.size()) {
-    throw std::invalid_argument("the sweep counts to add have another shape");
-  }
-  points_done = later.points_done;
-  evaluated += later.evaluated;
-  feasible += later.feasible;
-  infeasible += later.infeasible;
-  errors += later.errors;
-  add(excluded, later.excluded);
-  add(infeasible_by_solver_reason, later.infeasible_by_solver_reason);
-  add(constraint_violations, later.constraint_violations);
-  add(filtered_out, later.filtered_out);
-  for (std::size_t i = 0; i < assertions.size(); ++i) {
-    AssertionCount& a = assertions[i];
-    const AssertionCount& b = later.assertions[i];
-    a.checked += b.checked;
-    a.holding += b.holding;
-    if (!a.has_example && b.has_example) {
-      a.has_example = true;
-      a.example_point = b.example_point;
-    }
-  }
-  for (const std::uint64_t p : later.error_points) {
-    if (error_points.size() < kMaxKeptErrorRows) error_points.push_back(p);
-  }
-}
-
-std::map<std::string, std::uint64_t> SweepCounts::infeasible_by_reason(const ResolvedStudy& study) const {
-  std::map<std::string, std::uint64_t> out;
-  const auto reasons = study.solver->reasons();
-  for (std::size_t r = 0; r < infeasible_by_solver_reason.size() && r < reasons.size(); ++r) {
-    if (infeasible_by_solver_reason[r] > 0) out[std::string(reasons[r])] += infeasible_by_solver_reason[r];
-  }
-  const StudyAnalyses& a = analyses_of(study);
-  for (std::size_t c = 0; c < constraint_violations.size() && c < a.constraints.size(); ++c) {
-    if (constraint_violations[c] > 0) out[constraint_reason(a.constraints[c])] += constraint_violations[c];
-  }
-  return out;
-}
-
-std::string SweepCounts::to_json() const {
-  nlohmann::ordered_json j;
-  j["points_done"] = points_done;
-  j["evaluated"] = evaluated;
-  j["feasible"] = feasible;
-  j["infeasible"] = infeasible;
-  j["errors"] = errors;
-  j["excluded"] = excluded;
-  j["infeasible_by_solver_reason"] = infeasible_by_solver_reason;
-  j["formulas_applied"] = formulas_applied;
-  j["constraint_violations"] = constraint_violations;
-  j["filtered_out"] = filtered_out;
-  j["error_points"] = error_points;
-  j["assertions"] = nlohmann::ordered_json::array();
-  for (const AssertionCount& a : assertions) {
-    nlohmann::ordered_json x = {{"checked", a.checked}, {"holding", a.holding}};
-    x["example_point"] = a.has_example ? nlohmann::ordered_json(a.example_point) : nlohmann::ordered_json();
-    j["assertions"].push_back(x);
-  }
-  return j.dump();
-}
-
-SweepCounts SweepCounts::from_json(const std::string& text, const ResolvedStudy& study) {
-  SweepCounts c;
-  try {
-    const auto j = nlohmann::json::parse(text);
-    c.points_done = j.at("points_done").get<std::uint64_t>();
-    c.evaluated = j.at("evaluated").get<std::uint64_t>();
-    c.feasible = j.at("feasible").get<std::uint64_t>();
-    c.infeasible = j.at("infeasible").get<std::uint64_t>();
-    c.errors = j.at("errors").get<std::uint64_t>();
-    c.excluded = j.at("excluded").get<std::vector<std::uint64_t>>();
-    c.infeasible_by_solver_reason = j.at("infeasible_by_solver_reason").get<std::vector<std::uint64_t>>();
-    c.formulas_applied = j.at("formulas_applied").get<bool>();
-    c.constraint_violations = j.at("constraint_violations").get<std::vector<std::uint64_t>>();
-    c.filtered_out = j.at("filtered_out").get<std::vector<std::uint64_t>>();
-    c.error_points = j.at("error_points").get<std::vector<std::uint64_t>>();
-    for (const auto& a : j.at("assertions")) {
-      AssertionCount x;
-      x.checked = a.at("checked").get<std::uint64_t>();
-      x.holding = a.at("holding").get<std::uint64_t>();
-      if (!a.at("example_point").is_null()) {
-        x.has_example = true;
-        x.example_point = a.at("example_point").get<std::uint64_t>();
-      }
-      c.assertions.push_back(x);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("the stored sweep counts cannot be read: ") + e.what());
-  }
-  const StudyAnalyses& a = analyses_of(study);
-  const bool fits = c.excluded.size() == a.grid_constraints.size() &&
-                    c.infeasible_by_solver_reason.size() == study.solver->reasons().size() &&
-                    (!c.formulas_applied || (c.constraint_violations.size() == a.constraints.size() &&
-                                             c.filtered_out.size() == a.filters.size() &&
-                                             c.assertions.size() == a.assertions.size()));
-  if (!fits) throw std::runtime_error("the stored sweep counts were made for another study");
-  return c;
-}
-
 struct RowKeeper::State {
-  bool keep_all = true;
-  std::unique_ptr<PointFormulas> formulas;  // when the study has formulas and rows are chosen
-  std::size_t solver_metrics = 0;
-  std::vector<std::size_t> objective_index;  // into the solver metrics, or PointFormulas::metric with formulas
-  std::vector<Direction> directions;
+  std::shared_ptr<KeeperShared> shared;
+  const retention::KeepRules* rules = nullptr;
   std::vector<double> objective_values;  // scratch, one per objective
 
-  // Front archives, one per group (group id: mixed radix over the group axes' value indices).
-  bool front = false;
-  std::vector<std::size_t> group_axes;
+  // Front archives, one per group.
   struct Archive {
     std::vector<double> values;  // k per point
     std::vector<std::uint64_t> points;
@@ -159,19 +101,9 @@ struct RowKeeper::State {
   std::map<std::uint64_t, Archive> archives;
   std::map<std::uint64_t, Archive> candidates;
 
-  std::size_t top_k = 0;
   std::vector<std::vector<Ranked>> best;             // per objective, sorted, at most top_k
   std::vector<std::vector<Ranked>> best_candidates;  // per objective, this block
-
-  std::size_t sample = 0;
-  std::uint64_t seed = 0;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> sample_heap;  // (hash, point), max-heap
-
-  std::vector<std::uint64_t> compare_points;  // ascending
-  struct AssertionMatch {
-    std::vector<std::pair<std::size_t, std::uint32_t>> axis_value;  // (axis, value index) to match
-  };
-  std::vector<AssertionMatch> assertion_where;
+  std::vector<SampleKey> sample_heap;                // max-heap
 
   std::unordered_map<std::uint64_t, std::uint32_t> refs;  // kept point -> sets holding it
   std::uint64_t block_first = 0;
@@ -180,10 +112,11 @@ struct RowKeeper::State {
   std::vector<std::uint64_t> removed;   // stored points no set holds any more
 
   std::vector<std::uint32_t> coords;
-  PointInputs inputs;
   std::vector<double> merged_values;
   std::vector<std::uint64_t> merged_points;
   std::vector<Ranked> previous_best;
+  std::shared_ptr<KeeperChunks> own_chunks;  // for a block no evaluator reduced
+  std::vector<bool> had_example;
 
   void insert(std::uint64_t p) {
     ++refs[p];
@@ -202,89 +135,50 @@ struct RowKeeper::State {
 RowKeeper::RowKeeper(const ResolvedStudy& study, const Grid& grid)
     : study_(study), grid_(grid), state_(std::make_unique<State>()) {
   State& s = *state_;
+  s.shared = std::make_shared<KeeperShared>(study, grid);
+  s.rules = &s.shared->rules;
   const StudyAnalyses& a = analyses_of(study);
-  const Solver& solver = *study.solver;
-  s.keep_all = a.keep.all;
-  s.solver_metrics = solver.metrics().size();
   counts_.excluded.assign(a.grid_constraints.size(), 0);
-  counts_.infeasible_by_solver_reason.assign(solver.reasons().size(), 0);
+  counts_.infeasible_by_solver_reason.assign(study.solver->reasons().size(), 0);
   s.coords.assign(grid.axis_count(), 0);
-  if (s.keep_all) return;
-
-  const bool has_formulas =
-      !a.derived.empty() || !a.constraints.empty() || !a.filters.empty() || !a.assertions.empty();
-  if (has_formulas) s.formulas = std::make_unique<PointFormulas>(study);
-  counts_.formulas_applied = true;
-  counts_.constraint_violations.assign(a.constraints.size(), 0);
-  counts_.filtered_out.assign(a.filters.size(), 0);
-  counts_.assertions.assign(a.assertions.size(), AssertionCount{});
-
-  for (const Objective& o : study.objectives) {
-    const auto m = find_study_metric(study, o.metric);
-    if (!m) throw std::invalid_argument("keep: unknown objective metric '" + o.metric + "'");
-    if (m->derived && !s.formulas) throw std::logic_error("keep: a derived objective without formulas");
-    s.objective_index.push_back(m->derived ? s.solver_metrics + m->index : m->index);
-    s.directions.push_back(o.direction);
+  if (!s.rules->keep_all) {
+    counts_.formulas_applied = true;
+    counts_.constraint_violations.assign(a.constraints.size(), 0);
+    counts_.filtered_out.assign(a.filters.size(), 0);
+    counts_.assertions.assign(a.assertions.size(), AssertionCount{});
+    s.objective_values.assign(study.objectives.size(), 0);
+    s.best.assign(study.objectives.size(), {});
+    s.best_candidates.assign(study.objectives.size(), {});
   }
-  s.objective_values.assign(study.objectives.size(), 0);
-  s.front = a.keep.front && study.objectives.size() >= 2;
-  for (const std::string& g : a.pareto.group) {
-    const auto it = std::find_if(study.axes.begin(), study.axes.end(), [&](const Axis& x) { return x.param == g; });
-    if (it == study.axes.end()) throw std::invalid_argument("keep: Pareto group '" + g + "' is not an axis");
-    s.group_axes.push_back(static_cast<std::size_t>(it - study.axes.begin()));
-  }
-  s.top_k = study.objectives.empty() ? 0 : std::max(a.keep.top_k, a.top_k);
-  s.best.assign(study.objectives.size(), {});
-  s.best_candidates.assign(study.objectives.size(), {});
-  s.sample = a.keep.sample;
-  s.seed = a.keep.seed;
-
-  // Points each comparison selects: the axes its selectors name are fixed, the others vary.
-  for (const Comparison& c : study.comparisons) {
-    std::vector<std::vector<std::uint32_t>> allowed(study.axes.size());
-    bool none = false;
-    for (std::size_t x = 0; x < study.axes.size(); ++x) {
-      const Axis& axis = study.axes[x];
-      const auto sel = std::find_if(c.where.begin(), c.where.end(), [&](const Selector& v) { return v.param == axis.param; });
-      for (std::uint32_t v = 0; v < axis.values.size(); ++v) {
-        if (sel == c.where.end() || axis.values[v].label == sel->label) allowed[x].push_back(v);
-      }
-      none = none || allowed[x].empty();
-    }
-    if (none) continue;
-    // The first two matching points in point order (last axis fastest).
-    std::vector<std::size_t> at(study.axes.size(), 0);
-    for (int n = 0; n < 2; ++n) {
-      std::uint64_t index = 0;
-      for (std::size_t x = 0; x < study.axes.size(); ++x) {
-        index = index * study.axes[x].values.size() + allowed[x][at[x]];
-      }
-      s.compare_points.push_back(index);
-      std::size_t x = study.axes.size();
-      while (x > 0 && ++at[x - 1] == allowed[x - 1].size()) at[--x] = 0;
-      if (x == 0) break;
-    }
-  }
-  std::sort(s.compare_points.begin(), s.compare_points.end());
-  s.compare_points.erase(std::unique(s.compare_points.begin(), s.compare_points.end()), s.compare_points.end());
-
-  for (const Assertion& x : a.assertions) {
-    State::AssertionMatch m;
-    for (const Selector& sel : x.where) {
-      for (std::size_t ax = 0; ax < study.axes.size(); ++ax) {
-        if (study.axes[ax].param != sel.param) continue;
-        const auto& vals = study.axes[ax].values;
-        const auto v = std::find_if(vals.begin(), vals.end(), [&](const AxisValue& av) { return av.label == sel.label; });
-        m.axis_value.emplace_back(ax, static_cast<std::uint32_t>(v - vals.begin()));
-      }
-    }
-    s.assertion_where.push_back(std::move(m));
-  }
+  s.shared->zero = counts_;
 }
 
 RowKeeper::~RowKeeper() = default;
 
-bool RowKeeper::keeps_all() const { return state_->keep_all; }
+bool RowKeeper::keeps_all() const { return state_->rules->keep_all; }
+
+void RowKeeper::prepare(SweepBlock& block) {
+  State& s = *state_;
+  if (s.rules->keep_all) {
+    block.prework.reset();
+    return;
+  }
+  auto* chunks = dynamic_cast<KeeperChunks*>(block.prework.get());
+  if (chunks == nullptr || chunks->owner() != s.shared.get()) {
+    auto made = std::make_shared<KeeperChunks>(s.shared);
+    chunks = made.get();
+    block.prework = std::move(made);
+  }
+  KeptBounds& bounds = chunks->bounds();
+  bounds.top_k_last.assign(s.best.size(), std::nullopt);
+  for (std::size_t j = 0; j < s.best.size(); ++j) {
+    if (s.rules->top_k > 0 && s.best[j].size() == s.rules->top_k) bounds.top_k_last[j] = s.best[j].back();
+  }
+  for (auto& [group, values] : bounds.fronts) values.clear();
+  for (const auto& [group, archive] : s.archives) bounds.fronts[group] = archive.values;
+  bounds.sample_last.reset();
+  if (s.rules->sample > 0 && s.sample_heap.size() == s.rules->sample) bounds.sample_last = s.sample_heap.front();
+}
 
 void RowKeeper::begin_block(std::uint64_t first) {
   State& s = *state_;
@@ -297,91 +191,54 @@ void RowKeeper::begin_block(std::uint64_t first) {
   for (auto& c : s.best_candidates) c.clear();
 }
 
-void RowKeeper::offer(std::uint64_t point, PointResult r, std::span<const double> metrics, bool count) {
+void RowKeeper::merge(const retention::ChunkSelection& chunk, bool count) {
   State& s = *state_;
-  const StudyAnalyses& a = analyses_of(study_);
-  const std::size_t k = study_.objectives.size();
-  bool ok = r.status == PointStatus::ok;
-  bool shown = true;
-  grid_.coordinates(point, s.coords);
-  if (s.formulas) {
-    grid_.inputs(point, s.inputs);
-    s.formulas->load(s.inputs, metrics, ok);
-    if (ok) {
-      if (const auto c = s.formulas->broken_constraint()) {
-        ok = false;
-        if (count) ++counts_.constraint_violations[*c];
-      }
-    }
-    if (const auto f = s.formulas->failed_filter()) {
-      if (count) ++counts_.filtered_out[*f];
-      shown = false;
-    }
-  }
   if (count) {
-    if (r.status == PointStatus::ok) {
-      (ok ? counts_.feasible : counts_.infeasible) += 1;
-    } else if (r.status == PointStatus::infeasible) {
-      ++counts_.infeasible;
-      ++counts_.infeasible_by_solver_reason.at(r.reason);
-    } else {
-      ++counts_.errors;
-      if (counts_.error_points.size() < kMaxKeptErrorRows) {
-        counts_.error_points.push_back(point);
+    const std::size_t errors_before = counts_.error_points.size();
+    std::vector<bool>& had_example = s.had_example;
+    had_example.resize(counts_.assertions.size());
+    for (std::size_t x = 0; x < counts_.assertions.size(); ++x) had_example[x] = counts_.assertions[x].has_example;
+    counts_.append(chunk.counts, chunk.first);
+    for (std::size_t e = errors_before; e < counts_.error_points.size(); ++e) s.insert(counts_.error_points[e]);
+    for (std::size_t x = 0; x < counts_.assertions.size(); ++x) {
+      if (!had_example[x] && counts_.assertions[x].has_example) s.insert(counts_.assertions[x].example_point);
+    }
+  }
+  const std::size_t k = study_.objectives.size();
+  for (std::size_t c = 0; c < chunk.points.size(); ++c) {
+    const std::uint64_t point = chunk.points[c];
+    if (chunk.eligible[c] != 0) {
+      const std::span<const double> values(chunk.values.data() + c * k, k);
+      if (s.rules->front) {
+        State::Archive& a = s.candidates[chunk.groups[c]];
+        a.values.insert(a.values.end(), values.begin(), values.end());
+        a.points.push_back(point);
+      }
+      if (s.rules->top_k > 0) {
+        for (std::size_t j = 0; j < k; ++j) {
+          const double v = values[j];
+          if (std::isnan(v)) continue;
+          const Ranked ranked{s.rules->directions[j] == Direction::maximize ? -v : v, point};
+          if (s.best[j].size() == s.rules->top_k && !(ranked < s.best[j].back())) continue;
+          s.best_candidates[j].push_back(ranked);
+        }
+      }
+    }
+    if (s.rules->sample > 0) {
+      const SampleKey key = retention::sample_key(point, s.rules->seed);
+      if (s.sample_heap.size() < s.rules->sample) {
+        s.sample_heap.push_back(key);
+        std::push_heap(s.sample_heap.begin(), s.sample_heap.end());
+        s.insert(point);
+      } else if (key < s.sample_heap.front()) {
+        s.evict(s.sample_heap.front().second);
+        std::pop_heap(s.sample_heap.begin(), s.sample_heap.end());
+        s.sample_heap.back() = key;
+        std::push_heap(s.sample_heap.begin(), s.sample_heap.end());
         s.insert(point);
       }
     }
   }
-  if (ok && shown) {
-    for (std::size_t x = 0; count && x < a.assertions.size(); ++x) {
-      const auto& where = s.assertion_where[x].axis_value;
-      if (!std::all_of(where.begin(), where.end(), [&](const auto& av) { return s.coords[av.first] == av.second; })) continue;
-      AssertionCount& ac = counts_.assertions[x];
-      ++ac.checked;
-      const bool holds = s.formulas->assertion_holds(x);
-      if (holds) ++ac.holding;
-      const bool example = a.assertions[x].require == Quantifier::all ? !holds : holds;
-      if (example && !ac.has_example) {
-        ac.has_example = true;
-        ac.example_point = point;
-        s.insert(point);
-      }
-    }
-    for (std::size_t j = 0; j < k; ++j) {
-      s.objective_values[j] = s.formulas ? s.formulas->metric(s.objective_index[j]) : metrics[s.objective_index[j]];
-    }
-    if (s.front) {
-      std::uint64_t group = 0;
-      for (const std::size_t ax : s.group_axes) group = group * study_.axes[ax].values.size() + s.coords[ax];
-      State::Archive& c = s.candidates[group];
-      c.values.insert(c.values.end(), s.objective_values.begin(), s.objective_values.end());
-      c.points.push_back(point);
-    }
-    if (s.top_k > 0) {
-      for (std::size_t j = 0; j < k; ++j) {
-        const double v = s.objective_values[j];
-        if (std::isnan(v)) continue;
-        const Ranked ranked{s.directions[j] == Direction::maximize ? -v : v, point};
-        if (s.best[j].size() == s.top_k && !(ranked < s.best[j].back())) continue;
-        s.best_candidates[j].push_back(ranked);
-      }
-    }
-  }
-  if (s.sample > 0) {
-    const std::pair<std::uint64_t, std::uint64_t> key{splitmix64(point ^ s.seed), point};
-    if (s.sample_heap.size() < s.sample) {
-      s.sample_heap.push_back(key);
-      std::push_heap(s.sample_heap.begin(), s.sample_heap.end());
-      s.insert(point);
-    } else if (key < s.sample_heap.front()) {
-      s.evict(s.sample_heap.front().second);
-      std::pop_heap(s.sample_heap.begin(), s.sample_heap.end());
-      s.sample_heap.back() = key;
-      std::push_heap(s.sample_heap.begin(), s.sample_heap.end());
-      s.insert(point);
-    }
-  }
-  if (std::binary_search(s.compare_points.begin(), s.compare_points.end(), point)) s.insert(point);
 }
 
 void RowKeeper::finish_block() {
@@ -395,7 +252,7 @@ void RowKeeper::finish_block() {
     s.merged_values.insert(s.merged_values.end(), c.values.begin(), c.values.end());
     s.merged_points = arch.points;
     s.merged_points.insert(s.merged_points.end(), c.points.begin(), c.points.end());
-    const std::vector<std::size_t> front = pareto_front(s.merged_values, s.directions);
+    const std::vector<std::size_t> front = pareto_front(s.merged_values, s.rules->directions);
     const std::size_t old = arch.points.size();
     std::size_t f = 0;
     for (std::size_t n = 0; n < old; ++n) {
@@ -422,7 +279,7 @@ void RowKeeper::finish_block() {
     s.previous_best = list;
     list.insert(list.end(), cand.begin(), cand.end());
     std::sort(list.begin(), list.end());
-    if (list.size() > s.top_k) list.resize(s.top_k);
+    if (list.size() > s.rules->top_k) list.resize(s.rules->top_k);
     for (const Ranked& x : s.previous_best) {
       if (!std::binary_search(list.begin(), list.end(), x)) s.evict(x.second);
     }
@@ -463,34 +320,48 @@ void RowKeeper::take(const SweepBlock& block, Change& out) {
   }
   out.removed.clear();
   begin_block(block.first);
-  const std::size_t M = s.solver_metrics;
-  for (std::uint64_t i = 0; i < block.count; ++i) {
-    if (!block.excluded.empty() && block.excluded[i] != 0) {
-      ++counts_.excluded.at(block.excluded[i] - 1);
-      continue;
-    }
-    ++counts_.evaluated;
-    const PointResult r = block.results[i];
-    if (s.keep_all) {
+  if (s.rules->keep_all) {
+    for (std::uint64_t i = 0; i < block.count; ++i) {
+      if (!block.excluded.empty() && block.excluded[i] != 0) {
+        ++counts_.excluded.at(block.excluded[i] - 1);
+        continue;
+      }
+      ++counts_.evaluated;
+      const PointResult r = block.results[i];
       (r.status == PointStatus::ok ? counts_.feasible : r.status == PointStatus::infeasible ? counts_.infeasible : counts_.errors) += 1;
       if (r.status == PointStatus::infeasible) ++counts_.infeasible_by_solver_reason.at(r.reason);
       append_point(study_, grid_, block, i, s.coords, out.added);
-      continue;
     }
-    offer(block.first + i, r, std::span<const double>(block.metrics.data() + i * M, M), true);
+    counts_.points_done = block.first + block.count;
+    return;
   }
-  if (!s.keep_all) {
-    finish_block();
-    std::sort(s.inserted.begin(), s.inserted.end());
-    s.inserted.erase(std::unique(s.inserted.begin(), s.inserted.end()), s.inserted.end());
-    for (const std::uint64_t p : s.inserted) {
-      if (s.refs.count(p) != 0) append_point(study_, grid_, block, p - block.first, s.coords, out.added);
-    }
-    out.removed.swap(s.removed);
-    s.removed.clear();
-    std::sort(out.removed.begin(), out.removed.end());
+  // The block's chunks, reduced by the threads that evaluated them, or here.
+  auto* chunks = dynamic_cast<const KeeperChunks*>(block.prework.get());
+  if (chunks == nullptr || chunks->owner() != s.shared.get() || !chunks->complete_for(block)) {
+    if (!s.own_chunks) s.own_chunks = std::make_shared<KeeperChunks>(s.shared);
+    s.own_chunks->bounds() = KeptBounds{};
+    s.own_chunks->bounds().top_k_last.assign(s.best.size(), std::nullopt);
+    s.own_chunks->begin(block);
+    const std::uint64_t n = (block.count + kSweepChunkPoints - 1) / kSweepChunkPoints;
+    for (std::uint64_t c = 0; c < n; ++c) s.own_chunks->chunk_done(block, c);
+    chunks = s.own_chunks.get();
   }
-  counts_.points_done = block.first + block.count;
+  for (const ChunkSelection& chunk : chunks->slots()) merge(chunk, true);
+  const auto from = std::lower_bound(s.rules->compare_points.begin(), s.rules->compare_points.end(), block.first);
+  for (auto p = from; p != s.rules->compare_points.end() && *p < block.first + block.count; ++p) {
+    const std::uint64_t i = *p - block.first;
+    if (block.excluded.empty() || block.excluded[i] == 0) s.insert(*p);
+  }
+  finish_block();
+  std::sort(s.inserted.begin(), s.inserted.end());
+  s.inserted.erase(std::unique(s.inserted.begin(), s.inserted.end()), s.inserted.end());
+  for (const std::uint64_t p : s.inserted) {
+    if (s.refs.count(p) != 0) append_point(study_, grid_, block, p - block.first, s.coords, out.added);
+  }
+  out.removed.swap(s.removed);
+  s.removed.clear();
+  std::sort(out.removed.begin(), out.removed.end());
+  if (counts_.points_done != block.first + block.count) throw std::logic_error("row keeper: the block's chunks do not cover it");
 }
 
 void RowKeeper::start_at(std::uint64_t first) {
@@ -503,7 +374,7 @@ const std::vector<std::uint64_t>& RowKeeper::unkept_after_restore() const { retu
 void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
   State& s = *state_;
   counts_ = std::move(counts);
-  if (s.keep_all) return;
+  if (s.rules->keep_all) return;
   for (const std::uint64_t p : counts_.error_points) ++s.refs[p];
   for (const AssertionCount& ac : counts_.assertions) {
     if (ac.has_example) ++s.refs[ac.example_point];
@@ -520,6 +391,9 @@ void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
   // with the next block.
   begin_block(counts_.points_done);
   s.restoring = true;
+  ChunkSelector& selector = s.shared->selector();
+  ChunkSelection rows;
+  selector.begin(rows, counts_.points_done, s.shared->zero, nullptr);
   std::vector<double> metrics(cols.size());
   for (std::size_t row = 0; row < stored.rows(); ++row) {
     PointResult r{stored.status[row], 0};
@@ -528,8 +402,13 @@ void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
       r.reason = static_cast<std::uint8_t>(it == reasons.end() ? 0 : it - reasons.begin());
     }
     for (std::size_t m = 0; m < cols.size(); ++m) metrics[m] = stored.metric(row, cols[m]);
-    offer(stored.point_index[row], r, metrics, false);
+    selector.offer(stored.point_index[row], r, metrics, false);
+    if (std::binary_search(s.rules->compare_points.begin(), s.rules->compare_points.end(), stored.point_index[row])) {
+      s.insert(stored.point_index[row]);
+    }
   }
+  selector.finish(counts_.points_done);
+  merge(rows, false);
   finish_block();
   s.restoring = false;
   s.inserted.clear();

@@ -5,7 +5,9 @@
 // The sweep hands over its blocks in point order. For each evaluated point the keeper counts its
 // status and, unless every row is kept, applies the study's formulas as the analyse step would
 // (dse/analysis/derived.hpp: derived metrics, constraints, filters, assertions), then offers the
-// point to each chosen set:
+// point to each chosen set. That per-point work runs on the threads that evaluate the block, one
+// chunk at a time, each chunk reduced to the few points that may enter a set
+// (dse/analysis/chunk_selection.hpp); the keeper's thread merges the chunks in order. The sets:
 //   - front: the exact Pareto front of each group (ParetoOptions::group) over the feasible rows the
 //     filters keep. The archive of a group is merged with the block's candidates by pareto_front
 //     (dse/pareto.hpp): front(A u B) = front(front(A) u B), since every dominated point is dominated
@@ -40,6 +42,10 @@
 #include "dse/sweep.hpp"
 
 namespace dsx {
+
+namespace retention {
+struct ChunkSelection;
+}
 
 // Error rows always kept when a study keeps only some rows, in point order.
 inline constexpr std::size_t kMaxKeptErrorRows = 10;
@@ -102,6 +108,11 @@ class RowKeeper {
     ResultTable added;
     std::vector<std::uint64_t> removed;  // ascending
   };
+  // Gives a block about to be evaluated the work the keeper wants done on the evaluating threads
+  // (SweepBlock::prework): each chunk reduced to the points that may enter a set
+  // (dse/analysis/chunk_selection.hpp), so take() merges those instead of visiting every point.
+  // Optional: take() reduces a block that was not prepared itself, with the same result.
+  void prepare(SweepBlock& block);
   // Takes the next block (block.first == counts().points_done); `out` is overwritten.
   void take(const SweepBlock& block, Change& out);
 
@@ -111,8 +122,8 @@ class RowKeeper {
  private:
   struct State;
   void begin_block(std::uint64_t first);
-  // Counts one evaluated point (when `count`) and offers it to the chosen sets.
-  void offer(std::uint64_t point, PointResult r, std::span<const double> metrics, bool count);
+  // Adds a chunk's counts (when `count`) and offers its candidates to the chosen sets.
+  void merge(const retention::ChunkSelection& chunk, bool count);
   void finish_block();
 
   const ResolvedStudy& study_;

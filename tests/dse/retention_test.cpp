@@ -15,6 +15,7 @@
 
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/analysis/blocks.hpp"
+#include "dse/analysis/chunk_selection.hpp"
 #include "dse/analysis/retention.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
@@ -202,6 +203,77 @@ TEST_F(Retention, KeptRowsDoNotDependOnBlockSizeThreadsOrInterruptions) {
   EXPECT_EQ(one.counts.to_json(), sliced.counts.to_json());
   EXPECT_EQ(one.counts.to_json(), small_blocks.counts.to_json());
   expect_same_answers(sliced, one);
+}
+
+// A grid of many chunks (kSweepChunkPoints) per block, with blocks that are not a multiple of a
+// chunk: the chunks are reduced on the evaluating threads and merged in order.
+std::string wide_study(const std::string& keep) {
+  std::string text = kStudy;
+  const std::string eta = "  eta: [0.3, 0.45, 0.6]\n";
+  const std::size_t at = text.find(eta);
+  if (at == std::string::npos) throw std::logic_error("kStudy has no eta axis to widen");
+  text.replace(at, eta.size(), "  eta: [0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.225, 0.25, 0.275, 0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5, 0.525, 0.55, 0.575, 0.6, 0.625, 0.65, 0.675, 0.7, 0.725, 0.75, 0.775, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 1]\n");
+  return text + keep;
+}
+
+TEST_F(Retention, ChunksReducedOnTheEvaluatingThreadsKeepWhatOnePassKeeps) {
+  const ResolvedStudy all_study = load(wide_study(""));
+  const std::uint64_t points = Grid(all_study).size();
+  ASSERT_GT(points, 8 * kSweepChunkPoints);
+  const Swept all = analyse_all(all_study, sweep(all_study, 1U << 14U, 2));
+  const ResolvedStudy study = load(wide_study("keep: {front: true, top_k: 4, sample: 300, seed: 3}\n"));
+  const Swept one = sweep(study, 1U << 14U, 1);
+  const Swept two = sweep(study, 2500, 2);
+  const Swept sliced = sweep(study, 3 * kSweepChunkPoints + 17, 2, 1);  // resumed after every block
+  expect_same_answers(one, all);
+  expect_same_answers(two, all);
+  expect_same_answers(sliced, all);
+  EXPECT_EQ(one.stored.point_index, two.stored.point_index);
+  EXPECT_EQ(one.stored.point_index, sliced.stored.point_index);
+  EXPECT_EQ(one.counts.to_json(), two.counts.to_json());
+  EXPECT_EQ(one.counts.to_json(), sliced.counts.to_json());
+  EXPECT_EQ(one.counts.evaluated, points);
+  // The sample is the 300 points of smallest key, every one of them stored.
+  std::vector<retention::SampleKey> keys;
+  for (std::uint64_t p = 0; p < points; ++p) keys.push_back(retention::sample_key(p, 3));
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t s = 0; s < 300; ++s) {
+    EXPECT_TRUE(std::binary_search(two.stored.point_index.begin(), two.stored.point_index.end(), keys[s].second)) << s;
+  }
+}
+
+TEST_F(Retention, APreparedBlockGivesTheChangesOfOneTheKeeperReducesItself) {
+  const ResolvedStudy study = load(wide_study("keep: {front: true, top_k: 2, sample: 50}\n"));
+  const Grid grid(study);
+  RowKeeper prepared(study, grid), plain(study, grid);
+  SweepBlock a, b;
+  RowKeeper::Change from_prepared, from_plain;
+  for (std::uint64_t first = 0; first < grid.size(); first += 5000) {
+    const std::uint64_t count = std::min<std::uint64_t>(5000, grid.size() - first);
+    prepared.prepare(a);
+    ASSERT_NE(a.prework, nullptr);
+    evaluate_block(grid, *study.solver, first, count, 2, a);
+    evaluate_block(grid, *study.solver, first, count, 1, b);
+    ASSERT_EQ(b.prework, nullptr);
+    prepared.take(a, from_prepared);
+    plain.take(b, from_plain);
+    EXPECT_EQ(from_prepared.added.point_index, from_plain.added.point_index) << first;
+    EXPECT_EQ(from_prepared.removed, from_plain.removed) << first;
+  }
+  EXPECT_EQ(prepared.counts().to_json(), plain.counts().to_json());
+  // A block prepared by another keeper is reduced again by the one that takes it.
+  RowKeeper other(study, grid), third(study, grid);
+  other.prepare(a);
+  evaluate_block(grid, *study.solver, 0, 5000, 2, a);
+  RowKeeper::Change change;
+  third.take(a, change);
+  SweepBlock c;
+  evaluate_block(grid, *study.solver, 0, 5000, 1, c);
+  RowKeeper fresh(study, grid);
+  RowKeeper::Change want;
+  fresh.take(c, want);
+  EXPECT_FALSE(want.added.point_index.empty());
+  EXPECT_EQ(change.added.point_index, want.added.point_index);
 }
 
 TEST_F(Retention, ASampleKeepsExactlyItsSizeSpreadOverTheGrid) {
