@@ -61,6 +61,12 @@ StepResult training_step(const StepInput& in) {
     r.optimizer_s = in.optimizer_step_bytes / in.memory_bytes_per_s;
   }
   r.compute_s = (gemm_s_per_token + attention_s_per_token) * shard_tokens + r.memory_bound_s;
+  if (in.offload_update_s > 0) {
+    // Backward is 2 of the 3 parameter-FLOP passes of a micro-batch (PaLM appendix B, 6 N = 2 N + 4 N).
+    const double last_backward_s = r.compute_s / in.microbatches * 2.0 / 3.0;
+    r.optimizer_s = std::max(0.0, in.offload_gradients_to_host_s - last_backward_s) + in.offload_update_s +
+                    in.offload_weights_to_device_s;
+  }
   const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
   r.bubble_s = r.compute_s * (stretch - 1.0);
 

@@ -109,6 +109,13 @@ struct StepInput {
   double replicated_memory_bytes_per_token = 0;  // repeated on every TP rank (split over PP and CP)
   double memory_bytes_per_s = 0;
   double optimizer_step_bytes = 0;  // this GPU's optimizer update per step (reads and writes)
+  // ZeRO-Offload's host side (Ren et al. 2021, arXiv:2101.06840, section 4.1, Figure 5): the
+  // gradient shard's copy to the host (overlapped with the backward pass of the last micro-batch,
+  // the first whose gradients are final), the update on the host CPU, the updated weights' copy back.
+  // With offload_update_s > 0 these replace the device's optimizer update.
+  double offload_gradients_to_host_s = 0;
+  double offload_update_s = 0;
+  double offload_weights_to_device_s = 0;
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
   double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)

@@ -72,6 +72,12 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
                             : 0.0;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
   m.buffers_bytes = in.communication_buffer_bytes;
+  if (in.optimizer_offload) {
+    m.host_gradients_bytes = m.gradients_bytes;
+    m.host_optimizer_bytes = m.optimizer_bytes;
+    m.gradients_bytes = 0;
+    m.optimizer_bytes = 0;
+  }
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes + m.buffers_bytes;
   m.fits = m.total_bytes <= in.capacity_bytes;
   return m;

@@ -109,6 +109,11 @@ struct TrainingMemoryInput {
   AttentionKernel attention = AttentionKernel::unfused;
   bool sequence_parallel = true;
   double communication_buffer_bytes = 0;  // gradient buckets, NCCL buffers, P2P buffers
+  // ZeRO-Offload (Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model Training", USENIX ATC
+  // 2021, arXiv:2101.06840, section 4): the gradient partition, the fp32 master copy and the optimizer
+  // states of this GPU's ZeRO shard live in host memory, where the update runs; the accelerator keeps
+  // the weights and the activations.
+  bool optimizer_offload = false;
   double capacity_bytes = 0;
 };
 
@@ -118,8 +123,11 @@ struct TrainingMemory {
   double optimizer_bytes = 0;
   double activations_bytes = 0;
   double buffers_bytes = 0;
-  double total_bytes = 0;
+  double total_bytes = 0;  // on the accelerator
   bool fits = false;
+  // With optimizer_offload, what moved to host memory (gradients_bytes and optimizer_bytes are then 0).
+  double host_gradients_bytes = 0;
+  double host_optimizer_bytes = 0;
 };
 
 // Per-accelerator memory: the model is split evenly over TP x PP (embeddings not treated apart).

@@ -28,6 +28,7 @@ constexpr std::array<Optimizer, 5> kOptimizerKind = {Optimizer::adam, Optimizer:
                                                      Optimizer::sgd_momentum, Optimizer::lion};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr std::array<std::string_view, 3> kFinetune = {"full", "lora", "qlora"};
+constexpr std::array<std::string_view, 2> kOffload = {"none", "optimizer"};
 constexpr int kLora = 1, kQlora = 2;
 constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
 constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
@@ -150,6 +151,14 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "fraction of the TP all-reduces hidden behind the GEMMs (Megatron-Core's TP communication "
                     "overlap; 0: exposed)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "offload", .kind = ParamKind::choice, .choices = kOffload,
+     .description = "optimizer: ZeRO-Offload, the gradient shard, fp32 master and optimizer states in host memory and "
+                    "the update on the host CPU (needs host_memory_bandwidth)",
+     .has_default = true, .default_value = 0},
+    {.name = "host_memory_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "host memory bandwidth the offloaded update of one GPU's shard achieves (the host CPUs' "
+                    "achieved rate / GPUs per host); 0 = not given",
+     .has_default = true, .default_value = 0, .min_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -209,10 +218,14 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
     {"memory_bound_s", Dimension::time,
      "the part of compute_s that streams memory: norms, activations, residual adds, the loss, fp8 casts"},
-    {"optimizer_s", Dimension::time, "the optimizer update per step: states, gradients and weights through memory"},
+    {"optimizer_s", Dimension::time,
+     "the optimizer update per step: states, gradients and weights through memory (offloaded: the gradient copy "
+     "not hidden by the last backward, the host update, the weights' copy back)"},
+    {"host_memory_per_gpu_bytes", Dimension::bytes, "gradients, fp32 master and optimizer states offloaded to host "
+     "memory per GPU (0 without offload)"},
 }};
 
-constexpr std::array<std::string_view, 16> kReasons = {
+constexpr std::array<std::string_view, 17> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -229,6 +242,7 @@ constexpr std::array<std::string_view, 16> kReasons = {
     "tp x cp and gpus_per_node must nest: one divides the other (TP x CP groups tile nodes)",
     "seq_len must be a multiple of 2 x cp (the load-balanced causal split gives each rank 2 chunks)",
     "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
+    "offload: optimizer needs host_memory_bandwidth",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -291,6 +305,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const bool lora = finetune == kLora || finetune == kQlora;
   const int recompute = static_cast<int>(v[Param::recompute]);
   const int zero = static_cast<int>(v[Param::zero_stage]);
+  const bool offload = v[Param::offload] == 1;
+  if (offload && v[Param::host_memory_bandwidth] <= 0) return {PointStatus::infeasible, offload_needs_host_bandwidth};
   const double s = shape.built_seq_len, h = shape.d_model, params = shape.parameter_count;
   const double active = shape.active_parameter_count;
   const double adapters = lora ? v[Param::lora_rank] * shape.adapter_in_out_elements : 0.0;
@@ -329,6 +345,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
   mem.communication_buffer_bytes = p > 1 ? 2.0 * activation_message : 0.0;
+  mem.optimizer_offload = offload;
   mem.capacity_bytes = hw.memory_bytes;
   const TrainingMemory tm = training_memory(mem);
   out[memory_per_gpu_bytes] = tm.total_bytes;
@@ -336,6 +353,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[gradients_bytes] = tm.gradients_bytes;
   out[optimizer_bytes] = tm.optimizer_bytes;
   out[activations_bytes] = tm.activations_bytes;
+  out[host_memory_per_gpu_bytes] = tm.host_gradients_bytes + tm.host_optimizer_bytes;
   out[fleet_model_state_bytes_per_param] = (tm.weights_bytes + tm.gradients_bytes + tm.optimizer_bytes) * n / params;
   out[Metric::dp] = dp;
   out[Metric::microbatches] = m;
@@ -429,6 +447,15 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // and writes the trainable weights, once per step.
   step.optimizer_step_bytes =
       2.0 * tm.optimizer_bytes + tm.gradients_bytes + tm.weights_bytes * std::min(1.0, trainable / params);
+  if (offload) {
+    // The host updates the shard's states and writes its weights (as many bytes as its gradients);
+    // gradients go down and weights come back over the host link, one way each.
+    const double host_link = hw.host_link_bandwidth_bytes_per_s;
+    step.offload_update_s =
+        (2.0 * tm.host_optimizer_bytes + 2.0 * tm.host_gradients_bytes) / v[Param::host_memory_bandwidth];
+    step.offload_gradients_to_host_s = tm.host_gradients_bytes / host_link;
+    step.offload_weights_to_device_s = tm.host_gradients_bytes / host_link;
+  }
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
                                    : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);

@@ -108,6 +108,17 @@
 //    catalog price over 3 years plus 5 %/year maintenance (mlsysim EconomicsModel defaults) plus
 //    electricity (engine/economics.hpp); hardware without a price leaves the cost metrics NaN (the
 //    point stays feasible, as hardware without a TDP leaves energy NaN).
+//  - offload: optimizer (ZeRO-Offload; Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model
+//    Training", USENIX ATC 2021, arXiv:2101.06840, section 4): the gradient partition, fp32 master and
+//    optimizer states of the GPU's ZeRO shard live in host memory (host_memory_per_gpu_bytes), so the
+//    accelerator holds only the weights, the activations and the buffers. Per step the gradient shard
+//    crosses the host link (the one-way host_link of the catalog) during the backward pass of the last
+//    micro-batch, the host's update streams the states and gradients at host_memory_bandwidth (read
+//    and write of the states, the gradients read, the weights written: a memory-bound Adam, whose
+//    few FLOPs per parameter a vectorised CPU Adam hides), and the updated weights come back over the
+//    host link before the next forward; this replaces the device's optimizer update in optimizer_s.
+//    The paper's one-step delayed parameter update (which hides the host side behind the next step)
+//    is not modelled; host memory capacity is not checked.
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -153,6 +164,8 @@ class TrainingSolver final : public TabledSolver {
     memory_efficiency,
     memory_traffic,
     tp_overlap,
+    offload,
+    host_memory_bandwidth,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -199,6 +212,7 @@ class TrainingSolver final : public TabledSolver {
     trainable_parameters,
     memory_bound_s,
     optimizer_s,
+    host_memory_per_gpu_bytes,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -218,6 +232,7 @@ class TrainingSolver final : public TabledSolver {
     tp_cp_and_node_do_not_nest,
     cp_must_divide_sequence,
     ep_tp_needs_sequence_parallel,
+    offload_needs_host_bandwidth,
   };
 
   TrainingSolver();
