@@ -324,6 +324,15 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
   return format_grouped(value, digits);
 }
 
+std::string format_quantity_like(double value, double reference, const QuantityDisplay& display, int digits) {
+  if (display.style != NumberStyle::si || display.dimension != Dimension::bytes || !std::isfinite(value) ||
+      !std::isfinite(reference) || reference == 0) {
+    return format_quantity(value, display, digits);
+  }
+  const std::array<double, 1> references = {reference};
+  return format_in_scale(value, choose_bytes_axis_scale(references), digits);
+}
+
 std::string format_signed(double value, std::string_view unit) {
   if (!std::isfinite(value)) return non_finite(value) + " " + std::string(unit);
   std::string s = fmt::format("{:+.1f}", value);

@@ -58,6 +58,10 @@ std::string format_percent(double fraction, int digits = 3);
 // The value in the style and unit of `display` (a time through format_duration, a rate as
 // "2,150 samples/s" or "3.20/s").
 std::string format_quantity(double value, const QuantityDisplay& display, int digits = 3);
+// `value` in the unit format_quantity gives `reference`, so two numbers set side by side read alike:
+// bytes take the reference's binary (GiB) or decimal (GB) prefixes; other quantities choose their
+// prefix per value as format_quantity does.
+std::string format_quantity_like(double value, double reference, const QuantityDisplay& display, int digits = 3);
 // A signed difference with one decimal: "+2.1 %", "-0.5 pp", "+0.0 %" (never "-0.0").
 std::string format_signed(double value, std::string_view unit);
 // Round-trip exact, C locale: the numbers written into figure data files.

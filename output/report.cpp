@@ -421,7 +421,7 @@ ComparisonCells comparison_cells(const ResolvedStudy& study, const ResultTable& 
   }
   const QuantityDisplay display = metric_display(study, c.metric);
   const double v = o.value;
-  cells.dsx = format_quantity(v, display);
+  cells.dsx = format_quantity_like(v, c.expected, display);
   if (display.style == NumberStyle::percent) {
     cells.difference = format_signed((v - c.expected) * 100.0, "pp");
   } else if (c.expected != 0) {

@@ -65,6 +65,18 @@ TEST(FormatBytes, BinaryOnlyForExactBinaryMultiples) {
   EXPECT_EQ(format_bytes(512), "512 B");
 }
 
+TEST(FormatBytes, AValueBesideAnotherTakesItsPrefixes) {
+  // 14 B x 8,030,261,248 parameters happens to be a multiple of 1,024: beside an expected 112.42 GB it
+  // reads in GB, not as "105 GiB".
+  const QuantityDisplay bytes = describe_quantity("host_memory_per_gpu_bytes", Dimension::bytes);
+  EXPECT_EQ(format_bytes(14 * 8030261248.0), "105 GiB");
+  EXPECT_EQ(format_quantity_like(14 * 8030261248.0, 112.42e9, bytes), "112 GB");
+  EXPECT_EQ(format_quantity_like(80.0 * 1024 * 1024 * 1024, 80.0 * 1024 * 1024 * 1024, bytes), "80.0 GiB");
+  EXPECT_EQ(format_quantity_like(85.9e9, 80.0 * 1024 * 1024 * 1024, bytes), "80.0 GiB");
+  const QuantityDisplay time = describe_quantity("step_time_s", Dimension::time);
+  EXPECT_EQ(format_quantity_like(0.0125, 2.0, time), format_quantity(0.0125, time));
+}
+
 TEST(FormatGrouped, IntegersExactlyOthersToSignificantFigures) {
   EXPECT_EQ(format_grouped(134000), "134,000");
   EXPECT_EQ(format_grouped(1024), "1,024");
