@@ -55,7 +55,9 @@ using builders::positive_param;
 // A stack of `layers` identical blocks (one Op block with repeat = layers), optionally between a
 // token embedding and a final norm + LM head. A sample is one sequence of T = seq_len tokens in one
 // forward pass (prefill / scoring / encoder inference); there is no KV cache.
-// Per layer, with d = d_model, H = heads, dh = d / H, d_kv = kv_heads x dh, F = d_ff:
+// The attention and feed-forward sub-layers' ops are appended by engine/model_builders_blocks.hpp,
+// which the hybrid builder (jamba) shares. Per layer, with d = d_model, H = heads, dh = d / H,
+// d_kv = kv_heads x dh, F = d_ff:
 //   norm; QKV projection 2 T d (d + 2 d_kv); [rotary embedding on q, k]; scores QK^T 2 T^2 d;
 //   scale; mask; softmax over H T^2 scores; context A V 2 T^2 d; output projection 2 T d^2;
 //   residual add; norm; MLP 2 x 2 T d F (GELU) or 3 x 2 T d F (SwiGLU: gate, SiLU, up, product,
