@@ -22,6 +22,7 @@
 #include "engine/model_builders.hpp"
 
 #include "engine/builder_support.hpp"
+#include "engine/model_builders_blocks.hpp"
 #include "engine/model_families.hpp"
 
 #include <algorithm>
@@ -54,7 +55,9 @@ using builders::positive_param;
 // A stack of `layers` identical blocks (one Op block with repeat = layers), optionally between a
 // token embedding and a final norm + LM head. A sample is one sequence of T = seq_len tokens in one
 // forward pass (prefill / scoring / encoder inference); there is no KV cache.
-// Per layer, with d = d_model, H = heads, dh = d / H, d_kv = kv_heads x dh, F = d_ff:
+// The attention and feed-forward sub-layers' ops are appended by engine/model_builders_blocks.hpp,
+// which the hybrid builder (jamba) shares. Per layer, with d = d_model, H = heads, dh = d / H,
+// d_kv = kv_heads x dh, F = d_ff:
 //   norm; QKV projection 2 T d (d + 2 d_kv); [rotary embedding on q, k]; scores QK^T 2 T^2 d;
 //   scale; mask; softmax over H T^2 scores; context A V 2 T^2 d; output projection 2 T d^2;
 //   residual add; norm; MLP 2 x 2 T d F (GELU) or 3 x 2 T d F (SwiGLU: gate, SiLU, up, product,
@@ -359,113 +362,40 @@ ModelGraph build_transformer(std::span<const double> values) {
   }
 
   auto& ops = g.ops;
-  const double qkv_out = q_width + 2 * d_kv;
+  builders::DecoderBlockSpec spec;
+  spec.T = T;
+  spec.d = d;
+  spec.H = H;
+  spec.dh = dh;
+  spec.q_width = q_width;
+  spec.d_kv = d_kv;
+  spec.b = b;
+  spec.b_qkv = b_qkv;
+  spec.rope = rope;
+  spec.norm_name = norm_name;
+  spec.norm_flops = norm_flops;
+  spec.norm_weights = norm_weights;
+  spec.window = static_cast<double>(window);
+  spec.window_keys = window_keys;
+  spec.mla = mla;
+  spec.rq = rq;
+  spec.rkv = rkv;
+  spec.dqk = dqk;
+  spec.dr = dr;
+  spec.dv = dv;
+  spec.gated = gated;
+  spec.F = F;
+  spec.Fe = Fe;
+  spec.experts = static_cast<double>(experts);
+  spec.experts_per_token = static_cast<double>(experts_per_token);
+  spec.shared_experts = static_cast<double>(shared_experts);
 
-  // One attention sub-layer executed `r` times, with its norm and residual add unless it is half of
-  // a parallel block; returns its parameters without the norm. In a sliding-window layer the score,
-  // softmax and context ops cover T x min(T, W) query-key pairs and carry attention_window = W.
   auto attention = [&](std::uint32_t r, bool windowed, bool sequential) {
-    if (sequential) {
-      ops.push_back(make_op(norm_name + "_attn", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
-    }
-    auto residual = [&] {
-      if (sequential) ops.push_back(make_op("residual_add_attn", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
-    };
-    if (!mla) {
-      const double keys = windowed ? window_keys : T;
-      const double scores = H * T * keys;  // attention score elements per sample
-      const std::size_t first_attention_op = ops.size() + (rope ? 2 : 1);
-      ops.push_back(make_op("qkv_proj", OpKind::matmul, 2 * T * d * qkv_out, T * d, T * qkv_out, d * qkv_out + b_qkv * qkv_out, r));
-      if (rope) {
-        // In place on the packed QKV buffer: q and k rotated, v passes through.
-        ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * T * (q_width + d_kv), T * qkv_out, T * qkv_out, 0, r));
-      }
-      ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * keys * q_width, T * (q_width + d_kv), scores, 0, r));
-      ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
-      ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
-      ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
-      ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * keys * q_width, scores + T * d_kv, T * q_width, 0, r));
-      if (windowed) {
-        for (std::size_t i = first_attention_op; i < ops.size(); ++i) ops[i].attention_window = static_cast<double>(window);
-      }
-      ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * q_width * d, T * q_width, T * d, q_width * d + b * d, r));
-      residual();
-      return d * qkv_out + q_width * d + b_qkv * qkv_out + b * d;
-    }
-    const double scores = H * T * T;
-    double p = 0;
-    const double q_width_mla = H * dqk;
-    if (q_lora_rank > 0) {
-      ops.push_back(make_op("mla_q_down_proj", OpKind::matmul, 2 * T * d * rq, T * d, T * rq, d * rq, r));
-      ops.push_back(make_op("mla_q_norm", norm_kind, 4 * T * rq, T * rq, T * rq, rq, r));
-      ops.push_back(make_op("mla_q_up_proj", OpKind::matmul, 2 * T * rq * q_width_mla, T * rq, T * q_width_mla, rq * q_width_mla, r));
-      p += d * rq + rq + rq * q_width_mla;
-    } else {
-      ops.push_back(make_op("mla_q_proj", OpKind::matmul, 2 * T * d * q_width_mla, T * d, T * q_width_mla, d * q_width_mla, r));
-      p += d * q_width_mla;
-    }
-    const double latent = rkv + dr;
-    const double kv_width = H * (dqk - dr + dv);
-    ops.push_back(make_op("mla_kv_down_proj", OpKind::matmul, 2 * T * d * latent, T * d, T * latent, d * latent, r));
-    ops.push_back(make_op("mla_kv_norm", norm_kind, 4 * T * rkv, T * rkv, T * rkv, rkv, r));
-    ops.push_back(make_op("mla_kv_up_proj", OpKind::matmul, 2 * T * rkv * kv_width, T * rkv, T * kv_width, rkv * kv_width, r));
-    p += d * latent + rkv + rkv * kv_width;
-    if (rope && qk_rope > 0) {
-      // The RoPE parts of the H queries and of the one shared key.
-      const double rotated = T * (H * dr + dr);
-      ops.push_back(make_op("rotary_embedding", OpKind::elementwise, 3 * rotated, rotated, rotated, 0, r));
-    }
-    ops.push_back(make_op("attention_scores", OpKind::attention, 2 * T * T * H * dqk, 2 * T * q_width_mla, scores, 0, r));
-    ops.push_back(make_op("attention_scale", OpKind::elementwise, scores, scores, scores, 0, r));
-    ops.push_back(make_op("attention_mask", OpKind::elementwise, scores, scores, scores, 0, r));
-    ops.push_back(make_op("attention_softmax", OpKind::reduction, 5 * scores, scores, scores, 0, r));
-    ops.push_back(make_op("attention_context", OpKind::attention, 2 * T * T * H * dv, scores + T * H * dv, T * H * dv, 0, r));
-    ops.push_back(make_op("out_proj", OpKind::matmul, 2 * T * H * dv * d, T * H * dv, T * d, H * dv * d + b * d, r));
-    residual();
-    return p + H * dv * d + b * d;
+    return builders::append_attention(ops, spec, r, windowed, sequential);
   };
-
-  // SwiGLU or GELU MLP of inner size `f` on `rows` token rows per sample; weights x `copies`.
-  auto mlp = [&](const std::string& prefix, double rows, double f, double copies, std::uint32_t r) {
-    if (gated) {
-      ops.push_back(make_op(prefix + "gate_proj", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
-      ops.push_back(make_op(prefix + "silu", OpKind::elementwise, 4 * rows * f, rows * f, rows * f, 0, r));
-      ops.push_back(make_op(prefix + "up_proj", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
-      ops.push_back(make_op(prefix + "gated_product", OpKind::elementwise, rows * f, 2 * rows * f, rows * f, 0, r));
-      ops.push_back(make_op(prefix + "down_proj", OpKind::matmul, 2 * rows * f * d, rows * f, rows * d, copies * (f * d + b * d), r));
-      return 3 * d * f + b * (2 * f + d);
-    }
-    ops.push_back(make_op(prefix + "fc1", OpKind::matmul, 2 * rows * d * f, rows * d, rows * f, copies * (d * f + b * f), r));
-    ops.push_back(make_op(prefix + "gelu", OpKind::elementwise, 8 * rows * f, rows * f, rows * f, 0, r));
-    ops.push_back(make_op(prefix + "fc2", OpKind::matmul, 2 * rows * f * d, rows * f, rows * d, copies * (f * d + b * d), r));
-    return 2 * d * f + b * (f + d);
-  };
-
-  // One MLP sub-layer executed `r` times, with its norm and residual add unless it is half of a
-  // parallel block; returns its parameters without the norm.
   double expert_params = 0;  // one routed expert
   auto feed_forward = [&](bool moe, std::uint32_t r, bool sequential) {
-    if (sequential) {
-      ops.push_back(make_op(norm_name + "_mlp", norm_kind, norm_flops * T * d, T * d, T * d, norm_weights, r));
-    }
-    double p = 0;
-    if (moe) {
-      const double E = static_cast<double>(experts);
-      const double K = static_cast<double>(experts_per_token);
-      const double S = static_cast<double>(shared_experts);
-      // Router logits, softmax + top-k, then k x T token rows through the experts and a weighted sum;
-      // a T-token forward touches every expert, so each expert op holds all E copies of its weights.
-      ops.push_back(make_op("moe_router", OpKind::matmul, 2 * T * d * E, T * d, T * E, d * E, r));
-      ops.push_back(make_op("moe_router_topk", OpKind::reduction, 5 * T * E, T * E, 2 * T * K, 0, r));
-      expert_params = mlp("expert_", K * T, Fe, E, r);
-      p += E * expert_params + d * E;
-      if (shared_experts > 0) p += S * mlp("shared_expert_", S * T, Fe, S, r);
-      ops.push_back(make_op("moe_combine", OpKind::elementwise, 2 * K * T * d + S * T * d, (K + S) * T * d + K * T, T * d, 0, r));
-    } else {
-      p += mlp("mlp_", T, F, 1, r);
-    }
-    if (sequential) ops.push_back(make_op("residual_add_mlp", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
-    return p;
+    return builders::append_feed_forward(ops, spec, moe, r, sequential, expert_params);
   };
 
   // One layer executed `r` times (ops in execution order); returns its parameters.
@@ -862,9 +792,9 @@ ModelGraph build_pointwise_chain(std::span<const double> values) {
   return g;
 }
 
-const std::array<Architecture, 14>& architecture_table() {
+const std::array<Architecture, 15>& architecture_table() {
   // Families defined in their own files (engine/model_families.hpp) are added with one line each.
-  static const std::array<Architecture, 14> table = {{
+  static const std::array<Architecture, 15> table = {{
     {.name = kTransformer,
      .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral, Gemma 2, PaLM; MHA, GQA, MQA or MLA; "
                     "sliding-window layers; sequential or parallel block; GELU or SwiGLU MLP, dense or mixture of experts)",
@@ -897,6 +827,7 @@ const std::array<Architecture, 14>& architecture_table() {
     efficientnet_architecture(),
     convnext_architecture(),
     mamba_architecture(),
+    jamba_architecture(),
     encoder_decoder_architecture(),
     mlp_architecture(),
     dlrm_architecture(),

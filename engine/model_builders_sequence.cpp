@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/builder_support.hpp"
+#include "engine/model_builders_blocks.hpp"
 #include "engine/model_families.hpp"
 #include "engine/operators.hpp"
 
@@ -90,20 +91,12 @@ ModelGraph build_mamba(std::span<const double> values) {
 
   ops.push_back(make_op("token_embedding", OpKind::embedding, 0, T * d, T * d, 0, 1));
   ops.push_back(make_op("rmsnorm", OpKind::normalization, 4 * T * d, T * d, T * d, d, r));
-  ops.push_back(make_op("ssm_in_proj", OpKind::matmul, 2 * T * d * 2 * D, T * d, 2 * T * D, 2 * d * D, r));
-  ops.push_back(causal_conv1d("ssm_conv1d", T, D, k, r));
-  ops.push_back(make_op("ssm_silu", OpKind::elementwise, 4 * T * D, T * D, T * D, 0, r));
-  ops.push_back(make_op("ssm_x_proj", OpKind::matmul, 2 * T * D * (R + 2 * N), T * D, T * (R + 2 * N),
-                        D * (R + 2 * N), r));
-  ops.push_back(make_op("ssm_dt_proj", OpKind::matmul, 2 * T * R * D, T * R, T * D, R * D + D, r));
-  ops.push_back(selective_scan("selective_scan", T, D, N, r));
-  ops.push_back(make_op("ssm_gate", OpKind::elementwise, 5 * T * D, 2 * T * D, T * D, 0, r));
-  ops.push_back(make_op("ssm_out_proj", OpKind::matmul, 2 * T * D * d, T * D, T * d, D * d, r));
+  const double mixer = builders::append_mamba_mixer(ops, {.T = T, .d = d, .D = D, .N = N, .R = R, .k = k}, r);
   ops.push_back(make_op("residual_add", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
   ops.push_back(make_op("rmsnorm_final", OpKind::normalization, 4 * T * d, T * d, T * d, d, 1));
   ops.push_back(make_op("lm_head", OpKind::matmul, 2 * T * d * V, T * d, T * V, V * d, 1));
 
-  const double per_layer = d + 2 * d * D + (D * k + D) + D * (R + 2 * N) + (R * D + D) + (D * N + D) + D * d;
+  const double per_layer = d + mixer;
   g.parameter_count = V * d + static_cast<double>(layers) * per_layer + d + (tied ? 0 : V * d);
   return g;
 }

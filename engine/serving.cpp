@@ -27,7 +27,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double window = 0;
   bool in_window = false;  // the attention-family ops since the last attention_scores are windowed
   const Op* first_expert_matmul = nullptr;
-  double layers = 0;
+  double layers = 0;  // attention layers
+  double recurrent_layers = 0;
+  double scan_weights = 0, scan_outputs = 0;  // selective_scan: D d_state + D weights, T D outputs
+  double conv_weights = 0, conv_outputs = 0;  // ssm_conv1d: D d_conv + D weights, T D outputs
   double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
   double moe_layers = 0;
   double expert_weights = 0;
@@ -59,6 +62,15 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       norm = &op;
     }
     if (op.name == "attention_mask") causal = true;
+    if (op.kind == OpKind::selective_scan) {
+      recurrent_layers += r;
+      scan_weights += op.weight_elements * r;
+      scan_outputs += op.output_elements_per_sample * r;
+    }
+    if (op.kind == OpKind::grouped_conv && op.name == "ssm_conv1d") {
+      conv_weights += op.weight_elements * r;
+      conv_outputs += op.output_elements_per_sample * r;
+    }
     if (op.kind == OpKind::matmul) {
       if (op.name == "lm_head") {
         logits += op.output_elements_per_sample * r;
@@ -117,7 +129,9 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   }
   if (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0) return false;
   ServingShape s;
-  s.layers = layers;
+  s.layers = layers + recurrent_layers;
+  s.attention_layers = layers;
+  s.recurrent_layers = recurrent_layers;
   if (kv_down != nullptr && kv_up != nullptr) {
     // attention_scores costs 2 T^2 H dqk, reads q and the up-projected k (2 T H dqk), writes H T^2.
     const double dqk = scores->flops_per_sample / (2 * scores->output_elements_per_sample);
@@ -159,7 +173,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     s.heads = scores->output_elements_per_sample / (T * keys);
     const double d_kv = (qkv->output_elements_per_sample / T - s.heads * s.head_dim) / 2;
     s.kv_heads = d_kv / s.head_dim;
-    s.kv_elements_per_token = 2 * s.layers * d_kv;
+    s.kv_elements_per_token = 2 * s.attention_layers * d_kv;
     s.decode_attention_flops_per_query_key = attention_flops / (T * T);
     if (window > 0) {
       s.attention_window = window;
@@ -169,15 +183,19 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     }
   }
   const double T = s.built_seq_len;
-  if (window == 0) {
+  if (recurrent_layers > 0) {
+    s.recurrent_state_elements = (scan_weights - scan_outputs / T) + (conv_weights - conv_outputs / T);
+  }
+  if (window == 0 && recurrent_layers == 0) {
     s.attention_width = (scores->flops_per_sample + context->flops_per_sample) / (4 * T * T);
   } else {
-    // The mean over layers at the built T, so that 4 x layers x T^2 x width is the graph's QK^T + AV.
+    // The mean over layers at the built T, so that 4 x layers x T^2 x width is the graph's QK^T + AV
+    // (a hybrid's Mamba layers count as layers without attention).
     double attention_matmul_flops = 0;
     for (const Op& op : graph.ops) {
       if (op.kind == OpKind::attention) attention_matmul_flops += op.flops_per_sample * op.repeat;
     }
-    s.attention_width = attention_matmul_flops / (4 * T * T * layers);
+    s.attention_width = attention_matmul_flops / (4 * T * T * s.layers);
   }
   s.parameter_count = graph.parameter_count > 0 ? graph.parameter_count : weights_read;
   s.weight_elements_read = weights_read;
@@ -220,6 +238,14 @@ double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_
   const double full = s.kv_elements_per_token - s.windowed_kv_elements_per_token;
   return (full * tokens + s.windowed_kv_elements_per_token * std::min(tokens, s.attention_window)) *
          kv_bytes_per_element;
+}
+
+double recurrent_state_bytes(const ServingShape& s, double bytes_per_element) {
+  return s.recurrent_state_elements * bytes_per_element;
+}
+
+double sequence_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element) {
+  return kv_cache_bytes(s, tokens, kv_bytes_per_element) + recurrent_state_bytes(s, kv_bytes_per_element);
 }
 
 double prefill_flops(const ServingShape& s, double prompt_tokens) {
@@ -327,7 +353,7 @@ PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& 
                                     double cached_tokens, double sequences, double eta) {
   const double context = cached_tokens + new_tokens;
   const ForwardWork w = uniform_work(s, d, sequences, new_tokens, prefill_flops_after_prefix(s, new_tokens, context),
-                                     kv_cache_bytes(s, context, d.kv_bytes_per_element));
+                                     sequence_cache_bytes(s, context, d.kv_bytes_per_element));
   return forward_time(s, d, w, eta);
 }
 
@@ -340,7 +366,7 @@ PhaseTime verify_step_time(const ServingShape& s, const ServingDevice& d, double
                            double tokens_per_sequence, double eta) {
   const ForwardWork w =
       uniform_work(s, d, batch, tokens_per_sequence, tokens_per_sequence * decode_flops_per_token(s, context_tokens),
-                   kv_cache_bytes(s, context_tokens, d.kv_bytes_per_element));
+                   sequence_cache_bytes(s, context_tokens, d.kv_bytes_per_element));
   return forward_time(s, d, w, eta);
 }
 
@@ -348,9 +374,9 @@ PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double
                            double chunk_tokens, double chunk_keys, double chunk_kv_tokens, double eta_decode,
                            double eta_prefill) {
   const ForwardWork decode = uniform_work(s, d, batch, 1, decode_flops_per_token(s, decode_context),
-                                          kv_cache_bytes(s, decode_context, d.kv_bytes_per_element));
+                                          sequence_cache_bytes(s, decode_context, d.kv_bytes_per_element));
   const ForwardWork chunk = uniform_work(s, d, 1, chunk_tokens, prefill_flops_after_prefix(s, chunk_tokens, chunk_keys),
-                                         kv_cache_bytes(s, chunk_kv_tokens, d.kv_bytes_per_element));
+                                         sequence_cache_bytes(s, chunk_kv_tokens, d.kv_bytes_per_element));
   ForwardWork both;
   both.tokens = decode.tokens + chunk.tokens;
   both.group_tokens = decode.group_tokens + chunk.group_tokens;

@@ -40,6 +40,18 @@
 // of the last W tokens (Mistral's "rolling buffer cache"), so one sequence's cache is
 // (global layers) x c + (windowed layers) x min(c, W) tokens' worth (kv_cache_bytes), which is what
 // the serving solver's memory and batch fit use. kv_cache_bytes_per_token counts every layer.
+// Hybrid attention + Mamba models (Jamba, Lieber et al. 2024, arXiv:2403.19887 section 2; graph of
+// engine/model_builders_hybrid.cpp): only the attention layers hold a KV cache (Jamba-v0.1: 4 of 32
+// layers, 2 x 4 x 8 x 128 x 2 B = 16,384 B/token at 16 bits, 4 GiB at 256K tokens: the paper's Table 1
+// "4GB"). Each Mamba layer holds a constant state per sequence, whatever its length: the conv state
+// (D x d_conv) and the SSM state (D x d_state), D = expand x d_model, the shapes of Hugging Face's
+// HybridMambaAttentionDynamicCache (transformers models/jamba/modeling_jamba.py); it is read back from
+// the graph's ssm_conv1d (weights D d_conv + D) and selective_scan (weights A and D: D d_state + D) ops.
+// The state joins the KV cache in memory and in a step's reads (sequence_cache_bytes; its write-back is
+// not counted, as a new token's KV write is not) and under tensor parallelism is split like the KV
+// heads. A Mamba layer's per-token work (projections, conv, scan) is linear in the tokens, so prefill
+// and decode price it with the other linear ops; `layers` counts every block, so each Mamba layer has
+// its two tensor-parallel all-reduces (mixer and feed-forward) like an attention layer.
 // head_dim need not be d_model / heads (Gemma 2, PaLM): it is read from attention_scores (2 head_dim
 // FLOPs per score), and T from qkv_proj's input over d_model (the pre-attention norm's weights).
 //
@@ -91,7 +103,12 @@
 namespace dsx {
 
 struct ServingShape {
-  double layers = 0;
+  double layers = 0;                           // all blocks: attention_layers + recurrent_layers
+  double attention_layers = 0;                 // layers with attention, the ones the KV cache counts
+  // Hybrid models (Jamba: graph ops selective_scan, ssm_conv1d): Mamba layers carry a constant state per
+  // sequence instead of a KV cache; 0 for a transformer.
+  double recurrent_layers = 0;
+  double recurrent_state_elements = 0;         // one sequence, all Mamba layers: D d_conv + D d_state each
   double d_model = 0;
   double heads = 0;
   double kv_heads = 0;
@@ -148,10 +165,15 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
 // layer (batch-1 decode reads k experts' weights, a large batch all E); dense: weight_elements_read.
 double weight_elements_read_for_tokens(const ServingShape& s, double tokens);
 
-// Per token of context, every layer counted (the window ignored).
+// Per token of context, every attention layer counted (the window ignored).
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 // One sequence's KV cache at `tokens` of context: sliding-window layers hold at most W tokens.
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
+// One sequence's recurrent state (hybrid models' Mamba layers), whatever its length; 0 for a transformer.
+double recurrent_state_bytes(const ServingShape& s, double bytes_per_element);
+// What one sequence holds and a step reads: its KV cache plus its recurrent state, both at the cache's
+// precision (Hugging Face's HybridMambaAttentionDynamicCache holds both at one dtype).
+double sequence_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
 
 // FLOPs of prefilling one prompt of `prompt_tokens`, and of one decode token at `context` tokens
 // (MLA: materialised prefill, absorbed decode). Sliding-window layers count min(tokens, W) keys per query.

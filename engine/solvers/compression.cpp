@@ -170,7 +170,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   const Timing t_comp = roofline(comp_cost, compute_peak, two_four ? hw.sparse_speedup * compute_peak : compute_peak,
                                  eta_value, bandwidth);
 
-  const double kv = batch * kv_cache_bytes(s, context, base_bytes);
+  const double kv = batch * sequence_cache_bytes(s, context, base_bytes);
   const double w_base = s.parameter_count * base_bytes;
   const double w_comp = s.parameter_count * stored_bytes;
   const double lat_base = t_base.latency_s();

@@ -143,9 +143,10 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"decode_compute_s", Dimension::time, "compute part of a decode step"},
     {"decode_memory_s", Dimension::time, "memory part of a decode step (weights + KV read)"},
     {"decode_communication_s", Dimension::time, "tensor-parallel all-reduces + expert-parallel all-to-alls of a decode step"},
-    {"kv_cache_bytes", Dimension::bytes, "KV cache of one sequence at prompt + output tokens (whole replica)"},
+    {"kv_cache_bytes", Dimension::bytes,
+     "KV cache of one sequence at prompt + output tokens, with a hybrid model's recurrent (Mamba) state (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
-     "2 x layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
+     "2 x attention layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
     {"weights_per_gpu_bytes", Dimension::bytes,
      "(non-expert parameters / tp + expert parameters / (tp x ep)) x bytes(precision, or weight_precision)"},
     {"memory_bytes", Dimension::bytes,
@@ -261,17 +262,17 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
 
   const double full_context = prompt + output;
   const double kv_token = kv_cache_bytes_per_token(shape, dev.kv_bytes_per_element);
-  const double kv_seq = dsx::kv_cache_bytes(shape, full_context, dev.kv_bytes_per_element);
+  const double kv_seq = dsx::sequence_cache_bytes(shape, full_context, dev.kv_bytes_per_element);
   const double block = v[Param::kv_block_tokens];
   double kv_held = kv_seq;
   double kv_shared = 0;
-  double kv_empty_per_seq = kv_seq - dsx::kv_cache_bytes(shape, mean_context, dev.kv_bytes_per_element);
+  double kv_empty_per_seq = kv_seq - dsx::sequence_cache_bytes(shape, mean_context, dev.kv_bytes_per_element);
   if (block > 0) {
     const double held_context = is_static ? full_context : mean_context;
     const double shared_tokens = std::floor(cached / block) * block;
     kv_shared = dsx::kv_cache_bytes(shape, shared_tokens, dev.kv_bytes_per_element);
     kv_empty_per_seq = paged_kv_waste_tokens(block) * kv_token;
-    kv_held = dsx::kv_cache_bytes(shape, held_context, dev.kv_bytes_per_element) - kv_shared + kv_empty_per_seq;
+    kv_held = dsx::sequence_cache_bytes(shape, held_context, dev.kv_bytes_per_element) - kv_shared + kv_empty_per_seq;
   }
   const double kv_seq_gpu = kv_held * kv_share_per_gpu(shape, n_tp);
   const double kv_shared_gpu = kv_shared * kv_share_per_gpu(shape, n_tp);
@@ -329,7 +330,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     ttft = chunks * (decode_iteration + chunk_cost);
     gap_max = decode_iteration + chunk_cost;
   } else if (disagg) {
-    transfer = dsx::kv_cache_bytes(shape, prompt, dev.kv_bytes_per_element) * kv_share_per_gpu(shape, n_tp) /
+    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) * kv_share_per_gpu(shape, n_tp) /
                transfer_bandwidth;
     prefill_work = 0;
     ttft = t_prefill_one + transfer;

@@ -93,7 +93,7 @@ PointResult SynthesisSolver::evaluate(const PointInputs& in, std::span<double> o
     const PhaseTime t = decode_step_time(s, unit, batch, v[Param::context_tokens], 1.0);
     step_flops = t.compute_s;
     step_bytes = t.memory_s;
-    memory = s.parameter_count * bytes_per + batch * kv_cache_bytes(s, v[Param::context_tokens], kv_bytes);
+    memory = s.parameter_count * bytes_per + batch * sequence_cache_bytes(s, v[Param::context_tokens], kv_bytes);
   } else {
     HardwareSpec unit;
     unit.peak_flops_per_s[index_of(p)] = 1;

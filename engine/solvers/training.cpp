@@ -225,7 +225,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "memory per GPU (0 without offload)"},
 }};
 
-constexpr std::array<std::string_view, 17> kReasons = {
+constexpr std::array<std::string_view, 18> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -243,6 +243,7 @@ constexpr std::array<std::string_view, 17> kReasons = {
     "seq_len must be a multiple of 2 x cp (the load-balanced causal split gives each rank 2 chunks)",
     "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
     "offload: optimizer needs host_memory_bandwidth",
+    "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -281,6 +282,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
   }
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  if (cp > 1 && shape.recurrent_layers > 0) return {PointStatus::infeasible, cp_needs_attention_only};
   if (cp > 1 && std::fmod(shape.built_seq_len, 2 * cp) != 0) return {PointStatus::infeasible, cp_must_divide_sequence};
   const double chunks_per_stage = v[Param::virtual_stages];
   if (p * chunks_per_stage > shape.layers) return {PointStatus::infeasible, pp_exceeds_layers};
@@ -393,7 +395,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // Ring attention: cp - 1 steps, each passing one rank's K and V chunk (b s / cp tokens of this TP
   // rank's KV heads; a GQA model with fewer KV heads than tp keeps one per rank).
   const bool cp_in_node = tc <= node;
-  const double kv_elements_per_layer = shape.kv_elements_per_token / shape.layers;
+  const double kv_elements_per_layer = shape.kv_elements_per_token / shape.attention_layers;
   const double kv_chunk_bytes = b * s / cp * kv_elements_per_layer / std::min(t, std::max(1.0, shape.kv_heads)) *
                                 element_bytes;
   const double cp_exchange_s =

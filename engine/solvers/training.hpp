@@ -39,6 +39,13 @@
 //    attention per token (engine/parallelism.hpp); the DP all-reduce carries the adapters' gradients
 //    only, and at ZeRO-3 a reduce-scatter of them plus two all-gathers of every weight (the frozen
 //    base at its storage bytes); the checkpoint the adapters' state only. Adapter activations are not added.
+//  - hybrid attention + Mamba models (Jamba, engine/model_builders_hybrid.cpp; engine/serving.hpp reads
+//    its shape): every block counts as a layer for the pipeline split, the activation memory (Korthikanti
+//    et al.'s per-layer transformer figure stands in for a Mamba layer's, not measured) and the TP
+//    all-reduces; the attention FLOPs are the graph's (attention_width is the mean over all layers); the
+//    Mamba layers' conv and scan are priced with the linear work (2 x active parameters per token plus
+//    the memory-bound ops). Context parallelism is refused: ring attention splits attention only, and
+//    a Mamba layer's scan runs over the whole sequence.
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
@@ -233,6 +240,7 @@ class TrainingSolver final : public TabledSolver {
     cp_must_divide_sequence,
     ep_tp_needs_sequence_parallel,
     offload_needs_host_bandwidth,
+    cp_needs_attention_only,
   };
 
   TrainingSolver();

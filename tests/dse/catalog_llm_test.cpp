@@ -60,6 +60,7 @@ constexpr Published kTotals[] = {
      "tiiuae/falcon-40b pytorch_model.bin.index.json: 83,671,941,120 bytes of bfloat16 = 41,835,970,560 (model page: "
      "41.8B)"},
     {"deepseek_v2", 236e9, "DeepSeek-V2 arXiv:2405.04434 section 3.1.2: 236B"},
+    {"jamba_v01", 52e9, "Jamba arXiv:2403.19887, Introduction: 52B total available parameters"},
     {"bert_large", 335'141'888.0 - (1024.0 * 1024 + 1024) - 2 * 1024,
      "Hugging Face bert-large-uncased BertModel 335,141,888 less the pooler and token-type table (the paper's 340M "
      "is a rounded figure)"},
@@ -89,12 +90,19 @@ TEST(CatalogLlm, ExactCountsWhereTheLayoutIsModelledInFull) {
   // one LayerNorm (-60 x 2 x 8192). MPT-30B: its 2 x 48 + 1 LayerNorms have no bias, counted with one (+97 x 7168).
   EXPECT_EQ(graph("falcon_40b").parameter_count, 83'671'941'120.0 / 2 - 60 * 2 * 8192.0);
   EXPECT_EQ(graph("mpt_30b").parameter_count, 59'914'401'792.0 / 2 + 97 * 7168.0);
+  // Jamba v0.1, counted tensor by tensor from transformers' modeling_jamba.py with JambaConfig's defaults
+  // (tests/engine/hybrid_test.cpp): 4 attention layers with a dense MLP, 16 Mamba layers with 16 experts,
+  // 12 Mamba layers with a dense MLP; top-2 of 16 experts active.
+  EXPECT_EQ(graph("jamba_v01").parameter_count, 51'570'323'328.0);
+  EXPECT_EQ(graph("jamba_v01").active_parameters(), 12'110'311'296.0);
 }
 
 TEST(CatalogLlm, MixturesOfExpertsCountActiveParametersApart) {
   // Mixtral 8x22B: 39B active (announcement); DeepSeek-V2: 21B activated per token (arXiv:2405.04434).
   EXPECT_LT(relative_error(graph("mixtral_8x22b").active_parameters(), 39e9), 0.01);
   EXPECT_LT(relative_error(graph("deepseek_v2").active_parameters(), 21e9), 0.03);
+  // Jamba v0.1: 12B active (arXiv:2403.19887, Introduction).
+  EXPECT_LT(relative_error(graph("jamba_v01").active_parameters(), 12e9), 0.01);
   // Dense models: every parameter is active.
   EXPECT_EQ(graph("llama2_7b").active_parameters(), graph("llama2_7b").parameter_count);
 }
