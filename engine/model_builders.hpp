@@ -16,6 +16,8 @@
 //  - mamba (selective state-space LM; a sample is one sequence), encoder_decoder (T5 over token pairs,
 //    Whisper over 30 s of log-mel frames; cross-attention) (model_builders_sequence.cpp).
 //  - mlp, dlrm (pooled embedding bags, dot or DCNv2 interaction) (model_builders_recsys.cpp).
+//  - mask_rcnn (ResNet-50-FPN, RPN, RoIAlign box and mask heads; a sample is one image)
+//    (model_builders_detection.cpp).
 // Each graph lists one Op per eager kernel in execution order, so fusion (engine/fusion.hpp) yields
 // the compiled graph; identical blocks (layers, ResNet blocks, profile groups) use Op::repeat.
 #pragma once

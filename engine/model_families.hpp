@@ -4,6 +4,7 @@
 //  - engine/model_builders_vision.cpp: vit, mobilenet_v2, mobilenet_v3_large, efficientnet, convnext
 //  - engine/model_builders_sequence.cpp: mamba, encoder_decoder (T5, Whisper)
 //  - engine/model_builders_recsys.cpp: mlp, dlrm
+//  - engine/model_builders_detection.cpp: mask_rcnn
 #pragma once
 
 #include "engine/model_builders.hpp"
@@ -19,5 +20,6 @@ Architecture mamba_architecture();
 Architecture encoder_decoder_architecture();
 Architecture mlp_architecture();
 Architecture dlrm_architecture();
+Architecture mask_rcnn_architecture();
 
 }  // namespace dsx
