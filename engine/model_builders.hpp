@@ -18,6 +18,10 @@
 //  - jamba (hybrid of attention and Mamba layers with dense and MoE feed-forwards; a sample is one
 //    sequence) (model_builders_hybrid.cpp, from the shared pieces of model_builders_blocks.hpp).
 //  - mlp, dlrm (pooled embedding bags, dot or DCNv2 interaction) (model_builders_recsys.cpp).
+//  - mask_rcnn (ResNet-50-FPN, RPN, RoIAlign box and mask heads; a sample is one image)
+//    (model_builders_detection.cpp).
+//  - sdxl (Stable Diffusion XL base: UNet denoising steps, CLIP text encoders, VAE decoder; a sample
+//    is one image) (model_builders_diffusion.cpp).
 // Each graph lists one Op per eager kernel in execution order, so fusion (engine/fusion.hpp) yields
 // the compiled graph; identical blocks (layers, ResNet blocks, profile groups) use Op::repeat.
 #pragma once

@@ -5,6 +5,8 @@
 //  - engine/model_builders_sequence.cpp: mamba, encoder_decoder (T5, Whisper)
 //  - engine/model_builders_hybrid.cpp: jamba (attention + Mamba layers, dense and MoE feed-forwards)
 //  - engine/model_builders_recsys.cpp: mlp, dlrm
+//  - engine/model_builders_detection.cpp: mask_rcnn
+//  - engine/model_builders_diffusion.cpp: sdxl
 #pragma once
 
 #include "engine/model_builders.hpp"
@@ -21,5 +23,7 @@ Architecture jamba_architecture();
 Architecture encoder_decoder_architecture();
 Architecture mlp_architecture();
 Architecture dlrm_architecture();
+Architecture mask_rcnn_architecture();
+Architecture sdxl_architecture();
 
 }  // namespace dsx

@@ -75,6 +75,12 @@ Op attention_context(std::string name, double q_tokens, double kv_tokens, double
                  heads * q_tokens * kv_tokens + kv_tokens * width, q_tokens * width, 0, repeat);
 }
 
+Op roi_align(std::string name, double regions, double channels, double pooled, double sampling_ratio,
+             std::uint32_t repeat) {
+  const double out = regions * channels * pooled * pooled, samples = sampling_ratio * sampling_ratio;
+  return make_op(std::move(name), OpKind::reduction, out * (8 * samples + 1), out * 4 * samples, out, 0, repeat);
+}
+
 double append_squeeze_excitation(std::vector<Op>& ops, const std::string& prefix, double channels, double map_elements,
                                  double squeeze, double inner_flops_per_element, std::uint32_t repeat) {
   const double C = channels, S = squeeze, map = channels * map_elements;

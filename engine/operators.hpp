@@ -37,6 +37,12 @@
 //    (2 C S FLOPs each), the inner activation on S (ReLU or SiLU), the gate (sigmoid or hard-sigmoid, 4 FLOP per
 //    element) on C, and the channel-wise rescale of the C H W map (1 FLOP per element, reads the map
 //    and the C gates): six eager kernels, weights 2 C S + S + C.
+//  - roi_align (He et al. 2017, Mask R-CNN, arXiv:1703.06870 section 3; torchvision
+//    csrc/ops/cpu/roi_align_kernel.cpp), a reduction: R regions x C channels x P x P bins, each the
+//    mean of s x s bilinear samples (sampling_ratio s). A sample reads its 4 neighbours and takes 4
+//    multiplies, 3 adds and 1 accumulate; each bin is divided by s^2 once: FLOPs R C P^2 (8 s^2 + 1).
+//    Input: the 4 s^2 values a bin gathers, R C P^2 4 s^2 elements (an upper bound: neighbouring
+//    samples share corners, which caches catch); output R C P^2; no weights.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +86,8 @@ Op attention_scores(std::string name, double q_tokens, double kv_tokens, double 
                     std::uint32_t repeat);
 Op attention_context(std::string name, double q_tokens, double kv_tokens, double heads, double head_dim,
                      std::uint32_t repeat);
+Op roi_align(std::string name, double regions, double channels, double pooled, double sampling_ratio,
+             std::uint32_t repeat);
 
 // Appends the six kernels of a squeeze-excitation block on a channels x map_elements map with
 // `squeeze` inner channels whose activation costs `inner_flops_per_element` (ReLU 1, SiLU 4);
