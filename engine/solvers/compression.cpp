@@ -14,6 +14,9 @@ namespace {
 constexpr std::array<std::string_view, 2> kPhases = {"decode", "prefill"};
 constexpr std::array<std::string_view, 2> kQuantize = {"weights_only", "weights_activations"};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+constexpr std::array<std::string_view, 4> kKvCache = {"baseline", "fp8", "int8", "int4"};
+constexpr std::array<Precision, 4> kKvCachePrecision = {Precision::fp16, Precision::fp8, Precision::int8,
+                                                        Precision::int4};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 constexpr double kGroupScaleBytes = 2.0;          // one fp16 scale per group (AWQ, GPTQ)
@@ -54,6 +57,10 @@ constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "achieved fraction of peak FLOP/s (default 1: the datasheet peak)", .has_default = true,
      .default_value = 1, .min_value = 0, .max_value = 1, .min_exclusive = true},
+    {.name = "kv_cache", .kind = ParamKind::choice, .choices = kKvCache,
+     .description = "storage of the KV cache in the compressed step: baseline (the baseline precision), or fp8, "
+                    "int8, int4 (dequantized in the attention kernel; per-tensor scales not counted)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, CompressionSolver::kMetricCount> kMetrics = {{
@@ -161,8 +168,10 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   }
 
   const StepCost base_cost = step_cost(s, phase, batch, context, base_bytes, base_bytes, base_bytes);
+  const auto kv_choice = static_cast<std::size_t>(v[Param::kv_cache]);
+  const double kv_bytes = kv_choice == 0 ? base_bytes : bytes_per_element(kKvCachePrecision[kv_choice]);
   const StepCost comp_cost =
-      step_cost(s, phase, batch, context, stored_bytes, bytes_per_element(compute), base_bytes);
+      step_cost(s, phase, batch, context, stored_bytes, bytes_per_element(compute), kv_bytes);
   const double eta_value = v[Param::eta];
   const double bandwidth = hw.memory_bandwidth_bytes_per_s;
   const double compute_peak = hw.peak(compute);
@@ -171,6 +180,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
                                  eta_value, bandwidth);
 
   const double kv = batch * sequence_cache_bytes(s, context, base_bytes);
+  const double kv_comp = batch * sequence_cache_bytes(s, context, kv_bytes);
   const double w_base = s.parameter_count * base_bytes;
   const double w_comp = s.parameter_count * stored_bytes;
   const double lat_base = t_base.latency_s();
@@ -182,7 +192,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   out[compressed_weights_bytes] = w_comp;
   out[compression_ratio] = w_base / w_comp;
   out[baseline_memory_bytes] = w_base + kv;
-  out[compressed_memory_bytes] = w_comp + kv;
+  out[compressed_memory_bytes] = w_comp + kv_comp;
   out[baseline_fits] = w_base + kv <= hw.memory_bytes ? 1.0 : 0.0;
   out[baseline_latency_s] = lat_base;
   out[compressed_latency_s] = lat_comp;
@@ -194,7 +204,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   out[compressed_memory_s] = t_comp.memory_s;
   out[baseline_energy_per_inference_j] = p_base * lat_base / batch;
   out[compressed_energy_per_inference_j] = p_comp * lat_comp / batch;
-  if (w_comp + kv > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (w_comp + kv_comp > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   return {};
 }
 

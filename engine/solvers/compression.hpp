@@ -28,9 +28,12 @@
 //    bitmap encoding's own size: 0.125 B per weight; CSR with 32-bit column indices, cuSPARSE's
 //    CUSPARSE_INDEX_32I, costs 4 B per nonzero, more for every s below 97% at fp16). It saves bytes
 //    only: dense tensor cores do every FLOP of the dense matrix.
-// Quantization and sparsity apply to every weight (embeddings and LM head included), and the KV cache
-// stays at the baseline precision (its quantization is a separate choice). Memory = weights + batch x
-// KV cache of the step's context; a compressed footprint beyond device memory is infeasible.
+//  - KV-cache quantization (`kv_cache`: fp8 as vLLM's kv_cache_dtype and TensorRT-LLM's FP8 KV cache;
+//    int8; int4 as KIVI, Liu et al., arXiv:2402.02750, at 4 bits): the compressed step stores and
+//    reads its KV cache at that precision, dequantized in the attention kernel (bytes, not FLOPs);
+//    the per-tensor or per-group scales are not counted. The baseline step keeps it at the baseline.
+// Quantization and sparsity apply to every weight (embeddings and LM head included). Memory = weights
+// + batch x KV cache of the step's context; a compressed footprint beyond device memory is infeasible.
 // Energy = latency x TDP x (idle + (1 - idle) x compute / latency), the inference solver's
 // energy-proportional model (engine/carbon.hpp); NaN when the TDP is unknown. Accuracy impact is not
 // modelled: accuracy_delta is NaN (no published figure is attached to a model and setting).
@@ -55,6 +58,7 @@ class CompressionSolver final : public TabledSolver {
     sparsity,
     structured_2_4,
     eta,
+    kv_cache,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -151,6 +151,27 @@ TEST_F(CompressionTest, InfeasibleAndUnknowns) {
   EXPECT_GT(run(point(h100, llama8b, Precision::int4, 1))[C::compressed_energy_per_inference_j], 0.0);
 }
 
+TEST_F(CompressionTest, AQuantizedKvCacheHalvesItsBytesAndTheDecodeReadsOfIt) {
+  // Llama 3 8B: 2 x 32 layers x 8 KV heads x 128 x 2 B = 128 KiB of KV per token at fp16; 8 sequences
+  // of 16,384 tokens hold 16 GiB of it. An fp8 cache (vLLM's kv_cache_dtype fp8) holds 8 GiB.
+  PointInputs in = point(h100, llama8b, Precision::fp16, 8);
+  in.values[C::context_tokens] = 16384;
+  const auto fp16_kv = run(in);
+  const double kv_fp16 = 8 * 16384 * 131072.0;
+  EXPECT_DOUBLE_EQ(fp16_kv[C::compressed_memory_bytes] - fp16_kv[C::compressed_weights_bytes], kv_fp16);
+  in.values[C::kv_cache] = 1;  // fp8
+  const auto fp8_kv = run(in);
+  EXPECT_DOUBLE_EQ(fp8_kv[C::compressed_memory_bytes] - fp8_kv[C::compressed_weights_bytes], kv_fp16 / 2);
+  EXPECT_DOUBLE_EQ(fp8_kv[C::baseline_memory_bytes], fp16_kv[C::baseline_memory_bytes]);  // the baseline keeps fp16
+  // The decode step reads every cached token once: half the cache's bytes fewer (and one new token
+  // per sequence written at one byte instead of two).
+  const double saved = fp16_kv[C::compressed_bytes_moved] - fp8_kv[C::compressed_bytes_moved];
+  EXPECT_NEAR(saved, kv_fp16 / 2, 0.001 * kv_fp16);
+  EXPECT_GT(fp8_kv[C::speedup], fp16_kv[C::speedup]);
+  in.values[C::kv_cache] = 3;  // int4: a quarter of the bytes
+  EXPECT_DOUBLE_EQ(run(in)[C::compressed_memory_bytes] - fp16_kv[C::compressed_weights_bytes], kv_fp16 / 4);
+}
+
 TEST_F(CompressionTest, IsRegistered) { EXPECT_NE(find_solver("compression"), nullptr); }
 
 }  // namespace
