@@ -8,7 +8,7 @@ Grid::Grid(const ResolvedStudy& study) : study_(&study) {
   const auto params = study.solver->params();
   for (std::size_t p = 0; p < params.size(); ++p) {
     if (params[p].kind == ParamKind::hardware) hardware_param_ = static_cast<int>(p);
-    if (params[p].kind == ParamKind::model) model_param_ = static_cast<int>(p);
+    if (params[p].kind == ParamKind::model) (model_param_ < 0 ? model_param_ : second_model_param_) = static_cast<int>(p);
   }
   base_.values = study.fixed_values;
   for (const Axis& axis : study.axes) {
@@ -28,6 +28,7 @@ Grid::Grid(const ResolvedStudy& study) : study_(&study) {
   if (fixed(model_param_)) {
     base_.model = &study.catalog.models.at(static_cast<std::size_t>(base_.values[model_param_])).prepared;
   }
+  if (fixed(second_model_param_)) set(static_cast<std::size_t>(second_model_param_), base_.values[second_model_param_], base_);
 }
 
 void Grid::coordinates(std::uint64_t index, std::span<std::uint32_t> out) const {
@@ -60,6 +61,8 @@ void Grid::set(std::size_t param, double value, PointInputs& out) const {
     for (const ResolvedStudy::HardwareScaled& s : study_->hardware_scaled) out.values[s.param] = s.value_per_hardware[chip];
   } else if (static_cast<int>(param) == model_param_) {
     out.model = &study_->catalog.models[static_cast<std::size_t>(value)].prepared;
+  } else if (static_cast<int>(param) == second_model_param_) {
+    out.second_model = value < 0 ? nullptr : &study_->catalog.models[static_cast<std::size_t>(value)].prepared;
   }
 }
 

@@ -33,6 +33,7 @@ class Grid {
   PointInputs base_;
   int hardware_param_ = -1;
   int model_param_ = -1;
+  int second_model_param_ = -1;  // a second model parameter (PointInputs::second_model)
 };
 
 }  // namespace dsx

@@ -589,7 +589,8 @@ void StudyLoader::keep_used_catalog_entries() {
     if (params[p].kind == ParamKind::hardware) {
       value = static_cast<double>(s_.catalog.find_hardware(label) - s_.catalog.hardware.data());
     } else if (params[p].kind == ParamKind::model) {
-      value = static_cast<double>(s_.catalog.find_model(label) - s_.catalog.models.data());
+      const CatalogModel* m = s_.catalog.find_model(label);
+      value = m == nullptr ? -1.0 : static_cast<double>(m - s_.catalog.models.data());
     }
   };
   for (Axis& a : s_.axes) {

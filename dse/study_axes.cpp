@@ -44,7 +44,9 @@ std::optional<AxisValue> StudyLoader::read_value(const ParamSpec& p, const YamlN
   };
   switch (p.kind) {
     case ParamKind::hardware: return lookup(catalog_.hardware_ids(), "hardware id");
-    case ParamKind::model: return lookup(catalog_.model_ids(), "model id");
+    case ParamKind::model:
+      if (p.has_default && node.text == kNoCatalogEntry) return AxisValue{node.text, -1};
+      return lookup(catalog_.model_ids(), "model id");
     case ParamKind::precision: {
       std::vector<std::string> names;
       for (Precision pr : kAllPrecisions) names.emplace_back(precision_name(pr));
@@ -66,7 +68,7 @@ std::optional<AxisValue> StudyLoader::read_value(const ParamSpec& p, const YamlN
 std::string StudyLoader::expected_phrase(const ParamSpec& p) const {
   switch (p.kind) {
     case ParamKind::hardware: return "a hardware id";
-    case ParamKind::model: return "a model id";
+    case ParamKind::model: return p.has_default ? "a model id or none" : "a model id";
     case ParamKind::precision: return "a precision";
     case ParamKind::choice: return "one of " + join(std::vector<std::string>(p.choices.begin(), p.choices.end()));
     case ParamKind::number: return dimension_phrase(p.dimension);
@@ -79,10 +81,10 @@ std::string StudyLoader::default_label(const ParamSpec& p) {
     case ParamKind::choice: return std::string(p.choices[static_cast<std::size_t>(p.default_value)]);
     case ParamKind::precision: return std::string(precision_name(kAllPrecisions[static_cast<std::size_t>(p.default_value)]));
     case ParamKind::number: return exact_quantity_label(p.default_value, p.dimension);
-    case ParamKind::hardware:
-    case ParamKind::model: break;
+    case ParamKind::model: return std::string(kNoCatalogEntry);
+    case ParamKind::hardware: break;
   }
-  throw std::logic_error("parameter '" + std::string(p.name) + "' has a default but names a catalog entry");
+  throw std::logic_error("parameter '" + std::string(p.name) + "' has a default but names a hardware entry");
 }
 
 void StudyLoader::read_axes(const YamlNode& axes) {

@@ -20,7 +20,7 @@ namespace dsx {
 
 enum class ParamKind : std::uint8_t {
   hardware,   // a catalog hardware id
-  model,      // a catalog model id
+  model,      // a catalog model id; a second one (a speculative draft) may be optional (see PointInputs)
   precision,  // fp64 ... int4 (value = index into kAllPrecisions)
   choice,     // one of `choices` (value = index)
   number,     // a quantity of `dimension`
@@ -80,10 +80,15 @@ constexpr MetricDomain metric_domain(const MetricSpec& m) {
 inline constexpr std::size_t kMaxParams = 40;
 
 // One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
-// catalog, which outlives the sweep.
+// catalog, which outlives the sweep. A solver may declare a second model parameter: it reaches the
+// solver as second_model, and when its ParamSpec has a default it is optional: the label "none",
+// value -1, second_model nullptr.
+inline constexpr std::string_view kNoCatalogEntry = "none";
+
 struct PointInputs {
   const HardwareSpec* hardware = nullptr;
   const PreparedModel* model = nullptr;
+  const PreparedModel* second_model = nullptr;
   std::array<double, kMaxParams> values{};
 };
 

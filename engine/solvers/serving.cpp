@@ -128,6 +128,11 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
                     "dequantized in the kernel at no cost; compute and activations at precision; same = precision",
      .has_default = true, .default_value = 0},
+    {.name = "draft_model", .kind = ParamKind::model,
+     .description = "speculative decoding: the draft model (catalog id), run on the replica's GPUs with its tp; its "
+                    "decode step sets draft_cost_ratio and its weights and KV cache share the memory; none = "
+                    "draft_cost_ratio as given",
+     .has_default = true, .default_value = -1},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -179,9 +184,11 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"speculative_speedup", Dimension::dimensionless, "plain decode step / decode time per output token"},
     {"kv_transfer_s", Dimension::time, "disaggregated: moving one prompt's KV cache to the decode pool; 0 colocated"},
     {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
+    {"draft_cost_ratio_used", Dimension::dimensionless,
+     "c applied: the draft model's decode step / the target's at the same batch and context, or draft_cost_ratio"},
 }};
 
-constexpr std::array<std::string_view, 13> kReasons = {
+constexpr std::array<std::string_view, 14> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -195,6 +202,7 @@ constexpr std::array<std::string_view, 13> kReasons = {
     "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
+    "the draft model is not a transformer, or tp does not divide its heads",
 };
 
 }  // namespace
@@ -274,9 +282,23 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     kv_empty_per_seq = paged_kv_waste_tokens(block) * kv_token;
     kv_held = dsx::sequence_cache_bytes(shape, held_context, dev.kv_bytes_per_element) - kv_shared + kv_empty_per_seq;
   }
-  const double kv_seq_gpu = kv_held * kv_share_per_gpu(shape, n_tp);
+  // A draft model (with draft tokens to propose) runs tp-sharded on the same GPUs, its weights and each
+  // sequence's KV cache beside the target's.
+  const ServingShape* draft =
+      in.second_model != nullptr && v[Param::draft_tokens] > 0 ? &in.second_model->serving_shape : nullptr;
+  if (draft != nullptr && (!in.second_model->is_transformer || std::fmod(draft->heads, n_tp) != 0)) {
+    return {PointStatus::infeasible, draft_not_servable};
+  }
+  const double draft_weights_gpu =
+      draft != nullptr ? weight_elements_per_gpu(*draft, n_tp, 1) * dev.weight_bytes_per_element : 0.0;
+  const double draft_kv_seq_gpu =
+      draft != nullptr
+          ? dsx::sequence_cache_bytes(*draft, is_static || block <= 0 ? full_context : mean_context, dev.kv_bytes_per_element) *
+                kv_share_per_gpu(*draft, n_tp)
+          : 0.0;
+  const double kv_seq_gpu = kv_held * kv_share_per_gpu(shape, n_tp) + draft_kv_seq_gpu;
   const double kv_shared_gpu = kv_shared * kv_share_per_gpu(shape, n_tp);
-  const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element;
+  const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element + draft_weights_gpu;
   const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu - kv_shared_gpu) / kv_seq_gpu);
   const double B = v[Param::batch] > 0 ? v[Param::batch] : fit;
   out[batch_used] = B;
@@ -297,11 +319,17 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double gamma = v[Param::draft_tokens];
   double decode_iteration = t_step;
   double tokens_per_iteration = 1;
+  double draft_ratio = 0;
   if (gamma > 0) {
     const double verify_tokens = B * (gamma + 1);
     const double eta_verify = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(verify_tokens);
     const PhaseTime verify = verify_step_time(shape, dev, B, mean_context, gamma + 1, eta_verify);
-    decode_iteration = gamma * v[Param::draft_cost_ratio] * t_step + verify.total_s() + overhead;
+    draft_ratio = v[Param::draft_cost_ratio];
+    if (draft != nullptr) {
+      const double draft_step = decode_step_time(*draft, dev, B, mean_context, eta_dec).total_s() + overhead;
+      draft_ratio = draft_step / t_step;
+    }
+    decode_iteration = gamma * draft_ratio * t_step + verify.total_s() + overhead;
     tokens_per_iteration = dsx::speculative_tokens_per_step(v[Param::acceptance_rate], gamma);
   }
   const double t_token = gamma > 0 ? decode_iteration / tokens_per_iteration : t_step;
@@ -400,6 +428,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[prefill_chunks] = chunks;
   out[speculative_tokens_per_step] = tokens_per_iteration;
   out[speculative_speedup] = t_step / t_token;
+  out[draft_cost_ratio_used] = draft_ratio;
   out[kv_transfer_s] = transfer;
   out[prefill_gpus] = pool_gpus;
 

@@ -81,9 +81,13 @@
 //    B x (gamma + 1) tokens) plus step_overhead, and yields (1 - alpha^(gamma+1)) / (1 - alpha) tokens
 //    per sequence; the decode time per output token, iteration / that, replaces t_step in ITL and
 //    throughput. While the verification stays memory-bound this is the paper's walltime improvement
-//    (1 - alpha^(gamma+1)) / ((1 - alpha)(gamma c + 1)). The draft is a cost ratio, not a catalog model:
-//    a point has one model; the draft's weights, KV cache and the gamma speculative KV slots are not
-//    counted in memory.
+//    (1 - alpha^(gamma+1)) / ((1 - alpha)(gamma c + 1)). With `draft_model` (a catalog model; none by
+//    default) c is that model's own decode step (engine/serving.hpp decode_step_time, at the same batch,
+//    mean context, tp, precisions, eta_decode and step_overhead) over the target's, and its weights
+//    (sharded over tp) and each sequence's KV cache count in memory beside the target's; a draft that
+//    is not a transformer or whose heads tp does not divide is infeasible. The draft must share the
+//    target's tokenizer, which is not checked. Without it c is draft_cost_ratio and the draft takes no
+//    memory. The gamma speculative KV slots are not counted.
 //  - disaggregated prefill and decode (disaggregated: on; Zhong et al. 2024, "DistServe: Disaggregating
 //    Prefill and Decoding for Goodput-optimized Large Language Model Serving", OSDI; Patel et al. 2024,
 //    "Splitwise: Efficient Generative LLM Inference Using Phase Splitting", ISCA): prefill_decode_ratio
@@ -143,6 +147,7 @@ class ServingSolver final : public TabledSolver {
     prefill_decode_ratio,
     kv_transfer_bandwidth,
     weight_precision,
+    draft_model,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -184,6 +189,7 @@ class ServingSolver final : public TabledSolver {
     speculative_speedup,
     kv_transfer_s,
     prefill_gpus,
+    draft_cost_ratio_used,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -199,7 +205,8 @@ class ServingSolver final : public TabledSolver {
     needs_continuous_batching,
     chunked_with_disaggregation,
     no_kv_transfer_link,
-    chunks_starve_batch
+    chunks_starve_batch,
+    draft_not_servable
   };
 
   ServingSolver();

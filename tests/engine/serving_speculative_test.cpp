@@ -1,4 +1,4 @@
-// Speculative decoding in the serving solver (draft_tokens, acceptance_rate, draft_cost_ratio;
+// Speculative decoding in the serving solver (draft_tokens, acceptance_rate, draft_cost_ratio, draft_model;
 // engine/serving.hpp speculative_tokens_per_step and verify_step_time, engine/solvers/serving.hpp),
 // against Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding", ICML.
 #include <cmath>
@@ -86,6 +86,50 @@ TEST_F(ServingFeatures, DraftTokensZeroIsPlainDecoding) {
   EXPECT_EQ(out[M::itl_s], plain[M::itl_s]);
   EXPECT_EQ(out[M::speculative_tokens_per_step], 1);
   EXPECT_EQ(out[M::speculative_speedup], 1);
+}
+
+// A draft model from the catalog: its decode step, priced as the solver prices any model's at the same
+// batch, context, tp and eta, sets c; its weights and KV cache take memory beside the target's.
+TEST_F(ServingFeatures, ADraftModelSetsTheCostRatioAndTakesMemory) {
+  // Llama 3.2 1B's shape (16 layers, d_model 2,048, 32 heads, 8 KV heads, d_ff 8,192).
+  const PreparedModel draft = published::llama3(16, 2048, 32, 8192);
+  for (const double batch : {1.0, 16.0}) {
+    PointInputs in = point(llama70b, batch, 8);
+    in.values[P::draft_tokens] = 4;
+    in.values[P::acceptance_rate] = 0.8;
+    in.values[P::draft_cost_ratio] = 0.05;  // ignored once the draft model is given
+    const auto given = run(in);
+    EXPECT_DOUBLE_EQ(given[M::draft_cost_ratio_used], 0.05);
+    in.second_model = &draft;
+    const auto with_draft = run(in);
+    const auto draft_alone = run(point(draft, batch, 8));
+    const auto target_alone = run(point(llama70b, batch, 8));
+    const double c = with_draft[M::draft_cost_ratio_used];
+    EXPECT_NEAR(c, draft_alone[M::decode_step_s] / target_alone[M::decode_step_s], 1e-12) << batch;
+    // Never cheaper than its share of the weights a step streams.
+    EXPECT_GT(c, draft.serving_shape.parameter_count / llama70b.serving_shape.parameter_count) << batch;
+    EXPECT_EQ(with_draft[M::speculative_speedup] > given[M::speculative_speedup], c < 0.05) << batch;
+    EXPECT_NEAR(with_draft[M::memory_bytes] - target_alone[M::memory_bytes], draft_alone[M::memory_bytes],
+                1e-9 * draft_alone[M::memory_bytes]) << batch;
+    EXPECT_LT(with_draft[M::max_batch], target_alone[M::max_batch]) << batch;
+    if (batch == 1) {
+      // A memory-bound verification: Leviathan et al.'s factor with that c.
+      EXPECT_NEAR(with_draft[M::speculative_speedup], 3.3616 / (4 * c + 1), 0.02 * 3.3616 / (4 * c + 1));
+    }
+  }
+}
+
+TEST_F(ServingFeatures, ADraftModelTheTensorParallelismCannotSplitIsInfeasible) {
+  const published::Values twenty_heads = {{"layers", 8},  {"d_model", 2560}, {"heads", 20},     {"kv_heads", 4},
+                                          {"d_ff", 6912}, {"vocab", 128256}, {"seq_len", 2048}, {"gated_mlp", 1},
+                                          {"norm", 1},    {"embeddings", 1}, {"rope", 1}};
+  const PreparedModel draft = prepare_model(build_architecture("transformer", {twenty_heads.begin(), twenty_heads.end()}));
+  PointInputs in = point(llama70b, 16, 8);
+  in.values[P::draft_tokens] = 4;
+  in.values[P::acceptance_rate] = 0.8;
+  in.second_model = &draft;
+  std::vector<double> out(ServingSolver::kMetricCount);
+  EXPECT_EQ(solver.evaluate(in, out).reason, ServingSolver::draft_not_servable);
 }
 
 }  // namespace
