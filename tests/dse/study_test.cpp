@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "dse/grid.hpp"
 #include "dse/quantity.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
@@ -246,6 +247,48 @@ TEST(StudyTest, KeepsOnlyTheCatalogEntriesItUses) {
   EXPECT_DOUBLE_EQ(wide.prepared.eager.total_kernels(), 2000);
   EXPECT_EQ(wide.params[0].second, "2000");
   EXPECT_EQ(wide.params[1].second, "5 us");  // the rest from the base entry
+}
+
+TEST(StudyTest, AnOptionalSecondModelTakesNoneOrACatalogId) {
+  // serving's draft_model: none (no draft, value -1) or a catalog model beside the target.
+  const std::string text =
+      "study: t\ntitle: T\nquestion: Q?\nsolver: serving\n"
+      "axes:\n  draft_model: [none, llama32_1b]\n"
+      "fixed:\n  hardware: h100_sxm\n  model: llama3_70b\n  precision: fp16\n  tp: 4\n  batch: 8\n"
+      "  draft_tokens: 4\n  acceptance_rate: 0.8\n";
+  const std::string catalog = kSourceDir + "/studies/catalog";
+  const Loaded l = load(text, catalog);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const ResolvedStudy& s = *l.study;
+  EXPECT_EQ(labels(axis(s, "draft_model")), (std::vector<std::string>{"none", "llama32_1b"}));
+  EXPECT_EQ(s.catalog.model_ids(), (std::vector<std::string>{"llama3_70b", "llama32_1b"}));
+  EXPECT_EQ(axis(s, "draft_model").values[0].value, -1.0);
+  const Grid grid(s);
+  PointInputs none, draft;
+  grid.inputs(0, none);
+  grid.inputs(1, draft);
+  EXPECT_EQ(none.second_model, nullptr);
+  ASSERT_NE(draft.second_model, nullptr);
+  EXPECT_EQ(draft.second_model, &s.catalog.models[1].prepared);
+  EXPECT_EQ(draft.model, &s.catalog.models[0].prepared);
+  // The resolved study loads back to the same axis and catalog.
+  Diagnostics again;
+  const auto reloaded = load_study_text("resolved.yaml", resolved_study_yaml(s), "", again);
+  ASSERT_TRUE(reloaded) << again.format();
+  EXPECT_EQ(labels(axis(*reloaded, "draft_model")), labels(axis(s, "draft_model")));
+  EXPECT_EQ(reloaded->catalog.model_ids(), s.catalog.model_ids());
+  // Left out, it is none; a misspelt id names the choices.
+  const std::string without =
+      "study: t\ntitle: T\nquestion: Q?\nsolver: serving\naxes:\n  batch: [8, 16]\n"
+      "fixed:\n  hardware: h100_sxm\n  model: llama3_70b\n  precision: fp16\n  tp: 4\n";
+  const Loaded plain = load(without, catalog);
+  ASSERT_TRUE(plain.study) << plain.diagnostics;
+  EXPECT_EQ(plain.study->catalog.model_ids(), (std::vector<std::string>{"llama3_70b"}));
+  std::string misspelt = text;
+  misspelt.replace(misspelt.find("llama32_1b"), 10, "llama32_1c");
+  const Loaded bad = load(misspelt, catalog);
+  EXPECT_FALSE(bad.study);
+  EXPECT_NE(bad.diagnostics.find("did you mean 'llama32_1b'"), std::string::npos) << bad.diagnostics;
 }
 
 TEST(StudyTest, SelectorsAreNormalisedToAxisLabels) {
