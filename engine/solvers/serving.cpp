@@ -9,6 +9,8 @@
 #include "engine/efficiency.hpp"
 #include "engine/queueing.hpp"
 #include "engine/serving.hpp"
+#include "engine/solvers/torus_params.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -128,6 +130,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
                     "dequantized in the kernel at no cost; compute and activations at precision; same = precision",
      .has_default = true, .default_value = 0},
+    torus_param("torus_x"),
+    torus_param("torus_y"),
+    torus_param("torus_z"),
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -180,7 +185,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 13> kReasons = {
+constexpr std::array<std::string_view, 14> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -194,6 +199,7 @@ constexpr std::array<std::string_view, 13> kReasons = {
     "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
+    "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
 };
 
 }  // namespace
@@ -231,6 +237,12 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (n_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
   const double n_gpus = n_tp * n_ep;
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
+  // On a torus node the TP group is its fastest block and the EP ranks its strided peers (engine/torus.hpp).
+  const TorusTopology torus =
+      node_torus(v[Param::torus_x], v[Param::torus_y], v[Param::torus_z], hw.accelerator_link_bandwidth_bytes_per_s);
+  if (torus.count > 0 && torus_chips(torus) != v[Param::gpus_per_node]) {
+    return {PointStatus::infeasible, torus_is_not_the_node};
+  }
 
   const ServingDevice dev{.peak_flops_per_s = hw.peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
@@ -242,7 +254,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .activation_bytes_per_element = bytes_per_element(compute_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
                           .tp = n_tp,
-                          .ep = n_ep};
+                          .ep = n_ep,
+                          .tp_torus = torus.count > 0 ? torus_group(torus, n_tp) : TorusTopology{},
+                          .ep_torus = torus.count > 0 ? torus_strided_group(torus, n_tp, n_ep) : TorusTopology{}};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
 
   const bool is_static = v[Param::batching] != 0;

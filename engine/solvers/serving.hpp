@@ -143,6 +143,9 @@ class ServingSolver final : public TabledSolver {
     prefill_decode_ratio,
     kv_transfer_bandwidth,
     weight_precision,
+    torus_x,
+    torus_y,
+    torus_z,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -199,7 +202,8 @@ class ServingSolver final : public TabledSolver {
     needs_continuous_batching,
     chunked_with_disaggregation,
     no_kv_transfer_link,
-    chunks_starve_batch
+    chunks_starve_batch,
+    torus_is_not_the_node
   };
 
   ServingSolver();
