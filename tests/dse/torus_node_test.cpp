@@ -36,7 +36,8 @@ const Catalog& catalog() {
 
 TEST(TorusNode, ShippedTorusNodesCarryTheirSourcesTopology) {
   const std::map<std::string, std::vector<double>> expected = {
-      {"tpu_v6e_pod", {16, 16}}, {"tpu_v5e_pod", {16, 16}}, {"tpu_v5p_cube", {4, 4, 4}}, {"trn2_48xlarge", {4, 4}}};
+      {"tpu_v6e_pod", {16, 16}}, {"tpu_v5e_pod", {16, 16}}, {"tpu_v5p_cube", {4, 4, 4}}, {"trn2_48xlarge", {4, 4}},
+      {"tpu_v4_slice", {4, 4, 8}}};
   for (const CatalogBundle& b : catalog().bundles) {
     if (b.kind != "node") continue;
     const auto it = expected.find(b.id);
