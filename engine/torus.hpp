@@ -5,25 +5,28 @@
 //
 // Sources:
 //  - Multi-dimensional ring all-reduce: reduce-scatter along each dimension in turn, each step on a
-//    1/n-th of the previous step's data, then all-gather back in the reverse order (Ying et al.,
-//    "Image Classification at Supercomputer Scale", arXiv:1811.06992, section 3.3: the 2-D torus
-//    all-reduce on TPU v3 pods; Mikami et al., arXiv:1811.05233, 2D-Torus all-reduce). Splitting the
-//    data into one part per dimension, each part taking the dimensions in a rotated order, keeps every
-//    dimension's links busy in every phase (Ying et al. run the two halves X-then-Y and Y-then-X);
-//    parts move in lockstep, so a phase lasts as long as its slowest part.
+//    1/n-th of the previous step's data, then all-gather back in the reverse order (the "2-D torus
+//    all-reduce" of Ying et al., "Image Classification at Supercomputer Scale", arXiv:1811.06992,
+//    which sums ResNet-50's gradients on a 1,024-chip TPU v3 pod). dsx's schedule splits the data
+//    into one part per dimension, each part taking the dimensions in a rotated order, so that every
+//    dimension's links are busy in every phase; parts move in lockstep, so a phase lasts as long as
+//    its slowest part. On a wrapped torus of equal dimensions this reaches the bandwidth-optimal
+//    (N - 1) / N x bytes / (chip bandwidth) of Patarasuk and Yuan (engine/collectives.hpp) per
+//    reduce-scatter.
 //  - One dimension is a bidirectional ring: with wraparound, two rings (one per direction) each carry
-//    half the data, so the ring runs at twice the one-way link bandwidth; without wraparound (a line,
-//    or a dimension of two chips) one ring goes out and back over the same links at the one-way link
-//    bandwidth ("How to Scale Your Model", jax-ml.github.io/scaling-book, part 3: a bidirectional
-//    ring's AllGather moves V bytes at the bidirectional link bandwidth; an axis without wraparound
-//    has half of it). Each phase costs (n - 1) / n x bytes / ring bandwidth + (n - 1) alpha (Thakur et
-//    al. 2005, per dimension), alpha being one neighbour hop.
+//    half the data, so the ring runs at twice the one-way link bandwidth ("How to Scale Your Model",
+//    jax-ml.github.io/scaling-book, part 3, as its collectives playground at
+//    scaling-book-viz.aronteh.com tabulates it: AllGather and ReduceScatter bytes / W_ici, AllReduce
+//    2 bytes / W_ici, AllToAll bytes / (4 W_ici), W_ici the bidirectional link bandwidth). Without
+//    wraparound (a line, or a dimension of two chips) the ring's forward and return halves share the
+//    two directions of each link, so it runs at the one-way link bandwidth (dsx's reading of a ring
+//    embedded in a line). Each phase costs (n - 1) / n x bytes / ring bandwidth + (n - 1) alpha
+//    (Thakur et al. 2005, per dimension), alpha being one neighbour hop.
 //  - All-to-all: the larger of the injection bound (every chip sends (N - 1) / N of its buffer over
 //    its links) and the bisection bound: cutting the torus across dimension d into halves of N a and
 //    N (1 - a) chips (a = floor(n_d / 2) / n_d) sends N a (1 - a) x S bytes each way across the cut,
-//    which has N / n_d links (2 N / n_d with wraparound) of one-way bandwidth B ("How to Scale Your
-//    Model": an AllToAll on a bidirectional ring costs a quarter of an AllGather, V / (4 W), which
-//    this bound reproduces for one wrapped dimension). Latency: the (N - 1) pairwise steps of the
+//    which has N / n_d links (2 N / n_d with wraparound) of one-way bandwidth B (the AllToAll bytes /
+//    (4 W_ici) above is this bound for one wrapped dimension). Latency: the (N - 1) pairwise steps of the
 //    switched model, each one message; the extra router hops of multi-hop messages are not counted.
 //  - Bisection bandwidth: the smallest such cut, one way. Google Cloud TPU documentation: a TPU v6e
 //    pod (2D torus, 256 chips, 4 ICI ports at 800 GBps bidirectional per chip) has 3.2 TB/s of

@@ -83,8 +83,8 @@ TEST(Torus, PodAllToAllIsBoundByTheBisection) {
   EXPECT_NEAR(torus_all_to_all_s(S, v6e_pod(), 1e-6) - t, 255 * 1e-6, 1e-15);
 }
 
-// "How to Scale Your Model": an AllToAll on a bidirectional ring costs V / (4 W) for V = N S bytes
-// in all and W the bidirectional link bandwidth (2 x one way).
+// "How to Scale Your Model" (its collectives playground's table): an AllToAll on a bidirectional ring
+// costs V / (4 W) for V = N S bytes in all and W the bidirectional link bandwidth (2 x one way).
 TEST(Torus, RingAllToAllIsAQuarterOfTheAllGather) {
   const double S = 1e6, n = 8, link = 45 * kGB;
   const TorusTopology ring = make_torus({n, 1, 1}, 1, link);
