@@ -1,6 +1,9 @@
 #include "dse/bundles.hpp"
 
 #include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
 
 #include "dse/quantity.hpp"
 #include "dse/study.hpp"
@@ -16,14 +19,28 @@ std::optional<double> index_in(const std::vector<std::string>& names, const std:
   return static_cast<double>(it - names.begin());
 }
 
+constexpr std::array<std::string_view, 3> kTorusParams = {"torus_x", "torus_y", "torus_z"};
+
 }  // namespace
 
+bool is_torus_param(std::string_view name) {
+  return std::find(kTorusParams.begin(), kTorusParams.end(), name) != kTorusParams.end();
+}
+
 std::optional<std::vector<BundleSetting>> bundle_settings(const CatalogBundle& bundle, const Solver& solver,
-                                                          const Catalog& catalog, std::string& problem) {
+                                                          const Catalog& catalog, std::string& problem,
+                                                          bool with_topology) {
   std::vector<BundleSetting> out;
   const auto params = solver.params();
   for (std::size_t p = 0; p < params.size(); ++p) {
     const ParamSpec& spec = params[p];
+    if (is_torus_param(spec.name) && (with_topology || !bundle.torus.empty())) {
+      const auto d = static_cast<std::size_t>(
+          std::find(kTorusParams.begin(), kTorusParams.end(), spec.name) - kTorusParams.begin());
+      const double chips = d < bundle.torus.size() ? bundle.torus[d] : 0.0;
+      out.push_back(BundleSetting{p, chips, fmt::format("{}", chips)});
+      continue;
+    }
     const auto it = std::find_if(bundle.values.begin(), bundle.values.end(),
                                  [&](const auto& v) { return v.first == spec.name; });
     if (it == bundle.values.end()) continue;
@@ -88,6 +105,11 @@ void write_bundle_entries(std::string& out, const std::vector<CatalogBundle>& bu
       out += "    - id: " + yaml_scalar(b.id) + "\n";
       out += "      name: " + yaml_scalar(b.name) + "\n";
       out += "      source: " + yaml_scalar(b.source) + "\n";
+      if (!b.torus.empty()) {
+        out += "      topology: {torus: [";
+        for (std::size_t i = 0; i < b.torus.size(); ++i) out += (i > 0 ? ", " : "") + fmt::format("{}", b.torus[i]);
+        out += "]}\n";
+      }
       out += "      values: {";
       for (std::size_t i = 0; i < b.values.size(); ++i) {
         out += (i > 0 ? ", " : "") + b.values[i].first + ": " + yaml_scalar(b.values[i].second);

@@ -24,9 +24,15 @@ struct BundleSetting {
 
 // The settings `bundle` makes for `solver`, in the solver's parameter order; values for parameters
 // the solver lacks are skipped. A value the solver cannot take (outside its bounds, an id not in
-// `catalog`) gives nullopt with the reason in `problem`.
+// `catalog`) gives nullopt with the reason in `problem`. A node's topology sets the solver's
+// torus_x, torus_y and torus_z (0 past its last dimension); `with_topology` has a node without one
+// set them to 0 (a switched domain), so that an axis mixing both kinds sets the same parameters.
 std::optional<std::vector<BundleSetting>> bundle_settings(const CatalogBundle& bundle, const Solver& solver,
-                                                          const Catalog& catalog, std::string& problem);
+                                                          const Catalog& catalog, std::string& problem,
+                                                          bool with_topology = false);
+
+// Whether `name` is one of the torus parameters a node's topology sets.
+bool is_torus_param(std::string_view name);
 
 // "carbon_intensity_g_per_kwh, pue": the parameter names of `bundle`'s values.
 std::string bundle_value_names(const CatalogBundle& bundle);

@@ -6,15 +6,19 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "dse/quantity.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/registry.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -29,6 +33,8 @@ constexpr std::array<std::string_view, 22> kHardwareKeys = {
     "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "release_year", "unchecked"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
+constexpr std::array<std::string_view, 6> kNodeKeys = {"id", "base", "name", "source", "values", "topology"};
+constexpr std::array<std::string_view, 1> kTopologyKeys = {"torus"};
 
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
 constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
@@ -472,11 +478,67 @@ bool check_bundle_value(const YamlReader& r, const YamlEntry& e, const std::stri
   return false;
 }
 
+// A node's `topology: {torus: [a, b, c]}`: one to kMaxTorusDimensions whole numbers of chips >= 1.
+void read_topology(const YamlReader& r, const YamlNode& topology, const std::string& path, CatalogBundle& bundle) {
+  if (!r.expect_mapping(topology, path)) return;
+  r.check_keys(topology, kTopologyKeys, path);
+  const YamlNode* torus = r.require(topology, "torus", path);
+  if (torus == nullptr) return;
+  const std::string at = path + ".torus";
+  if (!torus->is_sequence() || torus->items.empty() || torus->items.size() > kMaxTorusDimensions) {
+    r.error(*torus, at + ": expected a list of 1 to " + std::to_string(kMaxTorusDimensions) +
+                        " dimensions (chips along each), e.g. [16, 16] or [4, 4, 4], got " + torus->describe());
+    return;
+  }
+  std::vector<double> dims;
+  for (const YamlNode& item : torus->items) {
+    const std::optional<double> chips = item.is_scalar() ? parse_number(item.text) : std::nullopt;
+    if (!chips || *chips < 1 || *chips > 1024 || *chips != std::floor(*chips)) {
+      r.error(item, at + ": '" + item.text + "' is not a whole number of chips from 1 to 1024");
+      return;
+    }
+    dims.push_back(*chips);
+  }
+  bundle.torus = std::move(dims);
+}
+
+// The torus's chips must be the node's gpus_per_node.
+void check_torus_size(const YamlReader& r, const YamlNode& at, const std::string& path, const CatalogBundle& bundle,
+                      bool own_topology) {
+  double chips = 1;
+  std::string shape;
+  for (double d : bundle.torus) {
+    chips *= d;
+    shape += (shape.empty() ? "" : " x ") + fmt::format("{}", d);
+  }
+  const auto it = std::find_if(bundle.values.begin(), bundle.values.end(),
+                               [](const auto& v) { return v.first == "gpus_per_node"; });
+  if (it == bundle.values.end()) {
+    r.error(at, path + ": a node with a topology gives gpus_per_node (" + shape + " = " + fmt::format("{}", chips) +
+                    " chips)");
+    return;
+  }
+  const std::optional<double> gpus = parse_number(it->second);
+  if (gpus && *gpus == chips) return;
+  if (own_topology) {
+    r.error(at, path + ".topology: the torus " + shape + " has " + fmt::format("{}", chips) +
+                    " chips but gpus_per_node is " + it->second + "; the product of the dimensions must equal it");
+  } else {
+    r.error(at, path + ": the torus " + shape + " of its base has " + fmt::format("{}", chips) +
+                    " chips but gpus_per_node is " + it->second + "; give the entry its own topology: {torus: [...]}");
+  }
+}
+
 // Returns whether the entry was added; `id_out` receives its id when it has a valid one.
 bool read_bundle_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, const BundleKind& kind,
                        Catalog& into, std::vector<const YamlNode*>& seen, std::string& id_out) {
   if (!r.expect_mapping(entry, path)) return false;
-  r.check_keys(entry, kBundleKeys, path);
+  const bool node = kind.name == "node";
+  if (node) {
+    r.check_keys(entry, kNodeKeys, path);
+  } else {
+    r.check_keys(entry, kBundleKeys, path);
+  }
   const std::size_t errors_before = r.diags().error_count();
   const auto id = read_id(r, entry, path, seen, kind.name);
   if (id) id_out = *id;
@@ -517,6 +579,12 @@ bool read_bundle_entry(const YamlReader& r, const YamlNode& entry, const std::st
         bundle.values.emplace_back(e.key.text, e.value.text);
       }
     }
+  }
+  const YamlNode* topology = node ? entry.find("topology") : nullptr;
+  if (topology != nullptr) read_topology(r, *topology, path + ".topology", bundle);
+  if (node && !bundle.torus.empty() && r.diags().error_count() == errors_before) {
+    check_torus_size(r, topology != nullptr ? *topology : (values != nullptr ? *values : entry), path, bundle,
+                     topology != nullptr);
   }
   if (!id || r.diags().error_count() != errors_before) return false;
   for (CatalogBundle& existing : into.bundles) {

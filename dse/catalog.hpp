@@ -58,6 +58,9 @@ struct CatalogBundle {
   std::string name;
   std::string source;
   std::vector<std::pair<std::string, std::string>> values;  // solver parameter -> value as written
+  // A node's `topology: {torus: [a, b, c]}`: chips per torus dimension (wraparound in each); empty
+  // = a switched domain. Sets the solvers' torus_x, torus_y, torus_z (dse/bundles.hpp).
+  std::vector<double> torus;
 };
 
 struct Catalog {

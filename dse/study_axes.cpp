@@ -371,9 +371,10 @@ const CatalogBundle* StudyLoader::lookup_bundle(const BundleKind& kind, const Ya
   return nullptr;
 }
 
-std::optional<std::vector<BundleSetting>> StudyLoader::settings_of(const CatalogBundle& b, const YamlNode& node, const std::string& path) const {
+std::optional<std::vector<BundleSetting>> StudyLoader::settings_of(const CatalogBundle& b, const YamlNode& node,
+                                                                 const std::string& path, bool with_topology) const {
   std::string problem;
-  auto settings = bundle_settings(b, *s_.solver, catalog_, problem);
+  auto settings = bundle_settings(b, *s_.solver, catalog_, problem, with_topology);
   if (!settings) r_.error(node, path + ": " + problem);
   return settings;
 }
@@ -415,6 +416,12 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
   std::vector<const YamlNode*> nodes;
   std::unordered_map<std::string_view, const YamlNode*> node_of_id;
   bool ok = true;
+  // One node with a torus topology has every node of the axis set the torus parameters.
+  bool with_topology = false;
+  for (const YamlNode& item : e.value.items) {
+    const CatalogBundle* b = item.is_scalar() ? catalog_.find_bundle(kind.name, item.text) : nullptr;
+    with_topology = with_topology || (b != nullptr && !b->torus.empty());
+  }
   for (std::size_t i = 0; i < e.value.items.size(); ++i) {
     const YamlNode& item = e.value.items[i];
     const std::string item_path = index_path(path, i);
@@ -429,7 +436,7 @@ void StudyLoader::read_bundle_axis_values(const BundleKind& kind, const YamlEntr
       ok = false;
       continue;
     }
-    auto settings = settings_of(*b, item, item_path);
+    auto settings = settings_of(*b, item, item_path, with_topology);
     if (!settings) {
       ok = false;
       continue;

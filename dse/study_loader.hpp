@@ -99,7 +99,8 @@ class StudyLoader {
   const CatalogBundle* lookup_bundle(const BundleKind& kind, const YamlNode& node, const std::string& path) const;
 
   // The settings of `b` for this study's solver; nullopt after an error at `node`.
-  std::optional<std::vector<BundleSetting>> settings_of(const CatalogBundle& b, const YamlNode& node, const std::string& path) const;
+  std::optional<std::vector<BundleSetting>> settings_of(const CatalogBundle& b, const YamlNode& node, const std::string& path,
+                                                        bool with_topology = false) const;
 
   static std::string names_of(const std::vector<BundleSetting>& settings, std::span<const ParamSpec> params);
 

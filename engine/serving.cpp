@@ -282,12 +282,14 @@ double weight_elements_per_gpu(const ServingShape& s, double tp, double ep) {
 double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double group_tokens) {
   if (d.ep <= 1) return 0.0;
   const double bytes_per_rank = group_tokens * s.experts_per_token * s.d_model * d.activation_bytes_per_element / d.tp;
+  if (d.ep_torus.count > 0) return 2 * s.moe_layers * torus_all_to_all_s(bytes_per_rank, d.ep_torus, d.link_latency_s);
   return 2 * s.moe_layers * all_to_all_s(bytes_per_rank, d.ep, d.link_bytes_per_s, d.link_latency_s);
 }
 
 namespace {
 double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
   const double bytes = tokens * s.d_model * d.activation_bytes_per_element;
+  if (d.tp_torus.count > 0) return 2 * s.layers * torus_all_reduce_s(bytes, d.tp_torus, d.link_latency_s);
   return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
 }
 

@@ -75,7 +75,8 @@
 // layer dispatches each token's hidden state to its k experts' ranks and combines the results: two
 // all-to-alls per forward pass (engine/collectives.hpp all_to_all_s, pairwise, on the one-way link)
 // over ep ranks of group tokens x k x d_model x bytes / tp each, added to the TP all-reduces of the
-// group's tokens. ep = 1 is the plain tensor-parallel replica.
+// group's tokens. ep = 1 is the plain tensor-parallel replica. On a torus node both are the
+// torus's (engine/torus.hpp: ServingDevice's tp_torus and ep_torus).
 // Activation traffic is split by TP like the matmuls (norms and residuals, replicated in Megatron TP,
 // are a small share).
 //
@@ -99,6 +100,7 @@
 #pragma once
 
 #include "engine/graph.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -193,6 +195,10 @@ struct ServingDevice {
   double kv_bytes_per_element = 2;
   double tp = 1;
   double ep = 1;                     // expert-parallel groups of tp GPUs each (attention data-parallel)
+  // On a torus node (engine/torus.hpp) the TP group's block and the EP ranks' strided group, whose
+  // all-reduces and all-to-alls are then the torus's; count 0 = a switched domain at link_bytes_per_s.
+  TorusTopology tp_torus{};
+  TorusTopology ep_torus{};
 };
 
 struct PhaseTime {

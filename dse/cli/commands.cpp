@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <cmath>
@@ -185,6 +186,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["id"] = b.id;
       entry["name"] = b.name;
       for (const auto& [param, label] : b.values) entry["values"][param] = label;
+      if (!b.torus.empty()) entry["topology"]["torus"] = std::vector<long long>(b.torus.begin(), b.torus.end());
       entry["source"] = b.source;
       out[std::string(kind.list_key)].push_back(entry);
     }
@@ -398,6 +400,7 @@ int catalog_command(const std::vector<std::string>& args) {
       if (b.kind != kind.name) continue;
       std::string values;
       for (const auto& [param, label] : b.values) values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", param, label);
+      if (!b.torus.empty()) values += fmt::format(", topology = torus {}", fmt::join(b.torus, " x "));
       fmt::print("  {:<16} {}\n    sets: {}\n    source: {}\n", b.id, b.name, values, b.source);
     }
   }

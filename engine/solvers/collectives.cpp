@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "engine/collectives.hpp"
+#include "engine/solvers/torus_params.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -49,6 +51,9 @@ constexpr std::array<ParamSpec, CollectivesSolver::kParamCount> kParams = {{
     {.name = "bus_efficiency", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "fraction of the one-way link bandwidth a large message achieves (default 1; calibrated)",
      .has_default = true, .default_value = 1, .min_value = 0, .max_value = 2, .min_exclusive = true},
+    torus_param("torus_x"),
+    torus_param("torus_y"),
+    torus_param("torus_z"),
 }};
 
 constexpr std::array<MetricSpec, CollectivesSolver::kMetricCount> kMetrics = {{
@@ -60,10 +65,11 @@ constexpr std::array<MetricSpec, CollectivesSolver::kMetricCount> kMetrics = {{
     {"tree_chosen", Dimension::dimensionless, "1 when the all-reduce ran as a tree, else 0"},
 }};
 
-constexpr std::array<std::string_view, 3> kReasons = {
+constexpr std::array<std::string_view, 4> kReasons = {
     "ranks_per_node must divide ranks",
     "a collective over several nodes needs fabric_bandwidth (or a fabric bundle)",
     "the hardware entry gives no accelerator or host link",
+    "ranks_per_node (or ranks, on one node) exceeds the chips of the node's torus",
 };
 
 }  // namespace
@@ -91,11 +97,23 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
   const double fabric = v[Param::fabric_bandwidth] * eff, alpha_out = v[Param::fabric_latency];
   const double slowest = multi_node ? (g > 1 ? std::min(intra, fabric) : fabric) : intra;
   const double alpha = multi_node ? alpha_out : alpha_in;
+  const TorusTopology torus = node_torus(v[Param::torus_x], v[Param::torus_y], v[Param::torus_z], intra);
+  const bool on_torus = torus.count > 0;
+  if (on_torus && g > torus_chips(torus)) return {PointStatus::infeasible, exceeds_torus};
+  const TorusTopology group = on_torus ? torus_group(torus, g) : TorusTopology{};
   double t = 0;
   bool tree_used = false;
   switch (op) {
     case all_reduce:
-      if (multi_node) {
+      if (on_torus) {
+        HierarchicalFabric f;
+        f.gpus_per_node = g;
+        f.intra_alpha_s = alpha_in;
+        f.nic_bandwidth_bytes_per_s = fabric;
+        f.nics_per_node = g;
+        f.inter_alpha_s = alpha_out;
+        t = multi_node ? torus_hierarchical_all_reduce_s(S, n / g, group, f) : torus_all_reduce_s(S, group, alpha_in);
+      } else if (multi_node) {
         HierarchicalFabric f;
         f.gpus_per_node = g;
         f.intra_bandwidth_bytes_per_s = intra;
@@ -112,10 +130,16 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
         t = tree_used ? by_tree : by_ring;
       }
       break;
-    case all_gather: t = all_gather_s(S, n, slowest, alpha); break;
-    case reduce_scatter: t = reduce_scatter_s(S, n, slowest, alpha); break;
+    case all_gather:
+      t = on_torus && !multi_node ? torus_all_gather_s(S, group, alpha_in) : all_gather_s(S, n, slowest, alpha);
+      break;
+    case reduce_scatter:
+      t = on_torus && !multi_node ? torus_reduce_scatter_s(S, group, alpha_in) : reduce_scatter_s(S, n, slowest, alpha);
+      break;
     case all_to_all:
-      if (multi_node) {
+      if (on_torus && !multi_node) {
+        t = torus_all_to_all_s(S, group, alpha_in);
+      } else if (multi_node) {
         const double across = S * (n - g) / n / fabric, within = g > 1 ? S * (g - 1) / n / intra : 0.0;
         t = std::max(across, within) + (n - 1) * alpha_out;
       } else {
@@ -133,7 +157,8 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
   out[algorithm_bandwidth_bytes_per_s] = S / t;
   out[bus_bandwidth_bytes_per_s] = S / t * factor;
   out[bus_factor] = factor;
-  out[link_bandwidth_bytes_per_s] = slowest;
+  out[link_bandwidth_bytes_per_s] =
+      on_torus && !multi_node ? torus.dimensions[0].link_bandwidth_bytes_per_s : slowest;
   out[tree_chosen] = tree_used ? 1.0 : 0.0;
   return {};
 }

@@ -19,6 +19,12 @@
 // peak whatever n (NVIDIA nccl-tests, doc/PERFORMANCE.md): algbw = S / t, busbw = algbw x 2(n-1)/n
 // for all-reduce, x (n-1)/n for reduce-scatter, all-gather and all-to-all, x 1 for broadcast,
 // reduce and send/recv.
+// On a torus node (torus_x, torus_y, torus_z set, engine/torus.hpp; ranks_per_node at most its
+// chips, laid out as its fastest block), the in-node all-reduce, reduce-scatter, all-gather and
+// all-to-all are the torus's: multi-dimensional bidirectional rings and the bisection-bound
+// all-to-all, alpha per neighbour hop, every link at the accelerator link / (2 x dimensions) x
+// bus_efficiency (the `algorithm` choice does not apply); the all-reduce over several such nodes is
+// hierarchical with the torus inside. link_bandwidth_bytes_per_s is then one torus link's.
 // bus_efficiency is the fraction of the one-way link bandwidth a large message achieves (default 1,
 // the datasheet; the calibration profile gives what published nccl-tests results imply). NCCL's
 // in-switch reductions (NVLS on NVSwitch systems) and its LL/LL128 protocols are not modelled: a
@@ -43,6 +49,9 @@ class CollectivesSolver final : public TabledSolver {
     fabric_latency,
     algorithm,
     bus_efficiency,
+    torus_x,
+    torus_y,
+    torus_z,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -54,7 +63,7 @@ class CollectivesSolver final : public TabledSolver {
     tree_chosen,
     kMetricCount
   };
-  enum Reason : std::uint8_t { ranks_per_node_must_divide, needs_fabric, needs_link };
+  enum Reason : std::uint8_t { ranks_per_node_must_divide, needs_fabric, needs_link, exceeds_torus };
 
   CollectivesSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;

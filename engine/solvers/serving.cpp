@@ -9,6 +9,8 @@
 #include "engine/efficiency.hpp"
 #include "engine/queueing.hpp"
 #include "engine/serving.hpp"
+#include "engine/solvers/torus_params.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -133,6 +135,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "decode step sets draft_cost_ratio and its weights and KV cache share the memory; none = "
                     "draft_cost_ratio as given",
      .has_default = true, .default_value = -1},
+    torus_param("torus_x"),
+    torus_param("torus_y"),
+    torus_param("torus_z"),
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -188,7 +193,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "c applied: the draft model's decode step / the target's at the same batch and context, or draft_cost_ratio"},
 }};
 
-constexpr std::array<std::string_view, 14> kReasons = {
+constexpr std::array<std::string_view, 15> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -203,6 +208,7 @@ constexpr std::array<std::string_view, 14> kReasons = {
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
     "the draft model is not a transformer, or tp does not divide its heads",
+    "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
 };
 
 }  // namespace
@@ -240,6 +246,12 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (n_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
   const double n_gpus = n_tp * n_ep;
   if (n_gpus > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, tp_needs_link};
+  // On a torus node the TP group is its fastest block and the EP ranks its strided peers (engine/torus.hpp).
+  const TorusTopology torus =
+      node_torus(v[Param::torus_x], v[Param::torus_y], v[Param::torus_z], hw.accelerator_link_bandwidth_bytes_per_s);
+  if (torus.count > 0 && torus_chips(torus) != v[Param::gpus_per_node]) {
+    return {PointStatus::infeasible, torus_is_not_the_node};
+  }
 
   const ServingDevice dev{.peak_flops_per_s = hw.peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
@@ -251,7 +263,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .activation_bytes_per_element = bytes_per_element(compute_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
                           .tp = n_tp,
-                          .ep = n_ep};
+                          .ep = n_ep,
+                          .tp_torus = torus.count > 0 ? torus_group(torus, n_tp) : TorusTopology{},
+                          .ep_torus = torus.count > 0 ? torus_strided_group(torus, n_tp, n_ep) : TorusTopology{}};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
 
   const bool is_static = v[Param::batching] != 0;

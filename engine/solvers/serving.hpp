@@ -148,6 +148,9 @@ class ServingSolver final : public TabledSolver {
     kv_transfer_bandwidth,
     weight_precision,
     draft_model,
+    torus_x,
+    torus_y,
+    torus_z,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -206,7 +209,8 @@ class ServingSolver final : public TabledSolver {
     chunked_with_disaggregation,
     no_kv_transfer_link,
     chunks_starve_batch,
-    draft_not_servable
+    draft_not_servable,
+    torus_is_not_the_node
   };
 
   ServingSolver();

@@ -12,6 +12,8 @@
 #include "engine/parallelism.hpp"
 #include "engine/reliability.hpp"
 #include "engine/serving.hpp"
+#include "engine/solvers/torus_params.hpp"
+#include "engine/torus.hpp"
 #include "engine/training_memory.hpp"
 
 namespace dsx {
@@ -159,6 +161,9 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "host memory bandwidth the offloaded update of one GPU's shard achieves (the host CPUs' "
                     "achieved rate / GPUs per host); 0 = not given",
      .has_default = true, .default_value = 0, .min_value = 0},
+    torus_param("torus_x"),
+    torus_param("torus_y"),
+    torus_param("torus_z"),
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -225,7 +230,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "memory per GPU (0 without offload)"},
 }};
 
-constexpr std::array<std::string_view, 18> kReasons = {
+constexpr std::array<std::string_view, 19> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -244,6 +249,7 @@ constexpr std::array<std::string_view, 18> kReasons = {
     "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
     "offload: optimizer needs host_memory_bandwidth",
     "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
+    "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -277,6 +283,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (dp == 0) return {PointStatus::infeasible, cp > 1 ? tp_pp_cp_do_not_divide_gpus : tp_pp_do_not_divide_gpus};
   const double node = v[Param::gpus_per_node];
   if (std::fmod(t > node ? t : node, t > node ? node : t) != 0) return {PointStatus::infeasible, tp_and_node_do_not_nest};
+  // A torus node (TPU ICI, Trn2 NeuronLink) costs its in-node collectives on the torus
+  // (engine/torus.hpp); a switched node keeps engine/collectives.hpp's.
+  const TorusTopology torus =
+      node_torus(v[Param::torus_x], v[Param::torus_y], v[Param::torus_z],
+                 hw.accelerator_link_bandwidth_bytes_per_s > 0 ? hw.accelerator_link_bandwidth_bytes_per_s
+                                                               : hw.host_link_bandwidth_bytes_per_s);
+  const bool on_torus = torus.count > 0;
+  if (on_torus && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
   const double tc = t * cp;
   if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
@@ -386,10 +400,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   HierarchicalFabric expert_fabric = fabric;
   expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(node / (t * e))));
   expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
-  const double expert_dp_s =
-      expert_gradient_bytes > 0 ? hierarchical_all_reduce_s(expert_gradient_bytes, expert_dp / expert_fabric.gpus_per_node,
-                                                            expert_fabric)
-                                : 0.0;
+  const TorusTopology expert_torus =
+      on_torus ? torus_strided_group(torus, t * e, expert_fabric.gpus_per_node) : TorusTopology{};
+  const auto expert_all_reduce_s = [&](double bytes) {
+    const double nodes = expert_dp / expert_fabric.gpus_per_node;
+    return on_torus ? torus_hierarchical_all_reduce_s(bytes, nodes, expert_torus, expert_fabric)
+                    : hierarchical_all_reduce_s(bytes, nodes, expert_fabric);
+  };
+  const double expert_dp_s = expert_gradient_bytes > 0 ? expert_all_reduce_s(expert_gradient_bytes) : 0.0;
   const bool ep_in_node = t * e <= node;
   const double dispatch_bytes = b * s * shape.experts_per_token * h * element_bytes / t / cp;
   // Ring attention: cp - 1 steps, each passing one rank's K and V chunk (b s / cp tokens of this TP
@@ -459,12 +477,18 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     step.offload_weights_to_device_s = tm.host_gradients_bytes / host_link;
   }
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
-  step.tp_all_reduce_s = t <= node ? ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS)
-                                   : ring_all_reduce_s(activation_message, t, nic, fabric_alpha);
+  step.tp_all_reduce_s = t > node   ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
+                         : on_torus ? torus_all_reduce_s(activation_message, torus_group(torus, t), kNvlinkAlphaS)
+                                    : ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
   // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job does.
   step.pp_p2p_s = n <= node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
                             : point_to_point_s(activation_message / t, nic, fabric_alpha);
   const double dp_nodes = dp_group / dp_in_node;
+  const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_in_node) : TorusTopology{};
+  const auto dp_all_reduce_s = [&](double bytes) {
+    return on_torus ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
+                    : hierarchical_all_reduce_s(bytes, dp_nodes, fabric);
+  };
   if (lora && zero >= 3) {
     // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base
     // included, is all-gathered for the forward and again for the backward (one all-reduce's volume;
@@ -473,19 +497,18 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                 adapters / (t * p) * element_bytes;
     const double expert_weight_bytes = expert_params / (t * p * e) * mem.base_weight_bytes_per_param;
     step.dp_all_reduce_s =
-        0.5 * hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) +
-        hierarchical_all_reduce_s(weight_bytes, dp_nodes, fabric) +
-        (expert_weight_bytes > 0
-             ? hierarchical_all_reduce_s(expert_weight_bytes, expert_dp / expert_fabric.gpus_per_node, expert_fabric)
-             : 0.0);
+        0.5 * dp_all_reduce_s(dense_gradient_bytes) + dp_all_reduce_s(weight_bytes) +
+        (expert_weight_bytes > 0 ? expert_all_reduce_s(expert_weight_bytes) : 0.0);
   } else {
-    step.dp_all_reduce_s = dp_volume * (hierarchical_all_reduce_s(dense_gradient_bytes, dp_nodes, fabric) + expert_dp_s);
+    step.dp_all_reduce_s = dp_volume * (dp_all_reduce_s(dense_gradient_bytes) + expert_dp_s);
   }
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
-  step.ep_all_to_all_s = e > 1 ? all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
-                                              ep_in_node ? kNvlinkAlphaS : fabric_alpha)
-                               : 0.0;
+  step.ep_all_to_all_s = e <= 1                     ? 0.0
+                         : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, torus_strided_group(torus, t, e),
+                                                                       kNvlinkAlphaS)
+                                                  : all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
+                                                                 ep_in_node ? kNvlinkAlphaS : fabric_alpha);
   step.dp_overlap = v[Param::overlap];
   step.tp_overlap = v[Param::tp_overlap];
   step.gpus = n;

@@ -102,6 +102,12 @@
 //  - sequence length: the model entry's (the graph is built for it; llama3_70b: 2,048).
 //  - tokens per step = DP x m x b x s: each DP replica counts once (mlsysim counts TP x PP times: 6.2).
 //  - MFU/HFU (PaLM appendix B), time to train = D / tokens_per_s, and the 6 P D / (N X MFU) check.
+//  - torus nodes (torus_x, torus_y, torus_z, which a node's topology sets; engine/torus.hpp): the
+//    in-node TP all-reduce runs on the TP group's block of the torus, the in-node MoE all-to-all on
+//    the EP ranks' strided group (bound by its bisection), and the in-node parts of the DP and
+//    expert-DP all-reduces on the strided torus of the DP peers, each chip's accelerator link shared
+//    by its 2 x dimensions neighbour links; a torus whose chips are not gpus_per_node is infeasible.
+//    Pipeline and context-parallel point-to-point transfers keep the chip's whole link.
 //  - failures (engine/reliability.hpp): fleet MTBF of gpus / gpus_per_node nodes from mlsysim's
 //    component MTTFs (gpus_per_node GPUs and NICs, 2 PSUs per node); a checkpoint of 14 B per
 //    parameter (bf16 weights + fp32 master, momentum, variance; checkpoint_bytes) written at
@@ -173,6 +179,9 @@ class TrainingSolver final : public TabledSolver {
     tp_overlap,
     offload,
     host_memory_bandwidth,
+    torus_x,
+    torus_y,
+    torus_z,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -241,6 +250,7 @@ class TrainingSolver final : public TabledSolver {
     ep_tp_needs_sequence_parallel,
     offload_needs_host_bandwidth,
     cp_needs_attention_only,
+    torus_is_not_the_node,
   };
 
   TrainingSolver();

@@ -240,6 +240,18 @@ TEST(Cli, CatalogListsBundlesWithTheirValuesAndSources) {
   for (const char* key : {"\"regions\"", "\"fabrics\"", "\"nodes\"", "\"dgx_h100\"", "\"nvlink4\""}) {
     EXPECT_NE(all.out.find(key), std::string::npos) << key;
   }
+  // A torus node shows its topology in both forms.
+  const Result nodes = dsx("catalog nodes");
+  EXPECT_NE(nodes.out.find("sets: hardware = tpu_v6e, gpus_per_node = 256, topology = torus 16 x 16"), std::string::npos)
+      << nodes.out;
+  const std::string compact = [&] {
+    std::string out;
+    for (char c : all.out) {
+      if (c != ' ' && c != '\n') out += c;
+    }
+    return out;
+  }();
+  EXPECT_NE(compact.find("\"topology\":{\"torus\":[4,4,4]}"), std::string::npos);
 }
 
 TEST(Cli, CatalogListsSources) {

@@ -34,12 +34,14 @@ const Catalog& catalog() {
 }
 
 // Each node's size as its source states it: 8 per DGX/HGX server, AMD platform or TPU v5e host;
-// 72 GPUs in a GB200 NVL72 rack; 64 Trainium2 chips in a Trn2 UltraServer; 256 chips in a TPU v6e pod.
+// 72 GPUs in a GB200 NVL72 rack; 64 Trainium2 chips in a Trn2 UltraServer, 16 in a trn2.48xlarge;
+// 256 chips in a TPU v5e or v6e pod; 64 in a TPU v5p cube; 128 in a 4 x 4 x 8 TPU v4 slice.
 const std::map<std::string, double>& node_sizes() {
   static const std::map<std::string, double> sizes = {
       {"dgx_a100", 8},         {"dgx_h100", 8},         {"dgx_h200", 8},          {"dgx_b200", 8},
       {"mi300x_platform", 8},  {"mi325x_platform", 8},  {"mi355x_platform", 8},   {"tpu_v5e_host", 8},
-      {"gb200_nvl72", 72},     {"trn2_ultraserver", 64}, {"tpu_v6e_pod", 256},
+      {"gb200_nvl72", 72},     {"trn2_ultraserver", 64}, {"tpu_v6e_pod", 256},   {"tpu_v5e_pod", 256},
+      {"tpu_v5p_cube", 64},    {"trn2_48xlarge", 16},    {"tpu_v4_slice", 128},
   };
   return sizes;
 }

@@ -88,3 +88,49 @@ TEST(CollectivesSolver, ImpossibleLayoutsAreInfeasible) {
 
 }  // namespace
 }  // namespace dsx
+
+namespace dsx {
+namespace {
+
+// A 4 x 4 torus node of H100-class chips (450 GB/s one way per chip, over 4 links: 112.5 GB/s each).
+Out on_torus(double op, double bytes, double ranks, double per_node = 0) {
+  static const HardwareSpec hw = published::h100_sxm();
+  PointInputs in;
+  in.hardware = &hw;
+  in.values[C::operation] = op;
+  in.values[C::message] = bytes;
+  in.values[C::ranks] = ranks;
+  in.values[C::ranks_per_node] = per_node;
+  in.values[C::intra_latency] = 0.5e-6;
+  in.values[C::fabric_latency] = 5e-6;
+  in.values[C::bus_efficiency] = 1;
+  in.values[C::torus_x] = 4;
+  in.values[C::torus_y] = 4;
+  Out o;
+  o.r = CollectivesSolver().evaluate(in, o.m);
+  return o;
+}
+
+TEST(CollectivesSolver, OnATorusNodeTheAllReduceIsTheTwoDimensionalRing) {
+  // Two dimensions of 4 wrapped, 2 x 112.5 GB/s each: reduce-scatter 15/16 S / 450 GB/s in 2 phases
+  // of 3 hops; the all-reduce twice that.
+  const double S = 1e9;
+  const Out o = on_torus(0, S, 16);
+  ASSERT_EQ(o.r.status, PointStatus::ok);
+  EXPECT_NEAR(o.m[C::time_s], 2 * 15.0 / 16 * S / 450e9 + 12 * 0.5e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(o.m[C::link_bandwidth_bytes_per_s], 112.5e9);
+  EXPECT_DOUBLE_EQ(o.m[C::tree_chosen], 0);
+}
+
+TEST(CollectivesSolver, OnATorusNodeTheAllToAllIsBoundByTheBisection) {
+  // A cut of the 4 x 4 torus has 2 x 4 links of 112.5 GB/s (900 GB/s); 16 x S / 4 bytes cross it.
+  const double S = 1e8;
+  const Out o = on_torus(3, S, 16);
+  ASSERT_EQ(o.r.status, PointStatus::ok);
+  EXPECT_NEAR(o.m[C::time_s], 4 * S / 900e9 + 15 * 0.5e-6, 1e-12);
+  EXPECT_GT(o.m[C::time_s], run(3, S, 16).m[C::time_s]);
+  EXPECT_EQ(on_torus(3, S, 32, 32).r.status, PointStatus::infeasible);
+}
+
+}  // namespace
+}  // namespace dsx

@@ -130,6 +130,20 @@ TEST_F(ServingExpertParallelTest, DecodeDispatchAndCombineAllToAlls) {
   EXPECT_NEAR(tp2[M::decode_all_to_all_s], 2 * 32 * one_tp2, 1e-15);
 }
 
+// The same replica on a node whose 8 chips form a 4 x 2 torus (torus_x 4, torus_y 2): 450 GB/s per
+// chip over 4 links of 112.5 GB/s. Either cut of the torus has 4 links (450 GB/s) and 8 x S / 4 bytes
+// cross it: 2 S / 450 GB/s per all-to-all instead of 7/8 S / 450 GB/s on a switch.
+TEST_F(ServingExpertParallelTest, OnATorusNodeTheAllToAllIsBoundByItsBisection) {
+  PointInputs in = point(mixtral, Precision::fp16, 64, 1, 8);
+  in.values[P::gpus_per_node] = 8;
+  in.values[P::torus_x] = 4;
+  in.values[P::torus_y] = 2;
+  const auto out = run(in);
+  EXPECT_NEAR(out[M::decode_all_to_all_s], 2 * 32 * (2 * 131072 / kNvlinkOneWay + 7 * kAlpha), 1e-15);
+  in.values[P::gpus_per_node] = 16;
+  run(in, PointStatus::infeasible, ServingSolver::torus_is_not_the_node);
+}
+
 TEST_F(ServingExpertParallelTest, BalancedRoutingKeepsComputePerGpu) {
   // 64 sequences: tp 8 computes 64 tokens / 8 per GPU; tp 1 x ep 8 computes 8 tokens' attention and
   // non-expert layers and 64 x k / 8 expert-token products per GPU: the same FLOPs.

@@ -1,0 +1,188 @@
+#include "engine/torus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dsx {
+
+namespace {
+
+bool wraps(const TorusDimension& d) { return d.wraparound && d.chips >= 3; }
+
+// The active dimensions (more than one chip) of `t`, in order.
+struct Active {
+  std::array<std::size_t, kMaxTorusDimensions> index{};
+  std::size_t count = 0;
+};
+
+Active active_dimensions(const TorusTopology& t) {
+  Active a;
+  for (std::size_t d = 0; d < t.count; ++d) {
+    if (t.dimensions[d].chips > 1) a.index[a.count++] = d;
+  }
+  return a;
+}
+
+// Reduce-scatter (equivalently all-gather) over the active dimensions, one part per dimension in a
+// rotated order, parts in lockstep.
+double multi_ring_s(double bytes, const TorusTopology& t, double alpha_s) {
+  const Active a = active_dimensions(t);
+  if (a.count == 0) return 0.0;
+  const double part = bytes / static_cast<double>(a.count);
+  double total = 0;
+  for (std::size_t phase = 0; phase < a.count; ++phase) {
+    double slowest = 0, steps = 0;
+    for (std::size_t p = 0; p < a.count; ++p) {
+      double shrink = 1;
+      for (std::size_t q = 0; q < phase; ++q) shrink *= t.dimensions[a.index[(p + q) % a.count]].chips;
+      const TorusDimension& d = t.dimensions[a.index[(p + phase) % a.count]];
+      slowest = std::max(slowest, (d.chips - 1) / d.chips * part / shrink / torus_ring_bandwidth_bytes_per_s(d));
+      steps = std::max(steps, d.chips - 1);
+    }
+    total += slowest + steps * alpha_s;
+  }
+  return total;
+}
+
+}  // namespace
+
+TorusTopology make_torus(const std::array<double, kMaxTorusDimensions>& chips, std::size_t count,
+                         double link_bandwidth_bytes_per_s, bool wraparound) {
+  TorusTopology t;
+  t.count = std::min(count, kMaxTorusDimensions);
+  for (std::size_t d = 0; d < t.count; ++d) {
+    t.dimensions[d] = TorusDimension{chips[d], wraparound, link_bandwidth_bytes_per_s};
+  }
+  return t;
+}
+
+double torus_chips(const TorusTopology& t) {
+  double n = 1;
+  for (std::size_t d = 0; d < t.count; ++d) n *= t.dimensions[d].chips;
+  return n;
+}
+
+double torus_ring_bandwidth_bytes_per_s(const TorusDimension& d) {
+  if (d.chips <= 1) return 0.0;
+  return (wraps(d) ? 2.0 : 1.0) * d.link_bandwidth_bytes_per_s;
+}
+
+double torus_bisection_bandwidth_bytes_per_s(const TorusTopology& t) {
+  const double n = torus_chips(t);
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d < t.count; ++d) {
+    const TorusDimension& dim = t.dimensions[d];
+    if (dim.chips <= 1) continue;
+    least = std::min(least, n / dim.chips * (wraps(dim) ? 2.0 : 1.0) * dim.link_bandwidth_bytes_per_s);
+  }
+  return least;
+}
+
+double torus_reduce_scatter_s(double bytes, const TorusTopology& t, double alpha_s) {
+  return multi_ring_s(bytes, t, alpha_s);
+}
+
+double torus_all_gather_s(double bytes, const TorusTopology& t, double alpha_s) {
+  return multi_ring_s(bytes, t, alpha_s);
+}
+
+double torus_all_reduce_s(double bytes, const TorusTopology& t, double alpha_s) {
+  return torus_reduce_scatter_s(bytes, t, alpha_s) + torus_all_gather_s(bytes, t, alpha_s);
+}
+
+double torus_all_to_all_s(double bytes_per_rank, const TorusTopology& t, double alpha_s) {
+  const double n = torus_chips(t);
+  if (n <= 1) return 0.0;
+  double injection_bytes_per_s = 0;
+  for (std::size_t d = 0; d < t.count; ++d) injection_bytes_per_s += torus_ring_bandwidth_bytes_per_s(t.dimensions[d]);
+  double bound_s = (n - 1) / n * bytes_per_rank / injection_bytes_per_s;
+  for (std::size_t d = 0; d < t.count; ++d) {
+    const TorusDimension& dim = t.dimensions[d];
+    if (dim.chips <= 1) continue;
+    const double a = std::floor(dim.chips / 2) / dim.chips;
+    const double cut_bytes_per_s = n / dim.chips * (wraps(dim) ? 2.0 : 1.0) * dim.link_bandwidth_bytes_per_s;
+    bound_s = std::max(bound_s, n * a * (1 - a) * bytes_per_rank / cut_bytes_per_s);
+  }
+  return bound_s + (n - 1) * alpha_s;
+}
+
+TorusTopology torus_group(const TorusTopology& t, double ranks) {
+  if (ranks >= torus_chips(t)) return t;
+  TorusTopology best;
+  double best_s = std::numeric_limits<double>::infinity();
+  std::array<double, kMaxTorusDimensions> extent{};
+  // Enumerates the blocks (extent_d divides chips_d, product = ranks) in lexicographic order.
+  const auto visit = [&](auto&& self, std::size_t d, double left) -> void {
+    if (d == t.count) {
+      if (left != 1) return;
+      TorusTopology block = t;
+      for (std::size_t i = 0; i < t.count; ++i) {
+        block.dimensions[i].chips = extent[i];
+        block.dimensions[i].wraparound = t.dimensions[i].wraparound && extent[i] == t.dimensions[i].chips;
+      }
+      const double s = torus_all_reduce_s(1.0, block, 0.0);
+      if (s < best_s) {
+        best_s = s;
+        best = block;
+      }
+      return;
+    }
+    const double chips = t.dimensions[d].chips;
+    for (double e = 1; e <= chips && e <= left; ++e) {
+      if (std::fmod(chips, e) != 0 || std::fmod(left, e) != 0) continue;
+      extent[d] = e;
+      self(self, d + 1, left / e);
+    }
+  };
+  visit(visit, 0, ranks);
+  if (best.count > 0) return best;
+  TorusTopology line = t;
+  for (std::size_t i = 0; i < t.count; ++i) line.dimensions[i].chips = 1;
+  line.dimensions[0].chips = ranks;
+  line.dimensions[0].wraparound = false;
+  return line;
+}
+
+TorusTopology torus_peers(const TorusTopology& t, const TorusTopology& group) {
+  TorusTopology peers = t;
+  bool aligned = group.count == t.count;
+  for (std::size_t d = 0; aligned && d < t.count; ++d) {
+    const double e = group.dimensions[d].chips;
+    if (std::fmod(t.dimensions[d].chips, e) != 0) {
+      aligned = false;
+      break;
+    }
+    peers.dimensions[d].chips = t.dimensions[d].chips / e;
+    peers.dimensions[d].link_bandwidth_bytes_per_s = t.dimensions[d].link_bandwidth_bytes_per_s / e;
+  }
+  if (aligned) return peers;
+  const double g = torus_chips(group);
+  TorusTopology line = t;
+  for (std::size_t i = 0; i < t.count; ++i) line.dimensions[i].chips = 1;
+  line.dimensions[0] = TorusDimension{torus_chips(t) / g, false, t.dimensions[0].link_bandwidth_bytes_per_s / g};
+  return line;
+}
+
+TorusTopology torus_strided_group(const TorusTopology& t, double stride, double ranks) {
+  const TorusTopology block = torus_group(t, stride * ranks);
+  return torus_peers(block, torus_group(block, stride));
+}
+
+TorusTopology node_torus(double x, double y, double z, double chip_link_bandwidth_bytes_per_s) {
+  std::array<double, kMaxTorusDimensions> chips{};
+  std::size_t count = 0;
+  for (const double d : {x, y, z}) {
+    if (d > 0) chips[count++] = d;
+  }
+  if (count == 0) return TorusTopology{};
+  return make_torus(chips, count, chip_link_bandwidth_bytes_per_s / (2.0 * static_cast<double>(count)));
+}
+
+double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f) {
+  return torus_reduce_scatter_s(bytes, intra, f.intra_alpha_s) +
+         ring_all_reduce_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
+         torus_all_gather_s(bytes, intra, f.intra_alpha_s);
+}
+
+}  // namespace dsx

@@ -1,0 +1,103 @@
+// Collectives on a torus (TPU ICI, Trainium NeuronLink): the costs of reduce-scatter, all-gather,
+// all-reduce and all-to-all for a group laid out on a k-dimensional torus or mesh of chips whose
+// neighbours are joined by point-to-point links, instead of the switched domain of
+// engine/collectives.hpp, where every member reaches every other at the full per-chip bandwidth.
+//
+// Sources:
+//  - Multi-dimensional ring all-reduce: reduce-scatter along each dimension in turn, each step on a
+//    1/n-th of the previous step's data, then all-gather back in the reverse order (the "2-D torus
+//    all-reduce" of Ying et al., "Image Classification at Supercomputer Scale", arXiv:1811.06992,
+//    which sums ResNet-50's gradients on a 1,024-chip TPU v3 pod). dsx's schedule splits the data
+//    into one part per dimension, each part taking the dimensions in a rotated order, so that every
+//    dimension's links are busy in every phase; parts move in lockstep, so a phase lasts as long as
+//    its slowest part. On a wrapped torus of equal dimensions this reaches the bandwidth-optimal
+//    (N - 1) / N x bytes / (chip bandwidth) of Patarasuk and Yuan (engine/collectives.hpp) per
+//    reduce-scatter.
+//  - One dimension is a bidirectional ring: with wraparound, two rings (one per direction) each carry
+//    half the data, so the ring runs at twice the one-way link bandwidth ("How to Scale Your Model",
+//    jax-ml.github.io/scaling-book, part 3, as its collectives playground at
+//    scaling-book-viz.aronteh.com tabulates it: AllGather and ReduceScatter bytes / W_ici, AllReduce
+//    2 bytes / W_ici, AllToAll bytes / (4 W_ici), W_ici the bidirectional link bandwidth). Without
+//    wraparound (a line, or a dimension of two chips) the ring's forward and return halves share the
+//    two directions of each link, so it runs at the one-way link bandwidth (dsx's reading of a ring
+//    embedded in a line). Each phase costs (n - 1) / n x bytes / ring bandwidth + (n - 1) alpha
+//    (Thakur et al. 2005, per dimension), alpha being one neighbour hop.
+//  - All-to-all: the larger of the injection bound (every chip sends (N - 1) / N of its buffer over
+//    its links) and the bisection bound: cutting the torus across dimension d into halves of N a and
+//    N (1 - a) chips (a = floor(n_d / 2) / n_d) sends N a (1 - a) x S bytes each way across the cut,
+//    which has N / n_d links (2 N / n_d with wraparound) of one-way bandwidth B (the AllToAll bytes /
+//    (4 W_ici) above is this bound for one wrapped dimension). Latency: the (N - 1) pairwise steps of the
+//    switched model, each one message; the extra router hops of multi-hop messages are not counted.
+//  - Bisection bandwidth: the smallest such cut, one way. Google Cloud TPU documentation: a TPU v6e
+//    pod (2D torus, 256 chips, 4 ICI ports at 800 GBps bidirectional per chip) has 3.2 TB/s of
+//    bisection bandwidth and 102.4 TB/s of all-reduce bandwidth; v5e 1.6 TB/s and 51.2 TB/s.
+//
+// A group of r chips inside a larger torus (a TP or expert-parallel group of a pod) is a block of
+// the torus: per dimension an extent that divides that dimension, wrapping only where it spans a
+// wrapped dimension whole. Of the blocks of r chips, the one whose all-reduce is fastest is taken
+// (the layout a compiler choosing the device mesh would pick); where no block has r chips the group
+// is a line of r chips. The peers of such a block (a data-parallel group, one chip per block) form
+// the complementary strided torus: n_d / e_d chips per dimension, each ring hop crossing e_d links
+// that the e_d interleaved groups share, so each sees B / e_d.
+//
+// Units: bytes, seconds, one-way bandwidths in bytes per second; a link's bandwidth is per
+// direction, as for NVLink in engine/collectives.hpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "engine/collectives.hpp"
+
+namespace dsx {
+
+inline constexpr std::size_t kMaxTorusDimensions = 3;
+
+struct TorusDimension {
+  double chips = 1;
+  bool wraparound = true;
+  double link_bandwidth_bytes_per_s = 0;  // one neighbour link, one way
+};
+
+struct TorusTopology {
+  std::array<TorusDimension, kMaxTorusDimensions> dimensions{};
+  std::size_t count = 0;  // dimensions in use
+};
+
+// A torus of `count` dimensions of `chips[i]` chips each, every link at `link_bandwidth_bytes_per_s`.
+TorusTopology make_torus(const std::array<double, kMaxTorusDimensions>& chips, std::size_t count,
+                         double link_bandwidth_bytes_per_s, bool wraparound = true);
+
+double torus_chips(const TorusTopology& t);
+// One chip's sending bandwidth along dimension d as a bidirectional ring (0 for a dimension of one).
+double torus_ring_bandwidth_bytes_per_s(const TorusDimension& d);
+// The smallest one-way bandwidth across a cut of the torus into halves.
+double torus_bisection_bandwidth_bytes_per_s(const TorusTopology& t);
+
+// `bytes` as in engine/collectives.hpp: the full buffer for reduce-scatter and all-gather, the
+// reduced buffer for all-reduce, one rank's buffer for all-to-all. alpha_s is one neighbour hop.
+double torus_reduce_scatter_s(double bytes, const TorusTopology& t, double alpha_s);
+double torus_all_gather_s(double bytes, const TorusTopology& t, double alpha_s);
+double torus_all_reduce_s(double bytes, const TorusTopology& t, double alpha_s);
+double torus_all_to_all_s(double bytes_per_rank, const TorusTopology& t, double alpha_s);
+
+// The block of `ranks` chips of `t` a group is laid out on (see above); `ranks` >= the torus's chips
+// gives the whole torus.
+TorusTopology torus_group(const TorusTopology& t, double ranks);
+// The strided torus of the peers of `group` (one chip per block of `group`'s shape) inside `t`.
+TorusTopology torus_peers(const TorusTopology& t, const TorusTopology& group);
+// A group of `ranks` chips `stride` apart in rank order (the data-parallel peers of TP groups of
+// `stride` chips): the peers of a `stride`-chip block inside the block of stride x ranks chips.
+TorusTopology torus_strided_group(const TorusTopology& t, double stride, double ranks);
+
+// The torus of a node whose solver parameters torus_x, torus_y, torus_z give its chips per
+// dimension (0 = no such dimension; all 0: count 0, a switched node), wrapped in each, the chip's
+// one-way accelerator link shared evenly by its 2 x dimensions neighbour links (a v6e chip's 4 ICI
+// ports, a Trn2 chip's 4 NeuronLink-v3 links, a v5p chip's 6 in a 3D torus).
+TorusTopology node_torus(double x, double y, double z, double chip_link_bandwidth_bytes_per_s);
+
+// engine/collectives.hpp's hierarchical all-reduce with its reduce-scatter and all-gather inside a
+// node on the torus group `intra` instead of a switch; f.gpus_per_node is intra's chip count.
+double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f);
+
+}  // namespace dsx
