@@ -250,17 +250,64 @@ void ChunkSelector::offer(std::uint64_t point, PointResult r, std::span<const do
 bool ChunkSelector::dominated_by_kept_front(std::uint64_t group) const {
   if (bounds_ == nullptr) return false;
   const auto it = bounds_->fronts.find(group);
-  if (it == bounds_->fronts.end()) return false;
-  const std::size_t k = objective_values_.size();
-  const std::vector<double>& kept = it->second;
-  for (std::size_t at = 0; at + k <= kept.size(); at += k) {
+  return it != bounds_->fronts.end() && it->second.dominates(objective_values_);
+}
+
+namespace {
+
+double oriented(double v, Direction d) { return d == Direction::maximize ? -v : v; }
+
+}  // namespace
+
+void KeptFront::assign(std::span<const double> values, std::span<const Direction> directions) {
+  directions_.assign(directions.begin(), directions.end());
+  first_.clear();
+  best_second_.clear();
+  probes_.clear();
+  const std::size_t k = directions.size();
+  if (k == 0 || values.empty()) return;
+  const std::size_t points = values.size() / k;
+  if (k == 2) {
+    std::vector<std::pair<double, double>> xy;
+    xy.reserve(points);
+    for (std::size_t p = 0; p < points; ++p) {
+      xy.emplace_back(oriented(values[2 * p], directions[0]), oriented(values[2 * p + 1], directions[1]));
+    }
+    std::sort(xy.begin(), xy.end());
+    for (const auto& [x, y] : xy) {
+      first_.push_back(x);
+      best_second_.push_back(best_second_.empty() ? y : std::min(best_second_.back(), y));
+    }
+    return;
+  }
+  const std::size_t probes = std::min(points, kFrontProbes);
+  for (std::size_t i = 0; i < probes; ++i) {
+    const std::size_t p = i * points / probes;
+    for (std::size_t j = 0; j < k; ++j) probes_.push_back(oriented(values[p * k + j], directions[j]));
+  }
+}
+
+bool KeptFront::dominates(std::span<const double> values) const {
+  const std::size_t k = directions_.size();
+  if (k == 0 || values.size() != k) return false;
+  for (const double v : values) {
+    if (std::isnan(v)) return false;  // the front leaves it out in any case
+  }
+  if (k == 2) {
+    if (first_.empty()) return false;
+    const double x = oriented(values[0], directions_[0]), y = oriented(values[1], directions_[1]);
+    // A point no worse in x and better in y, or better in x and no worse in y.
+    const auto no_worse = static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), x) - first_.begin());
+    if (no_worse > 0 && best_second_[no_worse - 1] < y) return true;
+    const auto better = static_cast<std::size_t>(std::lower_bound(first_.begin(), first_.end(), x) - first_.begin());
+    return better > 0 && best_second_[better - 1] <= y;
+  }
+  for (std::size_t at = 0; at + k <= probes_.size(); at += k) {
     bool no_worse = true, better = false;
     for (std::size_t j = 0; j < k && no_worse; ++j) {
-      const double a = kept[at + j], b = objective_values_[j];
-      const bool a_better = rules_.directions[j] == Direction::maximize ? a > b : a < b;
-      const bool a_worse = rules_.directions[j] == Direction::maximize ? a < b : a > b;
-      no_worse = !a_worse && !std::isnan(b);
-      better = better || a_better;
+      const double a = probes_[at + j], b = oriented(values[j], directions_[j]);
+      no_worse = a <= b;
+      better = better || a < b;
     }
     if (no_worse && better) return true;
   }

@@ -60,11 +60,28 @@ struct KeepRules {
   std::vector<AssertionMatch> assertion_where;
 };
 
+// A front the keeper holds, arranged to tell quickly whether one of its points strictly dominates a
+// candidate: with two objectives, the points sorted by the first (oriented so smaller is better) with
+// the running minimum of the second, two binary searches per query; with more, up to kFrontProbes of
+// its points spread along it, each checked (any subset of a front is an exact filter, only a weaker one).
+class KeptFront {
+ public:
+  static constexpr std::size_t kFrontProbes = 32;
+  void assign(std::span<const double> values, std::span<const Direction> directions);
+  bool dominates(std::span<const double> values) const;
+
+ private:
+  std::vector<Direction> directions_;
+  std::vector<double> first_;        // two objectives: oriented first objective, ascending
+  std::vector<double> best_second_;  // the least oriented second objective over first_[0..i]
+  std::vector<double> probes_;       // more objectives: k values per probe point
+};
+
 // Bounds read from the keeper's sets: a point that does not beat them cannot enter.
 struct KeptBounds {
   std::vector<std::optional<Ranked>> top_k_last;  // per objective: the k-th best kept, once k are kept
   std::optional<SampleKey> sample_last;           // the largest kept key, once `sample` are kept
-  std::map<std::uint64_t, std::vector<double>> fronts;  // per group: the kept front's values, k per point
+  std::map<std::uint64_t, KeptFront> fronts;  // per Pareto group
 };
 
 // What a chunk (or the rows of a store being resumed) hands the keeper: its counts and the points

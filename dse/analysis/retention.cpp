@@ -174,8 +174,7 @@ void RowKeeper::prepare(SweepBlock& block) {
   for (std::size_t j = 0; j < s.best.size(); ++j) {
     if (s.rules->top_k > 0 && s.best[j].size() == s.rules->top_k) bounds.top_k_last[j] = s.best[j].back();
   }
-  for (auto& [group, values] : bounds.fronts) values.clear();
-  for (const auto& [group, archive] : s.archives) bounds.fronts[group] = archive.values;
+  for (const auto& [group, archive] : s.archives) bounds.fronts[group].assign(archive.values, s.rules->directions);
   bounds.sample_last.reset();
   if (s.rules->sample > 0 && s.sample_heap.size() == s.rules->sample) bounds.sample_last = s.sample_heap.front();
 }

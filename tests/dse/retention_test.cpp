@@ -276,6 +276,56 @@ TEST_F(Retention, APreparedBlockGivesTheChangesOfOneTheKeeperReducesItself) {
   EXPECT_EQ(change.added.point_index, want.added.point_index);
 }
 
+// A kept front answers "strictly dominated?" as a scan over all its points would: exactly with two
+// objectives (ties included), never wrongly with more.
+TEST(KeptFront, DominanceMatchesAScanOfTheFront) {
+  const auto dominated_by = [](const std::vector<double>& front, std::size_t k, const std::vector<Direction>& dirs,
+                               const std::vector<double>& v) {
+    for (std::size_t at = 0; at < front.size(); at += k) {
+      bool no_worse = true, better = false;
+      for (std::size_t j = 0; j < k; ++j) {
+        const double a = dirs[j] == Direction::maximize ? -front[at + j] : front[at + j];
+        const double b = dirs[j] == Direction::maximize ? -v[j] : v[j];
+        no_worse = no_worse && a <= b;
+        better = better || a < b;
+      }
+      if (no_worse && better) return true;
+    }
+    return false;
+  };
+  std::uint64_t state = 12345;
+  const auto next = [&] {  // a few distinct values, so ties are common
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state >> 33) % 20);
+  };
+  for (const std::size_t k : {std::size_t{2}, std::size_t{3}}) {
+    const std::vector<Direction> dirs = k == 2 ? std::vector<Direction>{Direction::minimize, Direction::maximize}
+                                               : std::vector<Direction>{Direction::minimize, Direction::maximize,
+                                                                        Direction::minimize};
+    std::vector<double> all;
+    for (int p = 0; p < 200; ++p) {
+      for (std::size_t j = 0; j < k; ++j) all.push_back(next());
+    }
+    std::vector<double> front;
+    for (const std::size_t r : pareto_front(all, dirs)) front.insert(front.end(), all.begin() + r * k, all.begin() + (r + 1) * k);
+    retention::KeptFront kept;
+    kept.assign(front, dirs);
+    std::size_t agree = 0, found = 0;
+    for (int q = 0; q < 2000; ++q) {
+      std::vector<double> v(k);
+      for (double& x : v) x = next();
+      const bool scan = dominated_by(front, k, dirs, v);
+      const bool fast = kept.dominates(v);
+      if (fast) EXPECT_TRUE(scan);  // never a point the front does not dominate
+      if (k == 2) EXPECT_EQ(fast, scan);
+      agree += fast == scan;
+      found += fast;
+    }
+    EXPECT_GT(found, 100U) << k;
+    if (k == 2) EXPECT_EQ(agree, 2000U);
+  }
+}
+
 TEST_F(Retention, ASampleKeepsExactlyItsSizeSpreadOverTheGrid) {
   const ResolvedStudy study = load(std::string(kStudy) + "keep: {sample: 100}\n");
   const Swept s = sweep(study, 64, 1);
