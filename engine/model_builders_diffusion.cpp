@@ -99,6 +99,21 @@ struct DiffusionBuilder {
     elementwise(p + "residual_add", 1, out, 2, r);
     elementwise(p + "output_scale", 1, out, 1, r);
   }
+  // diffusers Upsample2D: nearest-neighbour x2, then conv 3x3; returns the new side.
+  std::uint64_t upsample(const std::string& p, std::uint64_t size, std::uint64_t channels, std::uint32_t r) {
+    const double hw = static_cast<double>(size * size), C = static_cast<double>(channels);
+    ops.push_back(make_op(p + "upsample_nearest", OpKind::memory, 0, hw * C, 4 * hw * C, 0, r));
+    conv(p + "upsample_conv3x3", 2 * size, channels, channels, 3, 1, r);
+    return 2 * size;
+  }
+  // The output head of the UNet and of the VAE decoder: GroupNorm, SiLU, conv 3x3 to `out` channels.
+  void output_head(const std::string& p, std::uint64_t size, std::uint64_t channels, std::uint64_t out,
+                   std::uint32_t r) {
+    const double n = static_cast<double>(size * size * channels);
+    norm(p + "conv_norm_out", n, static_cast<double>(channels), r);
+    elementwise(p + "conv_act_silu", 4, n, 1, r);
+    conv(p + "conv_out_3x3", size, channels, out, 3, 1, r);
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -285,17 +300,9 @@ double append_unet(std::vector<Op>& ops, std::uint64_t latent) {
       channels = kChannels[level];
       if (kTransformerLayers[level] > 0) transformer(q + "transformer_", size, channels, kTransformerLayers[level]);
     }
-    if (i < 2) {
-      const double C = static_cast<double>(channels), hw = static_cast<double>(size * size);
-      ops.push_back(make_op(p + "upsample_nearest", OpKind::memory, 0, hw * C, 4 * hw * C, 0, 1));
-      size *= 2;
-      b.conv(p + "upsample_conv3x3", size, channels, channels, 3, 1, 1);
-    }
+    if (i < 2) size = b.upsample(p, size, channels, 1);
   }
-  const double n = static_cast<double>(size * size * channels);
-  b.norm("unet_conv_norm_out", n, static_cast<double>(channels), 1);
-  b.elementwise("unet_conv_act_silu", 4, n, 1, 1);
-  b.conv("unet_conv_out_3x3", size, channels, 4, 3, 1, 1);
+  b.output_head("unet_", size, channels, 4, 1);
   return params;
 }
 
@@ -322,17 +329,9 @@ double append_vae_decoder(std::vector<Op>& ops, std::uint64_t latent) {
     b.resnet(p + "resnet0_", size, channels, kUpChannels[i], 0, 1);
     channels = kUpChannels[i];
     b.resnet(p + "resnet_", size, channels, channels, 0, 2);
-    if (i < 3) {
-      const double hw = static_cast<double>(size * size), C = static_cast<double>(channels);
-      ops.push_back(make_op(p + "upsample_nearest", OpKind::memory, 0, hw * C, 4 * hw * C, 0, 1));
-      size *= 2;
-      b.conv(p + "upsample_conv3x3", size, channels, channels, 3, 1, 1);
-    }
+    if (i < 3) size = b.upsample(p, size, channels, 1);
   }
-  const double n = static_cast<double>(size * size * channels);
-  b.norm("vae_conv_norm_out", n, static_cast<double>(channels), 1);
-  b.elementwise("vae_conv_act_silu", 4, n, 1, 1);
-  b.conv("vae_conv_out_3x3", size, channels, 3, 3, 1, 1);
+  b.output_head("vae_", size, channels, 3, 1);
   return params;
 }
 

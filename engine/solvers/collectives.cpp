@@ -101,27 +101,22 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
   const bool on_torus = torus.count > 0;
   if (on_torus && g > torus_chips(torus)) return {PointStatus::infeasible, exceeds_torus};
   const TorusTopology group = on_torus ? torus_group(torus, g) : TorusTopology{};
+  // Nodes of g ranks, one NIC each; a torus node's in-node phase runs on its torus instead.
+  HierarchicalFabric nodes;
+  nodes.gpus_per_node = g;
+  nodes.intra_bandwidth_bytes_per_s = intra;
+  nodes.intra_alpha_s = alpha_in;
+  nodes.nic_bandwidth_bytes_per_s = fabric;
+  nodes.nics_per_node = g;
+  nodes.inter_alpha_s = alpha_out;
   double t = 0;
   bool tree_used = false;
   switch (op) {
     case all_reduce:
       if (on_torus) {
-        HierarchicalFabric f;
-        f.gpus_per_node = g;
-        f.intra_alpha_s = alpha_in;
-        f.nic_bandwidth_bytes_per_s = fabric;
-        f.nics_per_node = g;
-        f.inter_alpha_s = alpha_out;
-        t = multi_node ? torus_hierarchical_all_reduce_s(S, n / g, group, f) : torus_all_reduce_s(S, group, alpha_in);
+        t = multi_node ? torus_hierarchical_all_reduce_s(S, n / g, group, nodes) : torus_all_reduce_s(S, group, alpha_in);
       } else if (multi_node) {
-        HierarchicalFabric f;
-        f.gpus_per_node = g;
-        f.intra_bandwidth_bytes_per_s = intra;
-        f.intra_alpha_s = alpha_in;
-        f.nic_bandwidth_bytes_per_s = fabric;
-        f.nics_per_node = g;
-        f.inter_alpha_s = alpha_out;
-        t = hierarchical_all_reduce_s(S, n / g, f);
+        t = hierarchical_all_reduce_s(S, n / g, nodes);
       } else {
         const double by_ring = ring_all_reduce_s(S, n, intra, alpha_in);
         const double by_tree = tree_all_reduce_s(S, n, intra, alpha_in);
