@@ -14,6 +14,7 @@
 #include "dse/catalog.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/grid.hpp"
+#include "dse/quantity.hpp"
 #include "dse/results.hpp"
 #include "dse/study.hpp"
 #include "engine/registry.hpp"
@@ -55,6 +56,50 @@ std::string yaml_quote(const std::string& s) {
 
 std::string show(double value, std::string_view name, Dimension dimension) {
   return format_quantity(value, describe_quantity(name, dimension));
+}
+
+// What a study may give a solver parameter, its default and its range, as `dsx catalog solvers`
+// lists them.
+struct ParamFacts {
+  std::string kind;
+  std::string default_value;  // "required" when a study must give it
+  std::string range;          // numbers with bounds; empty otherwise
+};
+
+ParamFacts param_facts(const ParamSpec& p) {
+  ParamFacts f;
+  switch (p.kind) {
+    case ParamKind::hardware: f.kind = "hardware id"; break;
+    case ParamKind::model: f.kind = p.has_default ? "model id or none" : "model id"; break;
+    case ParamKind::precision: f.kind = "precision"; break;
+    case ParamKind::choice: {
+      std::vector<std::string> names(p.choices.begin(), p.choices.end());
+      f.kind = fmt::format("one of {}", fmt::join(names, ", "));
+      break;
+    }
+    case ParamKind::number: {
+      const std::string phrase = dimension_phrase(p.dimension);  // "a bandwidth": the article goes
+      f.kind = phrase.substr(phrase.find(' ') + 1);
+      break;
+    }
+  }
+  if (p.integer) f.kind += " (integer)";
+  if (!p.has_default) {
+    f.default_value = "required";
+  } else if (p.kind == ParamKind::model) {
+    f.default_value = std::string(kNoCatalogEntry);
+  } else if (p.kind == ParamKind::choice) {
+    f.default_value = std::string(p.choices[static_cast<std::size_t>(p.default_value)]);
+  } else if (p.kind == ParamKind::precision) {
+    f.default_value = std::string(precision_name(kAllPrecisions[static_cast<std::size_t>(p.default_value)]));
+  } else {
+    f.default_value = exact_quantity_label(p.default_value, p.dimension);
+  }
+  if (p.kind == ParamKind::number && p.max_value > p.min_value) {
+    f.range = fmt::format("{}{}, {}]", p.min_exclusive ? "(" : "[", exact_quantity_label(p.min_value, p.dimension),
+                          exact_quantity_label(p.max_value, p.dimension));
+  }
+  return f;
 }
 
 }  // namespace
@@ -197,7 +242,11 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["name"] = std::string(s->name());
       entry["description"] = std::string(s->description());
       for (const ParamSpec& p : s->params()) {
-        entry["params"].push_back({{"name", std::string(p.name)}, {"description", std::string(p.description)}});
+        const ParamFacts f = param_facts(p);
+        nlohmann::ordered_json param = {{"name", std::string(p.name)}, {"description", std::string(p.description)},
+                                        {"kind", f.kind}, {"default", f.default_value}};
+        if (!f.range.empty()) param["range"] = f.range;
+        entry["params"].push_back(param);
       }
       for (const MetricSpec& m : s->metrics()) {
         entry["metrics"].push_back({{"name", std::string(m.name)}, {"description", std::string(m.description)}});
@@ -408,7 +457,11 @@ int catalog_command(const std::vector<std::string>& args) {
     fmt::print("solvers ({} entries)\n", all_solvers().size());
     for (const Solver* s : all_solvers()) {
       fmt::print("  {:<16} {}\n    parameters:\n", s->name(), s->description());
-      for (const ParamSpec& p : s->params()) fmt::print("      {:<20} {}\n", p.name, p.description);
+      for (const ParamSpec& p : s->params()) {
+        const ParamFacts f = param_facts(p);
+        fmt::print("      {:<20} {}\n{:<28}{}; default {}{}\n", p.name, p.description, "", f.kind, f.default_value,
+                   f.range.empty() ? "" : "; " + f.range);
+      }
       fmt::print("    metrics:\n");
       for (const MetricSpec& m : s->metrics()) fmt::print("      {:<36} {}\n", m.name, m.description);
     }

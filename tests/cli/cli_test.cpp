@@ -1,5 +1,7 @@
 // End-to-end checks of the dsx binary as a user runs it.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -252,6 +254,29 @@ TEST(Cli, CatalogListsBundlesWithTheirValuesAndSources) {
     return out;
   }();
   EXPECT_NE(compact.find("\"topology\":{\"torus\":[4,4,4]}"), std::string::npos);
+}
+
+TEST(Cli, CatalogSolversShowEachParametersKindDefaultAndRange) {
+  const Result text = dsx("catalog solvers");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("count (integer); default 2048; [1, 10000000]"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("model id or none; default none"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("one of continuous, static; default continuous"), std::string::npos) << text.out;
+  const Result json = dsx("catalog solvers --json");
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const auto parsed = nlohmann::json::parse(json.out);
+  bool found = false;
+  for (const auto& solver : parsed.at("solvers")) {
+    if (solver.at("name") != "serving") continue;
+    for (const auto& param : solver.at("params")) {
+      if (param.at("name") != "prompt_tokens") continue;
+      found = true;
+      EXPECT_EQ(param.at("kind"), "count (integer)");
+      EXPECT_EQ(param.at("default"), "2048");
+      EXPECT_EQ(param.at("range"), "[1, 10000000]");
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Cli, CatalogListsSources) {
