@@ -91,7 +91,6 @@ class KeeperChunks final : public BlockPrework {
 struct RowKeeper::State {
   std::shared_ptr<KeeperShared> shared;
   const retention::KeepRules* rules = nullptr;
-  std::vector<double> objective_values;  // scratch, one per objective
 
   // Front archives, one per group.
   struct Archive {
@@ -146,7 +145,6 @@ RowKeeper::RowKeeper(const ResolvedStudy& study, const Grid& grid)
     counts_.constraint_violations.assign(a.constraints.size(), 0);
     counts_.filtered_out.assign(a.filters.size(), 0);
     counts_.assertions.assign(a.assertions.size(), AssertionCount{});
-    s.objective_values.assign(study.objectives.size(), 0);
     s.best.assign(study.objectives.size(), {});
     s.best_candidates.assign(study.objectives.size(), {});
   }
