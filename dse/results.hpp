@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct ResultTable {
   const std::string& label(std::size_t row, std::size_t a) const {
     return axis_labels[row * axis_names.size() + a];
   }
+  // Adds metric columns after the existing ones, NaN in every row. The rows are widened in place,
+  // last row first, so a table whose `metrics` vector already has the capacity (see
+  // ResultStore::read_results) is never held twice.
+  void append_metric_columns(std::span<const std::string> names);
+  // Keeps only the metric columns `keep` (ascending column indices), in place, first row first.
+  void keep_metric_columns(std::span<const std::size_t> keep);
   int axis_column(std::string_view name) const;    // -1 when absent
   int metric_column(std::string_view name) const;  // -1 when absent
 };

@@ -489,7 +489,7 @@ void ResultStore::clear_insert_bindings() noexcept {
   sqlite3_clear_bindings(insert_many_);
 }
 
-ResultTable ResultStore::read_results() const {
+ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
   ResultTable t;
   {
     Stmt s(prepare("SELECT text FROM reasons ORDER BY reason_index"));
@@ -506,7 +506,7 @@ ResultTable ResultStore::read_results() const {
   t.axis_labels.reserve(expected_rows * axis_names_.size());
   t.status.reserve(expected_rows);
   t.status_detail.reserve(expected_rows);
-  t.metrics.reserve(expected_rows * metric_names_.size());
+  t.metrics.reserve(expected_rows * (metric_names_.size() + spare_metric_columns));
 
   std::string sql = "SELECT point_index";
   for (const auto& a : axis_names_) sql += ", " + quote_identifier(a);

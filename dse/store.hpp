@@ -139,8 +139,10 @@ class ResultStore {
   void commit_block(const ResultTable& added, std::span<const std::uint64_t> removed,
                     std::span<const std::pair<std::string, std::string>> meta);
 
-  // The whole results table in point_index order, with its column names and reasons.
-  ResultTable read_results() const;
+  // The whole results table in point_index order, with its column names and reasons. The metrics
+  // vector has room for `spare_metric_columns` more columns (ResultTable::append_metric_columns
+  // then widens it in place; capacity never written is never resident).
+  ResultTable read_results(std::size_t spare_metric_columns = 0) const;
 
   // The results table one row at a time, for reading a store too large to hold (dsx diff). Rows
   // come ordered by the axis columns `order_by` (SQLite's BINARY text order, which is std::string's),

@@ -109,13 +109,27 @@ std::string results_csv(const ResultTable& table, std::span<const std::size_t> r
   return out;
 }
 
-std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed) {
+void results_csv_pieces(const ResultTable& table, std::span<const FixedInput> fixed,
+                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes) {
   check_shape(table);
   const std::string fixed_text = fixed_fields(fixed);
+  std::string piece;
+  piece.reserve(piece_bytes + 4096);
+  append_header(piece, table, fixed);
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    append_row(piece, table, r, fixed_text);
+    if (piece.size() >= piece_bytes) {
+      sink(piece);
+      piece.clear();
+    }
+  }
+  if (!piece.empty()) sink(piece);
+}
+
+std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed) {
   std::string out;
-  reserve_for(out, table, table.rows(), fixed_text.size());
-  append_header(out, table, fixed);
-  for (std::size_t r = 0; r < table.rows(); ++r) append_row(out, table, r, fixed_text);
+  reserve_for(out, table, table.rows(), fixed_fields(fixed).size());
+  results_csv_pieces(table, fixed, [&out](std::string_view piece) { out += piece; }, 1 << 16);
   return out;
 }
 

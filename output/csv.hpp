@@ -13,10 +13,13 @@
 // must equal the one written by the sweep byte for byte.
 //
 // Text is returned rather than written so that it can be tested; the caller writes it with
-// output/files.hpp write_file_atomic.
+// output/files.hpp write_file_atomic, or, for every row of a large run, takes it in pieces
+// (results_csv_pieces) and appends them to an AtomicFileWriter, so the export never sits in
+// memory whole.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +30,10 @@ namespace dsx {
 
 // Every row of `table`, in table order.
 std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed = {});
+// The same text handed to `sink` in pieces of whole records, each about `piece_bytes` long (the
+// header first, with the first records).
+void results_csv_pieces(const ResultTable& table, std::span<const FixedInput> fixed,
+                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes = 1 << 20);
 // The given rows of `table`, in the order given, under the same header. Throws
 // std::invalid_argument for a row the table does not hold.
 std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows,

@@ -12,33 +12,56 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace dsx {
 
-void write_file_atomic(const std::string& path, std::string_view content) {
-  const std::string tmp = path + ".tmp";
+AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
   // A fresh temporary, never a file or a symbolic link already at its name (left by an interrupted
   // write, or planted): the write cannot land outside the folder of `path`.
-  std::remove(tmp.c_str());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
-  if (f == nullptr) {
+  std::remove(tmp_.c_str());
+  const int fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  file_ = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+  if (file_ == nullptr) {
     const int e = errno;
     if (fd >= 0) ::close(fd);
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
   }
-  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  const int write_errno = errno;
-  if (std::fclose(f) != 0 || !written) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(written ? errno : write_errno));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (file_ == nullptr) return;
+  std::fclose(file_);
+  std::remove(tmp_.c_str());
+}
+
+void AtomicFileWriter::append(std::string_view bytes) {
+  if (file_ == nullptr) throw std::logic_error("AtomicFileWriter: append after commit");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+}
+
+void AtomicFileWriter::commit() {
+  if (file_ == nullptr) throw std::logic_error("AtomicFileWriter: committed twice");
+  std::FILE* f = std::exchange(file_, nullptr);
+  if (std::fclose(f) != 0) {
     const int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
+    std::remove(tmp_.c_str());
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
   }
-  record_written_file(path);
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp_.c_str());
+    throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
+  }
+  record_written_file(path_);
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  AtomicFileWriter file(path);
+  file.append(content);
+  file.commit();
 }
 
 std::string read_file(const std::string& path) {

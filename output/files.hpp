@@ -2,6 +2,7 @@
 // half-written report, and only below the run folder.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,25 @@ namespace dsx {
 // with the path and strerror on failure (disk full, unwritable folder). A file written inside a
 // run folder is added to its ledger (output/run_folder.hpp).
 void write_file_atomic(const std::string& path, std::string_view content);
+
+// The same, for a file written piece by piece (a large export that should never sit in memory
+// whole): append() writes to a fresh temporary sibling, commit() renames it over `path` and adds it
+// to the ledger; a writer destroyed before commit() removes the temporary. Errors as above.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::string path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void append(std::string_view bytes);
+  void commit();
+
+ private:
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+};
 
 // Reads a whole file; throws std::runtime_error with the path when it cannot.
 std::string read_file(const std::string& path);

@@ -17,6 +17,11 @@ bool AnalysedRun::analyses_ran() const {
                      [](const SensitivityRun& s) { return s.analysis.has_value(); });
 }
 
+std::size_t added_metric_columns_bound(const ResolvedStudy& study) {
+  const std::size_t derived = analyses_of(study).derived.size();
+  return derived + (study.calibration ? 2 * (study.solver->metrics().size() + derived) : 0);
+}
+
 AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts) {
   AnalysedRun run;
   run.table = std::move(stored);

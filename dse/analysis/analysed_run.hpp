@@ -53,6 +53,10 @@ struct AnalysedRun {
   bool analyses_ran() const;  // no break-even or sensitivity analysis failed
 };
 
+// The most metric columns analyse_run adds to the stored ones (derived metrics and the 80 % intervals
+// of every solver and derived metric): room to reserve when the rows are read.
+std::size_t added_metric_columns_bound(const ResolvedStudy& study);
+
 // `stored` holds the sweep's rows with the solver's metric columns (ResultStore::read_results).
 // When the sweep kept only some rows (counts->formulas_applied), the constraint and filter counts
 // and the assertions come from `counts`, which saw every point; an assertion's example is then a

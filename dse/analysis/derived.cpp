@@ -192,10 +192,11 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
       throw std::invalid_argument("derived metric '" + d.name + "' is already a column of the results");
     }
   }
-  const std::size_t width = table.metric_names.size();
+  const std::size_t first_derived = table.metric_names.size();
   const std::size_t D = a.derived.size();
-  std::vector<double> metrics;
-  metrics.reserve(rows * (width + D));
+  std::vector<std::string> derived_names;
+  for (const DerivedMetric& d : a.derived) derived_names.push_back(d.name);
+  table.append_metric_columns(derived_names);
   for (const RowRule& c : a.constraints) table.reasons.push_back(constraint_reason(c));
 
   PointFormulas formulas(study);
@@ -207,16 +208,16 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
     for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
     const bool ok = table.status[r] == PointStatus::ok;
     formulas.load(in, solver_metrics, ok);
-    const auto row_begin = table.metrics.begin() + static_cast<std::ptrdiff_t>(r * width);
-    metrics.insert(metrics.end(), row_begin, row_begin + static_cast<std::ptrdiff_t>(width));
-    for (std::size_t d = 0; d < D; ++d) metrics.push_back(formulas.derived(d));
+    const auto derived_begin =
+        table.metrics.begin() + static_cast<std::ptrdiff_t>(r * table.metric_names.size() + first_derived);
+    for (std::size_t d = 0; d < D; ++d) derived_begin[static_cast<std::ptrdiff_t>(d)] = formulas.derived(d);
     if (ok) {
       if (const auto c = formulas.broken_constraint()) {
         table.status[r] = PointStatus::infeasible;
         table.status_detail[r] = constraint_reason(a.constraints[*c]);
         ++out.constraint_violations[*c];
         // Like every infeasible row, it has no derived metric.
-        std::fill(metrics.end() - static_cast<std::ptrdiff_t>(D), metrics.end(), std::numeric_limits<double>::quiet_NaN());
+        std::fill(derived_begin, derived_begin + static_cast<std::ptrdiff_t>(D), std::numeric_limits<double>::quiet_NaN());
       }
     }
     if (const auto f = formulas.failed_filter()) {
@@ -225,8 +226,6 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
       out.kept.push_back(r);
     }
   }
-  for (const DerivedMetric& d : a.derived) table.metric_names.push_back(d.name);
-  table.metrics = std::move(metrics);
   return out;
 }
 

@@ -253,7 +253,21 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
     if (rules.covers(m)) covered.push_back(m);
   }
   const std::size_t W = covered.size() + D;
-  std::vector<double> low(rows * W, kNaN), high(rows * W, kNaN);
+  std::vector<std::string> names;
+  for (const std::size_t m : covered) names.emplace_back(solver.metrics()[m].name);
+  for (const DerivedMetric& d : analyses.derived) names.push_back(d.name);
+  std::vector<std::string> added;
+  for (const std::string& n : names) {
+    added.push_back(interval_low_name(n));
+    added.push_back(interval_high_name(n));
+  }
+  // The interval columns are filled in place: [p10, p90] of the covered solver metrics, then of every
+  // derived metric; those of a derived metric that varies nowhere are dropped at the end.
+  const std::size_t first = table.metric_names.size();
+  table.append_metric_columns(added);
+  const std::size_t width = table.metric_names.size();
+  const auto low = [&](std::size_t r, std::size_t i) -> double& { return table.metrics[r * width + first + 2 * i]; };
+  const auto high = [&](std::size_t r, std::size_t i) -> double& { return table.metrics[r * width + first + 2 * i + 1]; };
   std::vector<bool> derived_varies(D, false);
 
   std::optional<PointFormulas> formulas;
@@ -285,8 +299,8 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
       any = true;
       const IntervalFactors f = interval_factors(*choice[m]->regime, choice[m]->orientation);
       domain[m] = domain_of(solver, in, m, metrics[m]);
-      low[r * W + i] = domain[m].clamp(metrics[m] * f.low);
-      high[r * W + i] = domain[m].clamp(metrics[m] * f.high);
+      low(r, i) = domain[m].clamp(metrics[m] * f.low);
+      high(r, i) = domain[m].clamp(metrics[m] * f.high);
     }
     if (!any || D == 0) continue;
     for (std::size_t d = 0; d < D; ++d) {
@@ -306,47 +320,30 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
       const double hi = samples[kIntervalDraws - 1 - kIntervalDraws / 10];
       if (!std::isfinite(lo) || !std::isfinite(hi)) continue;
       if (hi - lo <= 1e-12 * std::max(std::fabs(lo), std::fabs(hi))) continue;  // does not depend on them
-      low[r * W + covered.size() + d] = lo;
-      high[r * W + covered.size() + d] = hi;
+      low(r, covered.size() + d) = lo;
+      high(r, covered.size() + d) = hi;
       derived_varies[d] = true;
     }
   }
   // Columns: covered solver metrics, then the derived metrics that vary somewhere.
   std::vector<std::size_t> keep;
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < covered.size(); ++i) {
-    keep.push_back(i);
-    names.emplace_back(solver.metrics()[covered[i]].name);
+  std::vector<std::string> kept_names;
+  for (std::size_t c = 0; c < first; ++c) keep.push_back(c);
+  for (std::size_t i = 0; i < W; ++i) {
+    if (i >= covered.size() && !derived_varies[i - covered.size()]) continue;
+    keep.push_back(first + 2 * i);
+    keep.push_back(first + 2 * i + 1);
+    kept_names.push_back(added[2 * i]);
+    kept_names.push_back(added[2 * i + 1]);
   }
-  for (std::size_t d = 0; d < D; ++d) {
-    if (!derived_varies[d]) continue;
-    keep.push_back(covered.size() + d);
-    names.push_back(analyses.derived[d].name);
-  }
-  for (const std::string& n : names) {
-    for (const std::string& col : {interval_low_name(n), interval_high_name(n)}) {
-      if (table.metric_column(col) >= 0) throw std::invalid_argument("the interval column '" + col + "' is already a column of the results");
+  const auto original_end = table.metric_names.begin() + static_cast<std::ptrdiff_t>(first);
+  for (const std::string& col : kept_names) {
+    if (std::find(table.metric_names.begin(), original_end, col) != original_end) {
+      throw std::invalid_argument("the interval column '" + col + "' is already a column of the results");
     }
   }
-  const std::size_t width = table.metric_names.size();
-  std::vector<double> out;
-  out.reserve(rows * (width + 2 * keep.size()));
-  for (std::size_t r = 0; r < rows; ++r) {
-    const auto begin = table.metrics.begin() + static_cast<std::ptrdiff_t>(r * width);
-    out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(width));
-    for (std::size_t i : keep) {
-      out.push_back(low[r * W + i]);
-      out.push_back(high[r * W + i]);
-    }
-  }
-  std::vector<std::string> added;
-  for (const std::string& n : names) {
-    added.push_back(interval_low_name(n));
-    added.push_back(interval_high_name(n));
-  }
-  table.metric_names.insert(table.metric_names.end(), added.begin(), added.end());
-  table.metrics = std::move(out);
-  return added;
+  if (keep.size() < width) table.keep_metric_columns(keep);
+  return kept_names;
 }
 
 }  // namespace dsx

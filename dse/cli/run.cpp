@@ -112,14 +112,16 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   };
   const auto start = Clock::now();
   const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
-  const AnalysedRun analysed = analyse_run(study, store.read_results(), counts ? &*counts : nullptr);
+  const AnalysedRun analysed = analyse_run(study, store.read_results(added_metric_columns_bound(study)), counts ? &*counts : nullptr);
   const ResultTable& all = analysed.table;       // every row, derived columns, constraints applied
   const ResultTable& results = analysed.shown();   // the rows the study's filters keep
   const std::vector<std::size_t>& front = analysed.fronts.rows;
   checkpoint();
   store.write_pareto(point_indices_of(results, front));
   const std::vector<FixedInput> fixed = fixed_inputs(study);
-  write_file_atomic(run_dir + "/results.csv", results_csv(all, fixed));
+  AtomicFileWriter results_file(run_dir + "/results.csv");
+  results_csv_pieces(all, fixed, [&results_file](std::string_view piece) { results_file.append(piece); });
+  results_file.commit();
   write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
   checkpoint();

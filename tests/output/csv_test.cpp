@@ -209,6 +209,28 @@ TEST(CsvTest, ParetoRowsInAscendingOrder) {
   EXPECT_THROW(results_csv(t, std::vector<std::size_t>{3}), std::invalid_argument);
 }
 
+// A large export is handed over in pieces of whole records that add up to the one text.
+TEST(CsvTest, PiecesAreWholeRecordsOfTheSameText) {
+  const ResultTable t = tiny_table();
+  const std::vector<FixedInput> fixed = {{"eta", "0.5"}};
+  for (const std::size_t piece_bytes : {std::size_t{1}, std::size_t{60}, std::size_t{1} << 20}) {
+    std::vector<std::string> pieces;
+    results_csv_pieces(t, fixed, [&pieces](std::string_view p) { pieces.emplace_back(p); }, piece_bytes);
+    std::string joined;
+    for (const std::string& p : pieces) {
+      joined += p;
+      EXPECT_FALSE(parse_csv(p).empty()) << p;  // each piece parses on its own: no record is cut
+    }
+    EXPECT_EQ(joined, results_csv(t, fixed)) << piece_bytes;
+    EXPECT_EQ(pieces.size(), piece_bytes == 1 ? t.rows() : piece_bytes == 60 ? 2u : 1u) << piece_bytes;
+  }
+  ResultTable empty;
+  empty.axis_names = {"a"};
+  std::vector<std::string> pieces;
+  results_csv_pieces(empty, {}, [&pieces](std::string_view p) { pieces.emplace_back(p); }, 1);
+  EXPECT_EQ(pieces, (std::vector<std::string>{"point_index,a,status,detail\n"}));
+}
+
 TEST(CsvTest, EmptyTableIsItsHeader) {
   ResultTable t;
   t.axis_names = {"a"};

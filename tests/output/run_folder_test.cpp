@@ -117,6 +117,31 @@ TEST(RunFolder, FreshNeverRemovesOutsideTheFolderNorThroughALink) {
   EXPECT_TRUE(fs::exists(run + "/" + std::string(kRunFolderLock)));
 }
 
+// A file written in pieces appears whole, or not at all: nothing lands at its name before commit().
+TEST(RunFolder, AFileWrittenInPiecesAppearsOnlyWhenCommitted) {
+  TempDir tmp("run_folder");
+  ASSERT_TRUE(claim_run_folder(tmp.path(), "dsx run a.yaml", WhenHeld::fail).lock);
+  const std::string path = tmp.path() + "/results.csv";
+  write_file_atomic(path, "old");
+  {
+    AtomicFileWriter file(path);
+    file.append("a,b\n");
+    file.append("1,2\n");
+    EXPECT_EQ(read_text(path), "old");
+  }  // abandoned: the temporary goes, the old file stays
+  EXPECT_EQ(read_text(path), "old");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  AtomicFileWriter file(path);
+  file.append("a,b\n");
+  file.append("1,2\n");
+  file.commit();
+  EXPECT_EQ(read_text(path), "a,b\n1,2\n");
+  EXPECT_THROW(file.commit(), std::logic_error);
+  EXPECT_THROW(file.append("x"), std::logic_error);
+  const std::string ledger = read_text(tmp.path() + "/" + std::string(kRunFolderLedger));
+  EXPECT_NE(ledger.find("\nresults.csv\n"), std::string::npos) << ledger;
+}
+
 TEST(RunFolder, AFileOutsideAnyRunFolderIsNotRecorded) {
   TempDir tmp("run_folder");
   write_file_atomic(tmp.path() + "/profile.yaml", "x");
