@@ -152,6 +152,15 @@ TEST(Cli, ValidateAcceptsTheQuickstartAndRejectsAMalformedStudy) {
   EXPECT_NE(bad.out.find("tests/malformed/unknown_key.yaml:"), std::string::npos) << bad.out;
 }
 
+// The benchmark studies README's performance section runs stay valid as the solvers change.
+TEST(Cli, BenchmarkStudiesValidate) {
+  for (const char* study : {"tests/bench/sweep_grid.yaml", "tests/bench/keep_all_report.yaml"}) {
+    const Result r = dsx(std::string("validate ") + study);
+    EXPECT_EQ(r.exit_code, 0) << study << "\n" << r.out;
+  }
+  EXPECT_NE(dsx("validate tests/bench/keep_all_report.yaml").out.find("2,592,000 design points"), std::string::npos);
+}
+
 // Prose that names a decision's choice outright where the computed decision chooses another is a
 // warning, at the claim's line and column, and the study still validates (exit 0).
 TEST(Cli, ValidateWarnsWhenTheProseNamesAChoiceTheDecisionDoesNotMake) {
