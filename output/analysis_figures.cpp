@@ -16,6 +16,7 @@
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
+#include "output/scatter_thinning.hpp"
 
 namespace dsx {
 
@@ -523,8 +524,30 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     if (const auto it = group_of_key.find(key); it != group_of_key.end()) rows_of_group[it->second].push_back(r);
     ++feasible;
   }
-  // More feasible rows than a page can show: every stride-th of each group; the fronts are whole.
-  const std::size_t stride = feasible > kMaxDrawnPoints ? (feasible + kMaxDrawnPoints - 1) / kMaxDrawnPoints : 1;
+  // More feasible rows than a page can show: one of each group per spot (output/scatter_thinning.hpp),
+  // then, if still too many, every stride-th; the fronts are whole.
+  std::size_t feasible_after_spots = feasible;
+  if (feasible > kMaxDrawnPoints) {
+    const auto position = [&](std::size_t r) {
+      const double vx = t.metric(r, static_cast<std::size_t>(cx)), vy = t.metric(r, static_cast<std::size_t>(cy));
+      return std::pair<double, double>{xa.log ? std::log10(vx) : vx, ya.log ? std::log10(vy) : vy};
+    };
+    ScatterSpots spots;
+    for (const std::vector<std::size_t>& rows : rows_of_group) {
+      for (const std::size_t r : rows) {
+        const auto [px, py] = position(r);
+        spots.include(px, py);
+      }
+    }
+    feasible_after_spots = 0;
+    for (std::vector<std::size_t>& rows : rows_of_group) {
+      rows = spots.first_per_spot(rows, position);
+      feasible_after_spots += rows.size();
+    }
+  }
+  const std::size_t stride = feasible_after_spots > kMaxDrawnPoints
+                                 ? (feasible_after_spots + kMaxDrawnPoints - 1) / kMaxDrawnPoints
+                                 : 1;
   std::vector<std::string> clauses;
   const std::string file = gp_string(src.name + ".dat");
   std::size_t block = 0;
@@ -536,7 +559,9 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     const std::string label = join(values, " / ");
     if (block > 0) dat += "\n\n";
     dat += fmt::format("# index {}: {}, feasible rows{}\n", block, label,
-                       stride > 1 ? fmt::format(" (every {})", ordinal(stride)) : "");
+                       feasible_after_spots < feasible
+                           ? fmt::format(" (one per spot{})", stride > 1 ? fmt::format(", then every {}", ordinal(stride)) : "")
+                           : "");
     for (std::size_t i = 0; i < rows_of_group[g].size(); i += stride) {
       const std::size_t r = rows_of_group[g][i];
       dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
@@ -581,10 +606,11 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "Small points are the feasible design points of each group; the line joins the group's Pareto front, "
                 "circles mark the knees.";
-  if (stride > 1) {
-    src.caption += fmt::format(" Thinned for drawing: every {} feasible point of each group ({} of {}); the fronts are "
-                               "drawn whole.",
-                               ordinal(stride), format_grouped(static_cast<double>(src.points)),
+  if (feasible_after_spots < feasible) {
+    src.caption += fmt::format(" Thinned for drawing: one feasible point of each group where several would print as one "
+                               "mark{} ({} of {}); the fronts are drawn whole.",
+                               stride > 1 ? fmt::format(", then every {}", ordinal(stride)) : "",
+                               format_grouped(static_cast<double>(src.points)),
                                format_grouped(static_cast<double>(feasible)));
   }
   std::vector<std::string> sizes;

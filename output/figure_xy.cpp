@@ -16,6 +16,7 @@
 #include "dse/calibration/intervals.hpp"
 #include "dse/pareto.hpp"
 #include "output/gnuplot_text.hpp"
+#include "output/scatter_thinning.hpp"
 
 namespace dsx::figure_parts {
 
@@ -172,13 +173,36 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
       if (!d.rows.empty()) drawn.push_back(std::move(d));
     }
   }
-  // A picture of more points than a page can show is thinned evenly (every k-th point of each
-  // series); the data file keeps what is drawn, the front and knee are always drawn.
+  // A picture of more points than a page can show is thinned; the data file keeps what is drawn, the
+  // front and knee are always drawn. A scatter keeps one point of each series per spot
+  // (output/scatter_thinning.hpp); a line, or a scatter still above the limit, then every k-th point
+  // of each series.
   std::size_t total_points = 0;
   for (const Drawn& d : drawn) total_points += d.rows.size();
+  std::size_t points_after_cells = total_points;
+  if (!is_line && total_points > kMaxDrawnPoints) {
+    const auto position = [&](const Column& y, std::size_t r) {
+      const double xv = row_value(x, study, results, r), yv = row_value(y, study, results, r);
+      return std::pair<double, double>{decl.log_x ? std::log10(xv) : xv, decl.log_y ? std::log10(yv) : yv};
+    };
+    ScatterSpots spots;
+    for (const Drawn& d : drawn) {
+      for (std::size_t r : d.rows) {
+        const auto [px, py] = position(*d.y, r);
+        spots.include(px, py);
+      }
+    }
+    points_after_cells = 0;
+    plotted_rows.clear();
+    for (Drawn& d : drawn) {
+      d.rows = spots.first_per_spot(d.rows, [&](std::size_t r) { return position(*d.y, r); });
+      points_after_cells += d.rows.size();
+      plotted_rows.insert(d.rows.begin(), d.rows.end());
+    }
+  }
   std::size_t stride = 1;
-  if (total_points > kMaxDrawnPoints) {
-    stride = (total_points + kMaxDrawnPoints - 1) / kMaxDrawnPoints;
+  if (points_after_cells > kMaxDrawnPoints) {
+    stride = (points_after_cells + kMaxDrawnPoints - 1) / kMaxDrawnPoints;
     plotted_rows.clear();
     for (Drawn& d : drawn) {
       std::vector<std::size_t> kept;
@@ -465,7 +489,16 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (!key_names.empty() && drawn.size() > 1) text += fmt::format(", one series per {}", join(key_names, " / "));
   if (is_line) text += fmt::format(", joined in order of {}", x.name);
   text += ".";
-  if (stride > 1) {
+  if (points_after_cells < total_points && stride == 1) {
+    text += fmt::format(" Thinned for drawing: {} of {} points, one of each series where several would print as one mark.",
+                        format_grouped(static_cast<double>(src.points)),
+                        format_grouped(static_cast<double>(total_points)));
+  } else if (points_after_cells < total_points) {
+    text += fmt::format(
+        " Thinned for drawing: one point of each series where several would print as one mark, then every {} "
+        "point ({} of {}).",
+        ordinal(stride), format_grouped(static_cast<double>(src.points)), format_grouped(static_cast<double>(total_points)));
+  } else if (stride > 1) {
     text += fmt::format(" Thinned for drawing: every {} point of each series ({} of {}).", ordinal(stride),
                         format_grouped(static_cast<double>(src.points)),
                         format_grouped(static_cast<double>(total_points)));

@@ -26,7 +26,8 @@
 //    Williams, Waterman & Patterson 2009), with its ridge point marked and labelled.
 //  - heatmap: z over two swept parameters, one cell per design point, the value printed in each
 //    cell that fits it, viridis colours; infeasible cells hatched.
-// More than 20,000 points in one scatter or line figure are thinned evenly and the caption says so.
+// More than 20,000 points in one scatter or line figure are thinned and the caption says how: a scatter to
+// one point of each series per spot where several would print as one mark, a line evenly.
 // A figure with nothing to draw still renders, saying so.
 // With `keep_script`, a NAME.gp already in figures/ (the reader's hand edits) is drawn instead of the
 // generated script, NAME.dat still rewritten with the current rows, and the description says so.

@@ -19,8 +19,9 @@
 
 namespace dsx {
 
-// The most points one figure draws, all series together; more are thinned evenly (every k-th
-// point of each series) and the caption says so.
+// The most points one figure draws, all series together; more are thinned (a scatter to one point per
+// spot, output/scatter_thinning.hpp, then, like a line, to every k-th point of each series) and the
+// caption says so.
 inline constexpr std::size_t kMaxDrawnPoints = 20000;
 
 // "1st", "2nd", "3rd", "4th", "11th", "22nd": for captions.

@@ -472,8 +472,9 @@ TEST(Figures, AnEmptyFigureStillRenders) {
   EXPECT_TRUE(fs::exists(figs[0].svg_path));
 }
 
-TEST(Figures, LargeScattersAreThinnedEvenly) {
-  // 25,000 batch sizes on one axis: more than the 20,000 points a figure draws, so every 2nd.
+// n points of batch 1..n on one axis, latency_s from `latency` (of the point's 0-based index).
+template <typename Latency>
+std::pair<ResolvedStudy, ResultTable> batch_sweep(std::size_t n, Latency latency) {
   ResolvedStudy st;
   st.name = "large";
   st.solver = find_solver("inference");
@@ -481,7 +482,6 @@ TEST(Figures, LargeScattersAreThinnedEvenly) {
   ResultTable t;
   t.axis_names = {"batch"};
   for (const MetricSpec& m : st.solver->metrics()) t.metric_names.emplace_back(m.name);
-  const std::size_t n = 25000;
   for (std::size_t i = 0; i < n; ++i) {
     batch.values.push_back({std::to_string(i + 1), static_cast<double>(i + 1)});
     t.point_index.push_back(i);
@@ -489,17 +489,83 @@ TEST(Figures, LargeScattersAreThinnedEvenly) {
     t.status.push_back(PointStatus::ok);
     t.status_detail.emplace_back();
     std::vector<double> m(t.metric_names.size(), 1.0);
-    m[InferenceSolver::latency_s] = 1e-6 * static_cast<double>(i + 1);
+    m[InferenceSolver::latency_s] = latency(i);
     t.metrics.insert(t.metrics.end(), m.begin(), m.end());
   }
   st.axes = {batch};
   st.is_axis[InferenceSolver::batch] = true;
+  return {std::move(st), std::move(t)};
+}
+
+FigureDecl batch_latency_figure(FigureKind kind) {
   FigureDecl d;
   d.name = "large";
-  d.kind = FigureKind::scatter;
+  d.kind = kind;
   d.x = "batch";
   d.y = {"latency_s"};
-  const FigureSource src = build_figure(d, st, t, {});
+  return d;
+}
+
+// A scatter of more points than a figure draws keeps the first point of each spot of a 400 x 300
+// grid over the drawn range (points that would print as one mark), so the whole cloud stays drawn.
+TEST(Figures, LargeScattersKeepOnePointPerSpot) {
+  const std::size_t n = 25002;  // n - 1 = 23 x 1087: no point sits on a cell's edge
+  const auto [st, t] = batch_sweep(n, [](std::size_t i) { return 1e-6 * static_cast<double>(i + 1); });
+  const FigureSource src = build_figure(batch_latency_figure(FigureKind::scatter), st, t, {});
+  // On the diagonal, point i lies in cell (floor(400 i / (n - 1)), floor(300 i / (n - 1))).
+  std::set<std::pair<std::size_t, std::size_t>> cells;
+  std::vector<std::string> first_of_cell;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double f = static_cast<double>(i) / static_cast<double>(n - 1);
+    const std::pair<std::size_t, std::size_t> c{std::min<std::size_t>(399, static_cast<std::size_t>(400 * f)),
+                                                std::min<std::size_t>(299, static_cast<std::size_t>(300 * f))};
+    if (cells.insert(c).second) first_of_cell.push_back(std::to_string(i));
+  }
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), cells.size());
+  EXPECT_GT(rows.size(), 400u);  // every step across x, and the steps up y between them
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i][2], first_of_cell[i]) << i;
+  EXPECT_NE(src.description.find(fmt::format("Thinned for drawing: {} of 25,002 points, one of each series where "
+                                             "several would print as one mark.",
+                                             format_grouped(static_cast<double>(cells.size())))),
+            std::string::npos)
+      << src.description;
+}
+
+// A cloud that covers more spots than a figure draws is then thinned evenly as well.
+TEST(Figures, LargeScattersOfManySpotsAreThenThinnedEvenly) {
+  const std::size_t n = 120000;
+  std::uint64_t state = 12345;
+  std::vector<double> latency(n);
+  for (double& v : latency) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = 1.0 + static_cast<double>(state >> 11) / 9007199254740992.0;  // uniform in [1, 2)
+  }
+  const auto [st, t] = batch_sweep(n, [&latency](std::size_t i) { return latency[i]; });
+  const FigureSource src = build_figure(batch_latency_figure(FigureKind::scatter), st, t, {});
+  const double y_lo = *std::min_element(latency.begin(), latency.end());
+  const double y_hi = *std::max_element(latency.begin(), latency.end());
+  std::set<std::pair<std::size_t, std::size_t>> cells;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double fx = static_cast<double>(i) / static_cast<double>(n - 1), fy = (latency[i] - y_lo) / (y_hi - y_lo);
+    cells.insert({std::min<std::size_t>(399, static_cast<std::size_t>(400 * fx)),
+                  std::min<std::size_t>(299, static_cast<std::size_t>(300 * fy))});
+  }
+  ASSERT_GT(cells.size(), 20000u);
+  const std::size_t stride = (cells.size() + 19999) / 20000;
+  const auto rows = data_rows(src.data);
+  EXPECT_EQ(rows.size(), (cells.size() + stride - 1) / stride);
+  EXPECT_NE(src.description.find(fmt::format("then every {} point ({} of 120,000)", ordinal(stride),
+                                             format_grouped(static_cast<double>(rows.size())))),
+            std::string::npos)
+      << src.description;
+}
+
+TEST(Figures, LargeLinesAreThinnedEvenly) {
+  // 25,000 batch sizes on one axis: more than the 20,000 points a figure draws, so every 2nd.
+  const std::size_t n = 25000;
+  const auto [st, t] = batch_sweep(n, [](std::size_t i) { return 1e-6 * static_cast<double>(i + 1); });
+  const FigureSource src = build_figure(batch_latency_figure(FigureKind::line), st, t, {});
   const auto rows = data_rows(src.data);
   ASSERT_EQ(rows.size(), n / 2);
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i][2], std::to_string(2 * i));
