@@ -60,9 +60,11 @@ struct ReportInputs {
 };
 
 // Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat
-// (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured;
-// a gnuplot failure throws std::runtime_error naming the .gp file and gnuplot's message. A figure the
-// results cannot draw (unknown metric, bars over a metric, duplicate name) throws std::invalid_argument.
+// (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured.
+// A figure that is not drawn (FigureNotDrawn: gnuplot failed, its script refused or stale) comes back
+// with `error` (naming the .gp file, gnuplot's message) and `remedy` set, the other figures drawn as
+// usual; the caller prints the errors and exits not clean. A figure the results cannot draw (unknown
+// metric, bars over a metric, duplicate name) throws std::invalid_argument.
 std::vector<RenderedFigure> render_figures(const ReportInputs& inputs);
 
 // Writes run_dir/report.md and run_dir/report.html from template_dir (report.md.mustache + partials).

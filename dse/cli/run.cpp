@@ -130,6 +130,12 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   inputs.trust_study_html = trust_study_html;
   checkpoint();
   const auto figures = render_figures(inputs);
+  std::size_t figures_not_drawn = 0;
+  for (const RenderedFigure& f : figures) {
+    if (f.error.empty()) continue;
+    ++figures_not_drawn;
+    fmt::print(stderr, "dsx: error: {}\n", f.error);
+  }
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
   inputs.analysed = &analysed;
   inputs.analysis_figures = &analysis_figures;
@@ -148,8 +154,12 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
   for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
   for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
+  if (figures_not_drawn > 0) {
+    fmt::print(stderr, "dsx: the report is written without {} figure{}; it says why in their place\n",
+               figures_not_drawn, figures_not_drawn == 1 ? "" : "s");
+  }
   if (!analysed.assertions_hold()) return kAssertionFailed;
-  return analysed.analyses_ran() ? kSuccess : kRuntimeFailure;
+  return analysed.analyses_ran() && figures_not_drawn == 0 ? kSuccess : kReportIncomplete;
 }
 
 namespace {
