@@ -881,8 +881,8 @@ std::string not_drawn_remedy(const FigureSource& src, FigureNotDrawn::Cause caus
          " If it fails again, please report it with this figure's .gp and .dat files.";
 }
 
-// A figure that was not drawn: its error and remedy set, its pictures from an earlier render removed
-// so that none stands for the current data.
+}  // namespace
+
 RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir, const FigureNotDrawn& e) {
   RenderedFigure fig;
   fig.name = src.name;
@@ -901,8 +901,6 @@ RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir,
   for (const std::string& picture : {fig.svg_path, fig.pdf_path, fig.png_path}) std::filesystem::remove(picture, ec);
   return fig;
 }
-
-}  // namespace
 
 std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
   const std::string dir = inputs.run_dir + "/figures";

@@ -108,6 +108,11 @@ struct FigureSource {
 // Files appear whole: gnuplot draws into a private folder first.
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir);
 
+// The figure `src` as not drawn in `dir`, for the reason `e`: `error` and `remedy` set (what to do
+// depends on the cause and on whether the script was kept), its svg, pdf and png from an earlier
+// render removed so that none stands for the current data.
+RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir, const FigureNotDrawn& e);
+
 // The figures a study draws: its own, or when it declares none a scatter of the first two
 // objectives with the Pareto front (two or more objectives), else bars of the first objective
 // (best value per value of the first axis; with no objective, the first metric).

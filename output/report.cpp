@@ -933,7 +933,8 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string number_figures_in_reading_order(const std::string& markdown) {
-  // A figure is defined where its heading ("### Figure N:") or caption ("*Figure N.*") stands.
+  // A figure is defined where its heading ("### Figure N:"), caption ("*Figure N.*") or the note that
+  // stands for it ("**Figure N was not drawn.**") stands.
   const auto number_at = [&](std::size_t digits) {
     std::size_t end = digits;
     while (end < markdown.size() && std::isdigit(static_cast<unsigned char>(markdown[end])) != 0) ++end;
@@ -946,7 +947,8 @@ std::string number_figures_in_reading_order(const std::string& markdown) {
     if (number.empty() || end >= markdown.size()) continue;
     const bool heading = p >= 4 && markdown.compare(p - 4, 4, "### ") == 0 && markdown[end] == ':';
     const bool caption = p >= 1 && markdown[p - 1] == '*' && markdown.compare(end, 2, ".*") == 0;
-    if ((heading || caption) && renumbered.count(number) == 0) {
+    const bool note = p >= 2 && markdown.compare(p - 2, 2, "**") == 0 && markdown.compare(end, 17, " was not drawn.**") == 0;
+    if ((heading || caption || note) && renumbered.count(number) == 0) {
       renumbered.emplace(number, std::to_string(renumbered.size() + 1));
     }
   }

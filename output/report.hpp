@@ -81,7 +81,8 @@ void check_report_templates(const std::string& template_dir);
 
 // `markdown` with its figures numbered 1, 2, 3 in the order they appear (each section numbers its
 // own figures; the report orders the sections): every "Figure N" of a figure defined by a heading
-// "### Figure N:" or a caption "*Figure N.*" becomes its place in reading order.
+// "### Figure N:", a caption "*Figure N.*" or a note "**Figure N was not drawn.**" becomes its place in
+// reading order.
 std::string number_figures_in_reading_order(const std::string& markdown);
 
 // Escapes text for Markdown (table cells included), with backslashes and never HTML entities:

@@ -129,14 +129,16 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   ReportInputs inputs{study, results, front, info, run_dir, template_dir};
   inputs.trust_study_html = trust_study_html;
   checkpoint();
-  const auto figures = render_figures(inputs);
   std::size_t figures_not_drawn = 0;
-  for (const RenderedFigure& f : figures) {
-    if (f.error.empty()) continue;
+  const auto print_not_drawn = [&](const RenderedFigure& f) {
+    if (f.error.empty()) return;
     ++figures_not_drawn;
     fmt::print(stderr, "dsx: error: {}\n", f.error);
-  }
+  };
+  const auto figures = render_figures(inputs);
+  for (const RenderedFigure& f : figures) print_not_drawn(f);
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
+  for (const AnalysisFigure& f : analysis_figures) print_not_drawn(f.figure);
   inputs.analysed = &analysed;
   inputs.analysis_figures = &analysis_figures;
   checkpoint();
