@@ -157,8 +157,8 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
   for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
   if (figures_not_drawn > 0) {
-    fmt::print(stderr, "dsx: the report is written without {} figure{}; it says why in their place\n",
-               figures_not_drawn, figures_not_drawn == 1 ? "" : "s");
+    fmt::print(stderr, "dsx: the report is written without {} figure{}; it says why in {} place\n",
+               figures_not_drawn, figures_not_drawn == 1 ? "" : "s", figures_not_drawn == 1 ? "its" : "their");
   }
   if (!analysed.assertions_hold()) return kAssertionFailed;
   return analysed.analyses_ran() && figures_not_drawn == 0 ? kSuccess : kReportIncomplete;
