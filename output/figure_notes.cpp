@@ -40,9 +40,56 @@ std::string figure_error_quote(std::string_view error, const std::string& run_di
   return out;
 }
 
+namespace {
+
+void collect_not_drawn(const nlohmann::ordered_json& node, std::vector<std::string>& numbers) {
+  if (node.is_object()) {
+    const auto flag = node.find("not_drawn");
+    const auto number = node.find("number");
+    if (flag != node.end() && flag->is_boolean() && flag->get<bool>() && number != node.end() && number->is_string()) {
+      numbers.push_back("Figure " + number->get<std::string>());
+    }
+  }
+  if (node.is_structured()) {
+    for (const auto& child : node) collect_not_drawn(child, numbers);
+  }
+}
+
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? (items.size() > 2 ? ", and " : " and ") : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json incomplete_context(const nlohmann::ordered_json& report,
+                                          const std::vector<std::string>& failed_analyses) {
+  std::vector<std::string> figures;
+  collect_not_drawn(report, figures);
+  std::vector<std::string> parts;
+  if (!figures.empty()) parts.push_back(and_list(figures) + (figures.size() == 1 ? " was not drawn" : " were not drawn"));
+  if (!failed_analyses.empty()) {
+    parts.push_back(and_list(failed_analyses) + " could not run");
+  }
+  nlohmann::ordered_json out;
+  out["has_missing"] = !parts.empty();
+  const bool one = figures.size() + failed_analyses.size() == 1;
+  out["text"] = and_list(parts) + (one ? "; its place below says why and what to do."
+                                       : "; their places below say why and what to do.");
+  return out;
+}
+
 std::string mark_figures_not_drawn(std::string html) {
+  static constexpr std::string_view kIncomplete = "<blockquote>\n<p><strong>This report is incomplete.</strong>";
   static constexpr std::string_view kOpen = "<blockquote>\n<p><strong>Figure ";
   static constexpr std::string_view kMarked = "<blockquote class=\"figure-not-drawn\" role=\"note\">";
+  if (const std::size_t p = html.find(kIncomplete); p != std::string::npos) {
+    html.replace(p, std::string_view("<blockquote>").size(), kMarked);
+  }
   for (std::size_t p = html.find(kOpen); p != std::string::npos; p = html.find(kOpen, p + 1)) {
     std::size_t k = p + kOpen.size();
     const std::size_t digits = k;

@@ -703,6 +703,16 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["figures"] = figures_context(figures, in.run_dir);
   ctx["provenance"] = provenance_context(study);
   ctx["analyses"] = analysis_report_context(in);
+  std::vector<std::string> failed;
+  if (in.analysed != nullptr) {
+    for (const BreakevenRun& b : in.analysed->breakevens) {
+      if (!b.analysis) failed.push_back("the break-even analysis '" + b.request->name + "'");
+    }
+    for (const SensitivityRun& s : in.analysed->sensitivities) {
+      if (!s.analysis) failed.push_back("the sensitivity analysis '" + s.request->name + "'");
+    }
+  }
+  ctx["incomplete"] = incomplete_context(ctx, failed);
   return ctx;
 }
 

@@ -99,6 +99,8 @@ TEST_F(KeptScript, TheKeyIsNoPartOfTheResultIdentity) {
 // (saying `why`), the other figures drawn, the figure's old pictures gone.
 void expect_report_without(const std::string& run, const std::string& name, const std::string& why) {
   const std::string md = read_text(run + "/report.md");
+  EXPECT_NE(md.find("\n> **This report is incomplete.** Figure "), std::string::npos) << md;
+  EXPECT_LT(md.find("This report is incomplete."), md.find("\n## ")) << "said before the first section";
   const std::size_t note = md.find("was not drawn.** Why:");
   ASSERT_NE(note, std::string::npos) << md;
   const std::size_t next = md.find("\n### ", note);
@@ -148,6 +150,7 @@ TEST_F(KeptScript, AKeptScriptThatWouldRunACommandIsRefusedAndTheReportWrittenWi
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
   EXPECT_TRUE(fs::exists(figure("waterfall.svg")));
   EXPECT_EQ(read_text(out_ + "/report.md").find("was not drawn"), std::string::npos);
+  EXPECT_EQ(read_text(out_ + "/report.md").find("This report is incomplete"), std::string::npos);
 }
 
 TEST_F(KeptScript, GnuplotFailingOnAKeptScriptLeavesANoteWithItsMessage) {

@@ -58,6 +58,23 @@ TEST(FigureNotes, OnlyTheNoteIsMarkedInHtml) {
   EXPECT_EQ(marked.find("class=", 20), std::string::npos) << marked;
 }
 
+// The line at the top of a report that lacks something counts every figure entry not drawn, the
+// analyses' included, and every analysis that could not run.
+TEST(FigureNotes, AnIncompleteReportSaysSoAtTheTop) {
+  nlohmann::ordered_json ctx;
+  ctx["figures"]["list"] = {{{"number", "1"}, {"not_drawn", false}}, {{"number", "2"}, {"not_drawn", true}}};
+  EXPECT_EQ(incomplete_context(ctx, {})["text"], "Figure 2 was not drawn; its place below says why and what to do.");
+  ctx["analyses"]["breakeven"]["list"] = {{{"figures", {{{"number", "5"}, {"not_drawn", true}}}}}};
+  EXPECT_EQ(incomplete_context(ctx, {"the sensitivity analysis 'drivers'"})["text"],
+            "Figure 2 and Figure 5 were not drawn and the sensitivity analysis 'drivers' could not run; their places "
+            "below say why and what to do.");
+  ctx["figures"]["list"][1]["not_drawn"] = false;
+  ctx["analyses"]["breakeven"]["list"][0]["figures"][0]["not_drawn"] = false;
+  EXPECT_EQ(incomplete_context(ctx, {})["has_missing"], false);
+  EXPECT_EQ(mark_figures_not_drawn("<blockquote>\n<p><strong>This report is incomplete.</strong> x</p>"),
+            "<blockquote class=\"figure-not-drawn\" role=\"note\">\n<p><strong>This report is incomplete.</strong> x</p>");
+}
+
 // A study's own report.html.mustache, without a word about sorting or notes, still shows the arrow
 // on the sorted column and the note's style, before its own style so that its own wins.
 TEST(FigureNotes, AStudysOwnTemplateGetsTheArrowsAndTheNotesStyle) {
