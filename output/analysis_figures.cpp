@@ -676,7 +676,11 @@ std::vector<AnalysisFigure> render_analysis_figures(const ResolvedStudy& study, 
   make_directories(dir);
   std::vector<AnalysisFigure> out;
   for (const AnalysisFigureSource& a : build_analysis_figures(study, run)) {
-    out.push_back({a.analysis, render_figure_source(a.source, dir)});
+    try {
+      out.push_back({a.analysis, render_figure_source(a.source, dir)});
+    } catch (const FigureNotDrawn& e) {
+      out.push_back({a.analysis, figure_not_drawn(a.source, dir, e)});
+    }
   }
   return out;
 }

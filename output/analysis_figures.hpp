@@ -44,7 +44,8 @@ inline constexpr std::size_t kMaxBreakevenFigures = 6;
 // refer to (AnalysedRun::shown).
 std::vector<AnalysisFigureSource> build_analysis_figures(const ResolvedStudy& study, const AnalysedRun& run);
 
-// Writes and draws them into run_dir/figures/. Throws std::runtime_error when gnuplot fails.
+// Writes and draws them into run_dir/figures/. A figure gnuplot fails on comes back not drawn
+// (figure_not_drawn: `error` and `remedy` set), the others drawn as usual.
 std::vector<AnalysisFigure> render_analysis_figures(const ResolvedStudy& study, const AnalysedRun& run,
                                                     const std::string& run_dir);
 

@@ -11,6 +11,7 @@
 #include "dse/calibration/intervals.hpp"
 #include "dse/grid.hpp"
 #include "output/analysis_text.hpp"
+#include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 
@@ -184,7 +185,10 @@ json figure_list(const ReportInputs& in, const std::string& tag, std::size_t fir
                     {"name", f.figure.name},
                     {"title", f.figure.title},
                     {"caption", f.figure.caption},
-                    {"description", f.figure.description}});
+                    {"description", f.figure.description},
+                    {"not_drawn", !f.figure.error.empty()},
+                    {"error_block", f.figure.error.empty() ? std::string() : figure_error_quote(f.figure.error, in.run_dir)},
+                    {"remedy", f.figure.remedy}});
   }
   return list;
 }

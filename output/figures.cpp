@@ -23,6 +23,7 @@
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
 #include "output/format.hpp"
+#include "output/gnuplot_data_check.hpp"
 #include "output/gnuplot_script_check.hpp"
 #include "output/gnuplot_text.hpp"
 #include "output/report.hpp"
@@ -570,8 +571,20 @@ bool figure_file_name_ok(std::string_view name) {
 // A script that would do more than draw its figure (gnuplot_script_check.hpp) is not run.
 void check_script_may_run(const FigureSource& src, std::string_view gp_path) {
   if (const auto hazard = gnuplot_script_hazard(src.script)) {
-    throw std::runtime_error(fmt::format("{}:{}:{}: {}; figure '{}' is not drawn", gp_path, hazard->line,
-                                         hazard->column, hazard->what, src.name));
+    throw FigureNotDrawn(FigureNotDrawn::Cause::script_refused,
+                         fmt::format("{}:{}:{}: {}; figure '{}' is not drawn", gp_path, hazard->line, hazard->column,
+                                     hazard->what, src.name));
+  }
+}
+
+// A kept script written for an earlier version of the study may read columns or blocks the data
+// no longer has.
+void check_script_fits_data(const FigureSource& src, std::string_view gp_path) {
+  if (!src.script_kept) return;
+  if (const auto stale = gnuplot_data_mismatch(src.script, src.data, src.name + ".dat")) {
+    throw FigureNotDrawn(FigureNotDrawn::Cause::script_stale,
+                         fmt::format("{}:{}:{}: {}; figure '{}' is not drawn", gp_path, stale->line, stale->column,
+                                     stale->what, src.name));
   }
 }
 
@@ -583,9 +596,10 @@ void keep_existing_script(FigureSource& src, const std::string& dir) {
   const fs::file_status status = fs::symlink_status(gp);
   if (status.type() == fs::file_type::not_found) return;
   if (status.type() != fs::file_type::regular) {
-    throw std::runtime_error(fmt::format(
-        "figure '{}': keep_script keeps {}, but it is not a plain file (a link or a folder); not drawing it",
-        src.name, gp.string()));
+    throw FigureNotDrawn(FigureNotDrawn::Cause::script_not_plain,
+                         fmt::format("{}: keep_script keeps this file for figure '{}', but it is not a plain file "
+                                     "(a link or a folder); figure '{}' is not drawn",
+                                     gp.string(), src.name, src.name));
   }
   src.script = read_file(gp.string());
   src.script_kept = true;
@@ -798,9 +812,10 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
   fig.svg_path = stem + ".svg";
   fig.pdf_path = stem + ".pdf";
   fig.png_path = stem + ".png";
-  check_script_may_run(src, fig.gp_path);
-  if (!src.script_kept) write_file_atomic(fig.gp_path, src.script);
   write_file_atomic(fig.dat_path, src.data);
+  check_script_may_run(src, fig.gp_path);
+  check_script_fits_data(src, fig.gp_path);
+  if (!src.script_kept) write_file_atomic(fig.gp_path, src.script);
 
   // gnuplot draws into a private folder; finished files then replace the old ones atomically.
   const std::string work = dir + "/." + src.name + ".drawing";
@@ -809,11 +824,17 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
   make_directories(work);
   write_file_atomic(work + "/" + src.name + ".dat", src.data);
   try {
-    run_gnuplot(fs::absolute(fig.gp_path).string(), work);
+    try {
+      run_gnuplot(fs::absolute(fig.gp_path).string(), work);
+    } catch (const std::runtime_error& e) {
+      throw FigureNotDrawn(FigureNotDrawn::Cause::gnuplot_failed, e.what());
+    }
     for (std::string_view ext : {"svg", "pdf", "png"}) {
-      const std::string drawn = work + "/" + src.name + "." + std::string(ext);
-      if (!fs::exists(drawn)) {
-        throw std::runtime_error(fmt::format("gnuplot on {} wrote no {}", fig.gp_path, drawn));
+      const std::string drawn = src.name + "." + std::string(ext);
+      if (!fs::exists(work + "/" + drawn)) {
+        throw FigureNotDrawn(FigureNotDrawn::Cause::gnuplot_failed,
+                             fmt::format("gnuplot on {} wrote no {}; figure '{}' is not drawn", fig.gp_path, drawn,
+                                         src.name));
       }
     }
     std::string pdf = read_file(work + "/" + src.name + ".pdf");
@@ -827,6 +848,57 @@ RenderedFigure render_figure_source(const FigureSource& src, const std::string& 
     throw;
   }
   fs::remove_all(work, ec);
+  return fig;
+}
+
+namespace {
+
+// What a reader can do about a figure that was not drawn.
+std::string not_drawn_remedy(const FigureSource& src, FigureNotDrawn::Cause cause) {
+  const std::string gp = "figures/" + src.name + ".gp";
+  const std::string then = " Then run dsx report on this run folder to draw it again.";
+  switch (cause) {
+    case FigureNotDrawn::Cause::script_refused:
+      if (!src.script_kept) break;
+      return fmt::format("{} is kept by hand (keep_script: true) and does more than draw: edit it so it only reads "
+                         "{}.dat and writes {}.svg, {}.pdf and {}.png, or delete it so dsx writes its own.{}",
+                         gp, src.name, src.name, src.name, src.name, then);
+    case FigureNotDrawn::Cause::script_stale:
+      return fmt::format("The study changed since {} was kept (keep_script: true): edit the script to read the "
+                         "columns and blocks {}.dat now has (its header is quoted above), or delete it so dsx writes "
+                         "one for the current data.{}",
+                         gp, src.name, then);
+    case FigureNotDrawn::Cause::script_not_plain:
+      return fmt::format("Put a plain file at {}, or remove what is there so dsx writes its own script.{}", gp, then);
+    case FigureNotDrawn::Cause::gnuplot_failed:
+      if (!src.script_kept) break;
+      return fmt::format("{} is kept by hand (keep_script: true): fix it where gnuplot points (gnuplot {}.gp inside "
+                         "figures/ tries it), or delete it so dsx writes its own.{}",
+                         gp, src.name, then);
+  }
+  return "dsx wrote this script itself: check that gnuplot 5.4 or later, with its svg, pdfcairo and pngcairo "
+         "terminals, is installed (gnuplot --version)." + then +
+         " If it fails again, please report it with this figure's .gp and .dat files.";
+}
+
+}  // namespace
+
+RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir, const FigureNotDrawn& e) {
+  RenderedFigure fig;
+  fig.name = src.name;
+  fig.title = src.title;
+  fig.caption = src.caption;
+  fig.description = src.description;
+  const std::string stem = dir + "/" + src.name;
+  fig.gp_path = stem + ".gp";
+  fig.dat_path = stem + ".dat";
+  fig.svg_path = stem + ".svg";
+  fig.pdf_path = stem + ".pdf";
+  fig.png_path = stem + ".png";
+  fig.error = e.what();
+  fig.remedy = not_drawn_remedy(src, e.cause());
+  std::error_code ec;
+  for (const std::string& picture : {fig.svg_path, fig.pdf_path, fig.png_path}) std::filesystem::remove(picture, ec);
   return fig;
 }
 
@@ -844,8 +916,12 @@ std::vector<RenderedFigure> render_figures(const ReportInputs& inputs) {
   }
   for (const FigureDecl& decl : decls) {
     FigureSource src = build_figure(decl, inputs.study, inputs.results, inputs.pareto_rows);
-    if (decl.keep_script) keep_existing_script(src, dir);
-    out.push_back(render_figure_source(src, dir));
+    try {
+      if (decl.keep_script) keep_existing_script(src, dir);
+      out.push_back(render_figure_source(src, dir));
+    } catch (const FigureNotDrawn& e) {
+      out.push_back(figure_not_drawn(src, dir, e));
+    }
   }
   return out;
 }

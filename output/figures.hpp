@@ -31,6 +31,9 @@
 // A figure with nothing to draw still renders, saying so.
 // With `keep_script`, a NAME.gp already in figures/ (the reader's hand edits) is drawn instead of the
 // generated script, NAME.dat still rewritten with the current rows, and the description says so.
+// A figure that cannot be drawn (its script refused, a kept script that no longer fits NAME.dat,
+// gnuplot failing) does not stop the others: render_figures returns it with `error` and `remedy`
+// set and its old pictures removed, so the report says so in its place.
 //
 // House style (one place: the constants in figure_parts.hpp, house_style() in figures.cpp):
 // Okabe-Ito colours (Okabe & Ito, "Color Universal Design", 2008; Wong, "Points of view: Color
@@ -47,6 +50,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +71,23 @@ struct RenderedFigure {
   std::string pdf_path;
   std::string png_path;
   std::size_t points = 0;  // design points drawn
+  // Set when the figure was not drawn (render_figures): why, as printed on stderr (the check's
+  // message or gnuplot's, naming the .gp file), and what the reader can do. Its svg, pdf and png are
+  // then absent, and the report shows a note in the figure's place.
+  std::string error;
+  std::string remedy;
+};
+
+// Why render_figure_source drew nothing: a script the checks refuse, one that no longer fits its
+// data, a link or folder in place of a kept script, or gnuplot failing.
+class FigureNotDrawn : public std::runtime_error {
+ public:
+  enum class Cause { script_refused, script_stale, script_not_plain, gnuplot_failed };
+  FigureNotDrawn(Cause cause, const std::string& what) : std::runtime_error(what), cause_(cause) {}
+  Cause cause() const { return cause_; }
+
+ private:
+  Cause cause_;
 };
 
 // A figure as text, before anything touches the file system.
@@ -82,10 +103,16 @@ struct FigureSource {
 };
 
 // Writes NAME.gp and NAME.dat into `dir` and runs gnuplot on them, leaving NAME.svg, NAME.pdf
-// (creation date normalised) and NAME.png; a gnuplot failure, or a script that would do more than
-// draw (gnuplot_script_check.hpp), throws std::runtime_error naming the .gp file. Files appear
-// whole: gnuplot draws into a private folder first.
+// (creation date normalised) and NAME.png; a gnuplot failure, a script that would do more than
+// draw (gnuplot_script_check.hpp) or a kept script that reads columns or blocks NAME.dat no longer
+// has (gnuplot_data_check.hpp) throws FigureNotDrawn naming the .gp file, NAME.dat written first.
+// Files appear whole: gnuplot draws into a private folder first.
 RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir);
+
+// The figure `src` as not drawn in `dir`, for the reason `e`: `error` and `remedy` set (what to do
+// depends on the cause and on whether the script was kept), its svg, pdf and png from an earlier
+// render removed so that none stands for the current data.
+RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir, const FigureNotDrawn& e);
 
 // The figures a study draws: its own, or when it declares none a scatter of the first two
 // objectives with the Pareto front (two or more objectives), else bars of the first objective

@@ -24,6 +24,7 @@
 #include "dse/study_references.hpp"
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
+#include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/report_templates.hpp"
@@ -573,7 +574,7 @@ json pareto_context(const ReportInputs& in) {
   return out;
 }
 
-json figures_context(const std::vector<RenderedFigure>& figures) {
+json figures_context(const std::vector<RenderedFigure>& figures, const std::string& run_dir) {
   json list = json::array();
   for (std::size_t i = 0; i < figures.size(); ++i) {
     const RenderedFigure& f = figures[i];
@@ -582,7 +583,10 @@ json figures_context(const std::vector<RenderedFigure>& figures) {
                     {"title", f.title},
                     {"caption", f.caption},
                     {"has_caption", !f.caption.empty()},
-                    {"description", f.description}});
+                    {"description", f.description},
+                    {"not_drawn", !f.error.empty()},
+                    {"error_block", f.error.empty() ? std::string() : figure_error_quote(f.error, run_dir)},
+                    {"remedy", f.remedy}});
   }
   json out;
   out["has_figures"] = !list.empty();
@@ -696,9 +700,19 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["calibration"] = calibration_context(study);
   ctx["comparisons"] = comparisons_context(in, cited);
   ctx["pareto"] = pareto_context(in);
-  ctx["figures"] = figures_context(figures);
+  ctx["figures"] = figures_context(figures, in.run_dir);
   ctx["provenance"] = provenance_context(study);
   ctx["analyses"] = analysis_report_context(in);
+  std::vector<std::string> failed;
+  if (in.analysed != nullptr) {
+    for (const BreakevenRun& b : in.analysed->breakevens) {
+      if (!b.analysis) failed.push_back("the break-even analysis '" + b.request->name + "'");
+    }
+    for (const SensitivityRun& s : in.analysed->sensitivities) {
+      if (!s.analysis) failed.push_back("the sensitivity analysis '" + s.request->name + "'");
+    }
+  }
+  ctx["incomplete"] = incomplete_context(ctx, failed);
   return ctx;
 }
 
@@ -753,7 +767,7 @@ std::string inline_figures(const std::string& html, const std::vector<RenderedFi
         number = i + 1;
       }
     }
-    if (fig == nullptr) {
+    if (fig == nullptr || !fig->error.empty()) {
       out.append(tag);
       continue;
     }
@@ -929,7 +943,8 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string number_figures_in_reading_order(const std::string& markdown) {
-  // A figure is defined where its heading ("### Figure N:") or caption ("*Figure N.*") stands.
+  // A figure is defined where its heading ("### Figure N:"), caption ("*Figure N.*") or the note that
+  // stands for it ("**Figure N was not drawn.**") stands.
   const auto number_at = [&](std::size_t digits) {
     std::size_t end = digits;
     while (end < markdown.size() && std::isdigit(static_cast<unsigned char>(markdown[end])) != 0) ++end;
@@ -942,7 +957,8 @@ std::string number_figures_in_reading_order(const std::string& markdown) {
     if (number.empty() || end >= markdown.size()) continue;
     const bool heading = p >= 4 && markdown.compare(p - 4, 4, "### ") == 0 && markdown[end] == ':';
     const bool caption = p >= 1 && markdown[p - 1] == '*' && markdown.compare(end, 2, ".*") == 0;
-    if ((heading || caption) && renumbered.count(number) == 0) {
+    const bool note = p >= 2 && markdown.compare(p - 2, 2, "**") == 0 && markdown.compare(end, 17, " was not drawn.**") == 0;
+    if ((heading || caption || note) && renumbered.count(number) == 0) {
       renumbered.emplace(number, std::to_string(renumbered.size() + 1));
     }
   }
@@ -1013,13 +1029,14 @@ std::string markdown_page_html(const std::string& template_dir, std::string_view
   }
   json ctx;
   ctx["title"] = std::string(title);
-  ctx["body"] = inline_figures(neutralise_destinations(body), figures);
+  ctx["body"] = mark_figures_not_drawn(inline_figures(neutralise_destinations(body), figures));
   ctx["study"] = {{"name", std::string(name)}};
   ctx["run"] = {{"dsx_version", dsx_version.empty() ? "unknown" : std::string(dsx_version)},
                 {"git_revision", git_revision.empty() ? "unknown" : std::string(git_revision)},
                 {"study_hash", hash.empty() ? "unknown" : std::string(hash)}};
   const std::string html =
-      with_sortable_tables(render_templates(template_dir, "report.html.mustache", ctx, TemplateEscape::html));
+      with_sortable_tables(render_templates(template_dir, "report.html.mustache", ctx, TemplateEscape::html),
+                           figure_note_style());
   return trust_study_html ? html : with_content_security_policy(html);
 }
 

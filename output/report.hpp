@@ -60,9 +60,11 @@ struct ReportInputs {
 };
 
 // Renders every figure of the study into run_dir/figures/: NAME.gp (editable gnuplot script), NAME.dat
-// (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured;
-// a gnuplot failure throws std::runtime_error naming the .gp file and gnuplot's message. A figure the
-// results cannot draw (unknown metric, bars over a metric, duplicate name) throws std::invalid_argument.
+// (the data), NAME.svg, NAME.pdf, NAME.png. Runs gnuplot with posix_spawn (never a shell), stderr captured.
+// A figure that is not drawn (FigureNotDrawn: gnuplot failed, its script refused or stale) comes back
+// with `error` (naming the .gp file, gnuplot's message) and `remedy` set, the other figures drawn as
+// usual; the caller prints the errors and exits not clean. A figure the results cannot draw (unknown
+// metric, bars over a metric, duplicate name) throws std::invalid_argument.
 std::vector<RenderedFigure> render_figures(const ReportInputs& inputs);
 
 // Writes run_dir/report.md and run_dir/report.html from template_dir (report.md.mustache + partials).
@@ -79,7 +81,8 @@ void check_report_templates(const std::string& template_dir);
 
 // `markdown` with its figures numbered 1, 2, 3 in the order they appear (each section numbers its
 // own figures; the report orders the sections): every "Figure N" of a figure defined by a heading
-// "### Figure N:" or a caption "*Figure N.*" becomes its place in reading order.
+// "### Figure N:", a caption "*Figure N.*" or a note "**Figure N was not drawn.**" becomes its place in
+// reading order.
 std::string number_figures_in_reading_order(const std::string& markdown);
 
 // Escapes text for Markdown (table cells included), with backslashes and never HTML entities:

@@ -1,5 +1,7 @@
 #include "output/sortable_tables.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -108,10 +110,24 @@ std::string csp_script_hash_source(std::string_view script) {
   return "'sha256-" + base64(hex_to_bytes(sha256_hex(script))) + "'";
 }
 
-std::string with_sortable_tables(std::string html) {
+std::string_view sortable_tables_style() {
+  return "th[aria-sort] { cursor: pointer; }\n"
+         "th[aria-sort=\"ascending\"]::after { content: \" \\25B2\"; font-size: 0.7em; }\n"
+         "th[aria-sort=\"descending\"]::after { content: \" \\25BC\"; font-size: 0.7em; }\n";
+}
+
+std::string with_sortable_tables(std::string html, std::string_view extra_style) {
   const std::string element = "<script>" + std::string(kScript) + "</script>\n";
   const std::size_t body = html.rfind("</body>");
   html.insert(body == std::string::npos ? html.size() : body, element);
+
+  const std::string style = "<style>\n" + std::string(sortable_tables_style()) + std::string(extra_style) + "</style>\n";
+  std::string lower = html;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::size_t head_end = lower.find("</head>");
+  const std::size_t own = lower.find("<style");
+  const std::size_t at = own != std::string::npos && own < head_end ? own : head_end;
+  html.insert(at == std::string::npos ? 0 : at, style);
   return html;
 }
 

@@ -20,8 +20,15 @@ std::string_view sortable_tables_script();
 // "'sha256-" + base64 of its SHA-256 digest + "'" (CSP Level 3, section 8.4).
 std::string csp_script_hash_source(std::string_view script);
 
+// The style of the headers a reader can click: a pointer, and an arrow after the one the table is
+// sorted by (up ascending, down descending).
+std::string_view sortable_tables_style();
+
 // `html` with the script as an inline <script> element before its last </body> (at its end when it
-// has none).
-std::string with_sortable_tables(std::string html);
+// has none), and a <style> element of sortable_tables_style() and `extra_style` before the template's
+// first <style> in its <head> (else before </head>, else at its start). Every report template gets
+// both, a study's own included; its own style comes later in the page and wins where it sets the same
+// thing.
+std::string with_sortable_tables(std::string html, std::string_view extra_style = {});
 
 }  // namespace dsx

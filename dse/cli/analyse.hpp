@@ -13,7 +13,8 @@ namespace dsx::cli {
 
 // Derived metrics, constraints and filters, Pareto fronts, the study's declared analyses, CSV,
 // figures, report; fills the manifest's row counts and timing. Returns the exit code: 3 when an
-// assertion failed, 1 when an analysis could not run (after everything is written). When `stop`
+// assertion failed, else 5 when a figure was not drawn or an analysis could not run (each printed on
+// stderr; the report is written with a note in its place). When `stop`
 // becomes nonzero (SIGINT, SIGTERM) it throws StopRequested before its next file: every file it
 // wrote is whole (written atomically), and `dsx report` writes the rest. `trust_study_html`:
 // output/report.hpp, markdown_page_html.

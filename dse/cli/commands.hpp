@@ -1,5 +1,6 @@
 // The dsx command table: one entry per subcommand, each a function from its arguments to an exit
-// code (DESIGN.md section 2): 0 success, 1 runtime failure, 2 bad input, 3 a study assertion failed.
+// code (DESIGN.md section 2): 0 success, 1 runtime failure, 2 bad input, 3 a study assertion failed,
+// 5 the report written with a figure or analysis missing.
 #pragma once
 
 #include <optional>
@@ -17,7 +18,17 @@ namespace dsx::cli {
 
 // 4: `dsx eval` evaluated the point and the solver found it infeasible (the reason is printed), so a
 // script can tell it from a point that works without reading the output.
-enum ExitCode : int { kSuccess = 0, kRuntimeFailure = 1, kBadInput = 2, kAssertionFailed = 3, kInfeasible = 4 };
+// 5: the report is written but incomplete: a figure was not drawn or a break-even or sensitivity
+// analysis could not run; each is printed on stderr and shown in the report in its place. A failed
+// assertion (3) takes precedence.
+enum ExitCode : int {
+  kSuccess = 0,
+  kRuntimeFailure = 1,
+  kBadInput = 2,
+  kAssertionFailed = 3,
+  kInfeasible = 4,
+  kReportIncomplete = 5
+};
 
 struct Command {
   std::string_view name;

@@ -19,7 +19,8 @@ void print_usage() {
   for (const auto& c : dsx::cli::commands()) fmt::print("  {:<10} {}\n", c.name, c.summary);
   fmt::print("\n`dsx <command> --help` describes a command's options.\n"
              "exit codes: 0 success, 1 runtime failure, 2 bad input, 3 a study assertion failed,\n"
-             "4 dsx eval: the point is infeasible\n");
+             "4 dsx eval: the point is infeasible, 5 the report is written but a figure or analysis is\n"
+             "missing (said on stderr and in the report)\n");
 }
 
 }  // namespace

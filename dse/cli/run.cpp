@@ -131,8 +131,16 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   ReportInputs inputs{study, results, front, info, run_dir, template_dir};
   inputs.trust_study_html = trust_study_html;
   checkpoint();
+  std::size_t figures_not_drawn = 0;
+  const auto print_not_drawn = [&](const RenderedFigure& f) {
+    if (f.error.empty()) return;
+    ++figures_not_drawn;
+    fmt::print(stderr, "dsx: error: {}\n", f.error);
+  };
   const auto figures = render_figures(inputs);
+  for (const RenderedFigure& f : figures) print_not_drawn(f);
   const std::vector<AnalysisFigure> analysis_figures = render_analysis_figures(study, analysed, run_dir);
+  for (const AnalysisFigure& f : analysis_figures) print_not_drawn(f.figure);
   inputs.analysed = &analysed;
   inputs.analysis_figures = &analysis_figures;
   checkpoint();
@@ -150,8 +158,12 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
   for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
   for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
+  if (figures_not_drawn > 0) {
+    fmt::print(stderr, "dsx: the report is written without {} figure{}; it says why in {} place\n",
+               figures_not_drawn, figures_not_drawn == 1 ? "" : "s", figures_not_drawn == 1 ? "its" : "their");
+  }
   if (!analysed.assertions_hold()) return kAssertionFailed;
-  return analysed.analyses_ran() ? kSuccess : kRuntimeFailure;
+  return analysed.analyses_ran() && figures_not_drawn == 0 ? kSuccess : kReportIncomplete;
 }
 
 namespace {
