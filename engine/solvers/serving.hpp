@@ -110,7 +110,9 @@
 //    prefill_gpu_hour_price is 0 the prefill price is unknown (cost NaN). The calibration profile's
 //    per-chip factor of eta follows the prefill chip (ParamSpec::scaled_by_second_hardware; dse/grid.cpp);
 //    memory_efficiency and step_overhead are fitted without per-chip factors and apply to both pools.
-//    prefill_hardware without disaggregation is infeasible.
+//    prefill_hardware without disaggregation is infeasible. A study's derived hardware_* values and a
+//    sensitivity's hardware fields are the decode hardware's; a calibration measurement that sets
+//    prefill_hardware would fit eta's factor to the decode chip (none does).
 //  - weight-only quantization (weight_precision int8 or int4; w8a16 / w4a16): weights stored and read
 //    at 8 or 4 bits plus one 16-bit scale per group of 128 weights, the group size of Lin et al. 2024,
 //    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", MLSys (its
