@@ -117,11 +117,11 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "draft",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 10},
     {.name = "disaggregated", .kind = ParamKind::choice, .choices = kOffOn,
-     .description = "prefill and decode on separate GPU pools of the same hardware (DistServe, Splitwise); the KV "
-                    "cache of each prompt moves to the decode pool",
+     .description = "prefill and decode on separate GPU pools, of the same hardware unless prefill_hardware "
+                    "(DistServe, Splitwise); the KV cache of each prompt moves to the decode pool",
      .has_default = true, .default_value = 0},
     {.name = "prefill_decode_ratio", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "disaggregated: prefill instances (tp x ep GPUs each) per decode instance",
+     .description = "disaggregated: prefill instances (prefill_tp x ep GPUs each) per decode instance",
      .has_default = true, .default_value = 1, .min_value = 0, .max_value = 64, .min_exclusive = true},
     {.name = "kv_transfer_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "disaggregated: one-way bandwidth per GPU from the prefill to the decode pool; 0 = the "
@@ -144,6 +144,10 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "USD per prefill GPU-hour when prefill_hardware is given; 0 = its catalog price amortised over "
                     "lifetime (unknown when gpu_hour_price prices the decode GPUs)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6},
+    {.name = "prefill_tp", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "disaggregated: tensor-parallel GPUs of one prefill instance (DistServe sizes each phase's "
+                    "parallelism apart); 0 = tp",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1024, .integer = true},
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
@@ -197,7 +201,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "expected tokens per target verification, (1 - alpha^(gamma+1)) / (1 - alpha); 1 without a draft"},
     {"speculative_speedup", Dimension::dimensionless, "plain decode step / decode time per output token"},
     {"kv_transfer_s", Dimension::time, "disaggregated: moving one prompt's KV cache to the decode pool; 0 colocated"},
-    {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
+    {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x prefill_tp x ep; 0 colocated"},
     {"draft_cost_ratio_used", Dimension::dimensionless,
      "c applied: the draft model's decode step / the target's at the same batch and context, or draft_cost_ratio"},
     {"prefill_memory_bytes", Dimension::bytes,
@@ -206,7 +210,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "disaggregated: price of one prefill GPU-hour (the decode GPUs' unless prefill_hardware is given); 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 19> kReasons = {
+constexpr std::array<std::string_view, 20> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -226,6 +230,7 @@ constexpr std::array<std::string_view, 19> kReasons = {
     "precision not supported by the prefill hardware",
     "tensor or expert parallelism on the prefill hardware needs its accelerator link",
     "weights + the prompts' KV cache do not fit in the prefill hardware's memory",
+    "prefill_tp needs disaggregated: on (a colocated replica prefills at tp)",
 };
 
 }  // namespace
@@ -289,10 +294,24 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const HardwareSpec* phw = in.second_hardware;
   const bool disagg = v[Param::disaggregated] != 0;
   if (phw != nullptr && !disagg) return {PointStatus::infeasible, prefill_hardware_needs_disaggregation};
+  const double p_tp = v[Param::prefill_tp] > 0 ? v[Param::prefill_tp] : n_tp;
+  if (v[Param::prefill_tp] > 0 && !disagg) return {PointStatus::infeasible, prefill_tp_needs_disaggregation};
   ServingDevice prefill_dev = dev;
+  if (p_tp != n_tp) {
+    if (std::fmod(shape.heads, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+    if (p_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
+    if (phw == nullptr && p_tp * n_ep > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) {
+      return {PointStatus::infeasible, tp_needs_link};
+    }
+    prefill_dev.tp = p_tp;
+    prefill_dev.tp_torus = torus.count > 0 ? torus_group(torus, p_tp) : TorusTopology{};
+    prefill_dev.ep_torus = torus.count > 0 ? torus_strided_group(torus, p_tp, n_ep) : TorusTopology{};
+  }
   if (phw != nullptr) {
     if (!phw->supports(compute_precision)) return {PointStatus::infeasible, prefill_precision_unsupported};
-    if (n_gpus > 1 && phw->accelerator_link_bandwidth_bytes_per_s <= 0) return {PointStatus::infeasible, prefill_needs_link};
+    if (p_tp * n_ep > 1 && phw->accelerator_link_bandwidth_bytes_per_s <= 0) {
+      return {PointStatus::infeasible, prefill_needs_link};
+    }
     prefill_dev.peak_flops_per_s = phw->peak(compute_precision);
     prefill_dev.memory_bandwidth_bytes_per_s = phw->memory_bandwidth_bytes_per_s * v[Param::memory_efficiency];
     prefill_dev.link_bytes_per_s = phw->accelerator_link_bandwidth_bytes_per_s;
@@ -409,8 +428,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     ttft = chunks * (decode_iteration + chunk_cost);
     gap_max = decode_iteration + chunk_cost;
   } else if (disagg) {
-    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) * kv_share_per_gpu(shape, n_tp) /
-               transfer_bandwidth;
+    // Each prefill GPU sends its KV shard and each decode GPU receives its own; the larger one bounds it.
+    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) *
+               std::max(kv_share_per_gpu(shape, p_tp), kv_share_per_gpu(shape, n_tp)) / transfer_bandwidth;
     prefill_work = 0;
     ttft = t_prefill_one + transfer;
     gap_max = decode_iteration;
@@ -419,8 +439,9 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     const double prompt_kv_seq = block > 0 ? dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) -
                                                  kv_shared + kv_empty_per_seq
                                            : dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element);
-    prefill_memory = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element + kv_shared_gpu +
-                     sequences_per_group(B, n_ep) * prompt_kv_seq * kv_share_per_gpu(shape, n_tp);
+    prefill_memory = weight_elements_per_gpu(shape, p_tp, n_ep) * dev.weight_bytes_per_element +
+                     kv_shared * kv_share_per_gpu(shape, p_tp) +
+                     sequences_per_group(B, n_ep) * prompt_kv_seq * kv_share_per_gpu(shape, p_tp);
   }
 
   const double colocated_tps = B * output / (output * t_token + prefill_work);
@@ -432,7 +453,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double itl = is_static ? t_token : t_token + prefill_work / output;
   const double e2e = ttft + (output - 1) * itl;
   const double tps = is_static ? static_tps : continuous_tps;
-  const double pool_gpus = disagg ? prefill_ratio * n_gpus : 0;
+  const double pool_gpus = disagg ? prefill_ratio * (p_tp * n_ep) : 0;
   const double replica_gpus = n_gpus + pool_gpus;
 
   const double lambda = v[Param::arrival_rate];

@@ -129,5 +129,31 @@ TEST_F(PrefillHardware, InfeasibleReasons) {
   EXPECT_DOUBLE_EQ(out[M::kv_transfer_s], kPromptKvBytes / 25e9);
 }
 
+// prefill_tp: a prefill instance of its own tensor-parallel size.
+TEST_F(PrefillHardware, APrefillInstanceOfItsOwnTp) {
+  // Llama-3-70B decoded at tp 4 on A100s, prefilled at tp 8 on H100s.
+  PointInputs in = point(llama70b, 16, 4);
+  in.hardware = &a100;
+  in.second_hardware = &hw;
+  in.values[P::disaggregated] = 1;
+  in.values[P::prefill_tp] = 8;
+  const auto out = run(in);
+  // The prefill is the H100s' at tp 8, as a colocated tp-8 H100 replica runs it.
+  const auto h100_tp8 = run(point(llama70b, 16, 8));
+  EXPECT_EQ(out[M::prefill_s], h100_tp8[M::prefill_s]);
+  EXPECT_EQ(out[M::prefill_gpus], 8);
+  EXPECT_EQ(out[M::gpus], 12);
+  // 8 KV heads: each prefill GPU sends 1/8 of the 327,680 B per token, each decode GPU receives 1/4.
+  EXPECT_DOUBLE_EQ(out[M::kv_transfer_s], 2048 * 327680.0 / 4 / kA100LinkOneWay);
+  EXPECT_DOUBLE_EQ(out[M::prefill_memory_bytes], h100_tp8[M::weights_per_gpu_bytes] + 16 * 2048 * 327680.0 / 8);
+  // Without disaggregation, or not dividing the 64 heads, it is infeasible.
+  in.values[P::prefill_tp] = 3;
+  EXPECT_EQ(result(in).reason, ServingSolver::tp_must_divide_heads);
+  in.second_hardware = nullptr;
+  in.values[P::prefill_tp] = 8;
+  in.values[P::disaggregated] = 0;
+  EXPECT_EQ(result(in).reason, ServingSolver::prefill_tp_needs_disaggregation);
+}
+
 }  // namespace
 }  // namespace dsx::serving_features
