@@ -68,8 +68,14 @@ std::optional<std::vector<BundleSetting>> bundle_settings(const CatalogBundle& b
         value = q.quantity->value;
         break;
       }
-      case ParamKind::hardware: value = index_in(catalog.hardware_ids(), label); break;
-      case ParamKind::model: value = index_in(catalog.model_ids(), label); break;
+      case ParamKind::hardware:
+      case ParamKind::model:
+        if (spec.has_default && label == kNoCatalogEntry) {
+          value = -1;
+        } else {
+          value = index_in(spec.kind == ParamKind::hardware ? catalog.hardware_ids() : catalog.model_ids(), label);
+        }
+        break;
       case ParamKind::precision: {
         std::vector<std::string> names;
         for (Precision pr : kAllPrecisions) names.emplace_back(precision_name(pr));

@@ -449,10 +449,12 @@ bool check_bundle_value(const YamlReader& r, const YamlEntry& e, const std::stri
   switch (p.kind) {
     case ParamKind::number: return r.quantity(e.value, p.dimension, path).has_value();
     case ParamKind::hardware:
+      if (p.has_default && e.value.text == kNoCatalogEntry) return true;
       if (into.find_hardware(e.value.text) != nullptr) return true;
       r.unknown(e.value, "hardware id", into.hardware_ids());
       return false;
     case ParamKind::model:
+      if (p.has_default && e.value.text == kNoCatalogEntry) return true;
       if (into.find_model(e.value.text) != nullptr) return true;
       r.unknown(e.value, "model id", into.model_ids());
       return false;

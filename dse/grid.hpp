@@ -26,6 +26,9 @@ class Grid {
  private:
   // Sets one solver input, pointing hardware/model at the catalog entry its value indexes.
   void set(std::size_t param, double value, PointInputs& out) const;
+  // Sets the calibrated parameters the profile scales per chip from the chip each one follows
+  // (ParamSpec::scaled_by_second_hardware), whichever hardware was set last.
+  void scale_per_chip(PointInputs& out) const;
 
   const ResolvedStudy* study_;
   std::vector<std::uint64_t> radix_;
@@ -33,7 +36,8 @@ class Grid {
   PointInputs base_;
   int hardware_param_ = -1;
   int model_param_ = -1;
-  int second_model_param_ = -1;  // a second model parameter (PointInputs::second_model)
+  int second_model_param_ = -1;     // a second model parameter (PointInputs::second_model)
+  int second_hardware_param_ = -1;  // a second hardware parameter (PointInputs::second_hardware)
 };
 
 }  // namespace dsx

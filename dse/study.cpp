@@ -587,7 +587,8 @@ void StudyLoader::keep_used_catalog_entries() {
   }
   const auto renumber = [&](std::size_t p, const std::string& label, double& value) {
     if (params[p].kind == ParamKind::hardware) {
-      value = static_cast<double>(s_.catalog.find_hardware(label) - s_.catalog.hardware.data());
+      const HardwareSpec* h = s_.catalog.find_hardware(label);
+      value = h == nullptr ? -1.0 : static_cast<double>(h - s_.catalog.hardware.data());
     } else if (params[p].kind == ParamKind::model) {
       const CatalogModel* m = s_.catalog.find_model(label);
       value = m == nullptr ? -1.0 : static_cast<double>(m - s_.catalog.models.data());

@@ -43,7 +43,9 @@ std::optional<AxisValue> StudyLoader::read_value(const ParamSpec& p, const YamlN
     return AxisValue{node.text, static_cast<double>(it - choices.begin())};
   };
   switch (p.kind) {
-    case ParamKind::hardware: return lookup(catalog_.hardware_ids(), "hardware id");
+    case ParamKind::hardware:
+      if (p.has_default && node.text == kNoCatalogEntry) return AxisValue{node.text, -1};
+      return lookup(catalog_.hardware_ids(), "hardware id");
     case ParamKind::model:
       if (p.has_default && node.text == kNoCatalogEntry) return AxisValue{node.text, -1};
       return lookup(catalog_.model_ids(), "model id");
@@ -67,7 +69,7 @@ std::optional<AxisValue> StudyLoader::read_value(const ParamSpec& p, const YamlN
 
 std::string StudyLoader::expected_phrase(const ParamSpec& p) const {
   switch (p.kind) {
-    case ParamKind::hardware: return "a hardware id";
+    case ParamKind::hardware: return p.has_default ? "a hardware id or none" : "a hardware id";
     case ParamKind::model: return p.has_default ? "a model id or none" : "a model id";
     case ParamKind::precision: return "a precision";
     case ParamKind::choice: return "one of " + join(std::vector<std::string>(p.choices.begin(), p.choices.end()));
@@ -81,10 +83,10 @@ std::string StudyLoader::default_label(const ParamSpec& p) {
     case ParamKind::choice: return std::string(p.choices[static_cast<std::size_t>(p.default_value)]);
     case ParamKind::precision: return std::string(precision_name(kAllPrecisions[static_cast<std::size_t>(p.default_value)]));
     case ParamKind::number: return exact_quantity_label(p.default_value, p.dimension);
-    case ParamKind::model: return std::string(kNoCatalogEntry);
-    case ParamKind::hardware: break;
+    case ParamKind::model:
+    case ParamKind::hardware: return std::string(kNoCatalogEntry);
   }
-  throw std::logic_error("parameter '" + std::string(p.name) + "' has a default but names a hardware entry");
+  throw std::logic_error("parameter '" + std::string(p.name) + "' has a default of no kind");
 }
 
 void StudyLoader::read_axes(const YamlNode& axes) {
@@ -675,6 +677,33 @@ void StudyLoader::scale_per_hardware(std::size_t p, const FittedParameter& fitte
   if (hardware != params.end() && fixed_[h] && !s_.is_axis[h] && !set_by_bundle_axis(h)) chip = s_.fixed_labels[h];
   for (const Axis& a : s_.axes) {
     if (hardware != params.end() && !a.is_bundle() && a.param_index == h && a.values.size() == 1) chip = a.values[0].label;
+  }
+  // A value that follows a second hardware (ParamSpec::scaled_by_second_hardware) takes its chip
+  // wherever that one is set: one chip when it names one id throughout, none known when it varies.
+  const auto second = hardware == params.end() ? params.end()
+                                               : std::find_if(hardware + 1, params.end(), [](const ParamSpec& ps) {
+                                                   return ps.kind == ParamKind::hardware;
+                                                 });
+  if (spec.scaled_by_second_hardware && second != params.end()) {
+    const auto h2 = static_cast<std::size_t>(second - params.begin());
+    std::set<std::string> labels;
+    bool known = !set_by_bundle_axis(h2);
+    if (!s_.is_axis[h2]) labels.insert(s_.fixed_labels[h2]);
+    for (const Axis& a : s_.axes) {
+      if (a.is_bundle() || a.param_index != h2) continue;
+      for (const AxisValue& v : a.values) labels.insert(v.label);
+    }
+    labels.erase(std::string(kNoCatalogEntry));
+    labels.erase("");  // not filled in yet: its default, none
+    const bool also_none = known && s_.is_axis[h2] && std::any_of(s_.axes.begin(), s_.axes.end(), [&](const Axis& a) {
+      return !a.is_bundle() && a.param_index == h2 &&
+             std::any_of(a.values.begin(), a.values.end(), [](const AxisValue& v) { return v.label == kNoCatalogEntry; });
+    });
+    if (!known || labels.size() > 1 || (labels.size() == 1 && also_none && labels.count(chip) == 0)) {
+      chip.clear();
+    } else if (labels.size() == 1) {
+      chip = *labels.begin();
+    }
   }
   if (!chip.empty()) {
     const double factor = s_.calibration->hardware_factor(fitted.per_hardware, chip);

@@ -19,7 +19,7 @@
 namespace dsx {
 
 enum class ParamKind : std::uint8_t {
-  hardware,   // a catalog hardware id
+  hardware,   // a catalog hardware id; a second one (a prefill pool's) may be optional (see PointInputs)
   model,      // a catalog model id; a second one (a speculative draft) may be optional (see PointInputs)
   precision,  // fp64 ... int4 (value = index into kAllPrecisions)
   choice,     // one of `choices` (value = index)
@@ -38,6 +38,10 @@ struct ParamSpec {
   double max_value = 0;
   bool min_exclusive = false;  // (min, max] instead of [min, max]
   bool integer = false;
+  // A calibrated value the profile scales per chip (ResolvedStudy::hardware_scaled) takes the factor
+  // of the second hardware parameter's chip when that one is set, of the first otherwise: the
+  // parameter describes work that runs on the second hardware (serving's prefill eta).
+  bool scaled_by_second_hardware = false;
 };
 
 // Where a metric's values can lie, so that an interval around a prediction (dse/calibration/
@@ -80,15 +84,16 @@ constexpr MetricDomain metric_domain(const MetricSpec& m) {
 inline constexpr std::size_t kMaxParams = 40;
 
 // One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
-// catalog, which outlives the sweep. A solver may declare a second model parameter: it reaches the
-// solver as second_model, and when its ParamSpec has a default it is optional: the label "none",
-// value -1, second_model nullptr.
+// catalog, which outlives the sweep. A solver may declare a second model parameter and a second
+// hardware parameter: they reach the solver as second_model and second_hardware, and when their
+// ParamSpec has a default they are optional: the label "none", value -1, pointer nullptr.
 inline constexpr std::string_view kNoCatalogEntry = "none";
 
 struct PointInputs {
   const HardwareSpec* hardware = nullptr;
   const PreparedModel* model = nullptr;
   const PreparedModel* second_model = nullptr;
+  const HardwareSpec* second_hardware = nullptr;
   std::array<double, kMaxParams> values{};
 };
 

@@ -69,7 +69,7 @@ struct ParamFacts {
 ParamFacts param_facts(const ParamSpec& p) {
   ParamFacts f;
   switch (p.kind) {
-    case ParamKind::hardware: f.kind = "hardware id"; break;
+    case ParamKind::hardware: f.kind = p.has_default ? "hardware id or none" : "hardware id"; break;
     case ParamKind::model: f.kind = p.has_default ? "model id or none" : "model id"; break;
     case ParamKind::precision: f.kind = "precision"; break;
     case ParamKind::choice: {
@@ -86,7 +86,7 @@ ParamFacts param_facts(const ParamSpec& p) {
   if (p.integer) f.kind += " (integer)";
   if (!p.has_default) {
     f.default_value = "required";
-  } else if (p.kind == ParamKind::model) {
+  } else if (p.kind == ParamKind::model || p.kind == ParamKind::hardware) {
     f.default_value = std::string(kNoCatalogEntry);
   } else if (p.kind == ParamKind::choice) {
     f.default_value = std::string(p.choices[static_cast<std::size_t>(p.default_value)]);

@@ -53,8 +53,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "tensor-parallel GPUs per replica, inside one node", .has_default = true, .default_value = 1,
      .min_value = 1, .max_value = 1024, .integer = true},
     {.name = "eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "prefill fraction of peak FLOP/s; 0 = seeds/004 prefill_long_context default (0.40)",
-     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+     .description = "prefill fraction of peak FLOP/s (of the prefill hardware's, when given); 0 = seeds/004 "
+                    "prefill_long_context default (0.40)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1, .scaled_by_second_hardware = true},
     {.name = "eta_decode", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "decode fraction of peak FLOP/s; 0 = seeds/004 default, 0.03 at batch 1 to 0.25 at batch 32+ "
                     "(log-linear in batch)",
@@ -116,11 +117,11 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "draft",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 10},
     {.name = "disaggregated", .kind = ParamKind::choice, .choices = kOffOn,
-     .description = "prefill and decode on separate GPU pools of the same hardware (DistServe, Splitwise); the KV "
-                    "cache of each prompt moves to the decode pool",
+     .description = "prefill and decode on separate GPU pools, of the same hardware unless prefill_hardware "
+                    "(DistServe, Splitwise); the KV cache of each prompt moves to the decode pool",
      .has_default = true, .default_value = 0},
     {.name = "prefill_decode_ratio", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "disaggregated: prefill instances (tp x ep GPUs each) per decode instance",
+     .description = "disaggregated: prefill instances (prefill_tp x ep GPUs each) per decode instance",
      .has_default = true, .default_value = 1, .min_value = 0, .max_value = 64, .min_exclusive = true},
     {.name = "kv_transfer_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "disaggregated: one-way bandwidth per GPU from the prefill to the decode pool; 0 = the "
@@ -135,6 +136,18 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "decode step sets draft_cost_ratio and its weights and KV cache share the memory; none = "
                     "draft_cost_ratio as given",
      .has_default = true, .default_value = -1},
+    {.name = "prefill_hardware", .kind = ParamKind::hardware,
+     .description = "disaggregated: the prefill pool's accelerator (catalog id), e.g. H100 prefill for A100 decode "
+                    "(Splitwise-HA); none = the decode hardware",
+     .has_default = true, .default_value = -1},
+    {.name = "prefill_gpu_hour_price", .kind = ParamKind::number, .dimension = Dimension::money,
+     .description = "USD per prefill GPU-hour when prefill_hardware is given; 0 = its catalog price amortised over "
+                    "lifetime (unknown when gpu_hour_price prices the decode GPUs)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6},
+    {.name = "prefill_tp", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "disaggregated: tensor-parallel GPUs of one prefill instance (DistServe sizes each phase's "
+                    "parallelism apart); 0 = tp",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1024, .integer = true},
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
@@ -188,12 +201,16 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "expected tokens per target verification, (1 - alpha^(gamma+1)) / (1 - alpha); 1 without a draft"},
     {"speculative_speedup", Dimension::dimensionless, "plain decode step / decode time per output token"},
     {"kv_transfer_s", Dimension::time, "disaggregated: moving one prompt's KV cache to the decode pool; 0 colocated"},
-    {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x tp x ep; 0 colocated"},
+    {"prefill_gpus", Dimension::count, "disaggregated: prefill_decode_ratio x prefill_tp x ep; 0 colocated"},
     {"draft_cost_ratio_used", Dimension::dimensionless,
      "c applied: the draft model's decode step / the target's at the same batch and context, or draft_cost_ratio"},
+    {"prefill_memory_bytes", Dimension::bytes,
+     "disaggregated: per prefill GPU, weights + KV cache of its group's ceil(batch / ep) prompts; 0 colocated"},
+    {"prefill_gpu_hour_price_usd", Dimension::money,
+     "disaggregated: price of one prefill GPU-hour (the decode GPUs' unless prefill_hardware is given); 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 15> kReasons = {
+constexpr std::array<std::string_view, 20> kReasons = {
     kPrecisionUnsupported,
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -209,6 +226,11 @@ constexpr std::array<std::string_view, 15> kReasons = {
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
     "the draft model is not a transformer, or tp does not divide its heads",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
+    "prefill_hardware needs disaggregated: on (a colocated replica prefills on its own GPUs)",
+    "precision not supported by the prefill hardware",
+    "tensor or expert parallelism on the prefill hardware needs its accelerator link",
+    "weights + the prompts' KV cache do not fit in the prefill hardware's memory",
+    "prefill_tp needs disaggregated: on (a colocated replica prefills at tp)",
 };
 
 }  // namespace
@@ -267,14 +289,47 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .tp_torus = torus.count > 0 ? torus_group(torus, n_tp) : TorusTopology{},
                           .ep_torus = torus.count > 0 ? torus_strided_group(torus, n_tp, n_ep) : TorusTopology{}};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
+  // The prefill pool's device: the prefill hardware's peaks, bandwidth and link in a switched node, or
+  // the decode device itself.
+  const HardwareSpec* phw = in.second_hardware;
+  const bool disagg = v[Param::disaggregated] != 0;
+  if (phw != nullptr && !disagg) return {PointStatus::infeasible, prefill_hardware_needs_disaggregation};
+  const double p_tp = v[Param::prefill_tp] > 0 ? v[Param::prefill_tp] : n_tp;
+  if (v[Param::prefill_tp] > 0 && !disagg) return {PointStatus::infeasible, prefill_tp_needs_disaggregation};
+  ServingDevice prefill_dev = dev;
+  if (p_tp != n_tp) {
+    if (std::fmod(shape.heads, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+    if (p_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
+    if (phw == nullptr && p_tp * n_ep > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) {
+      return {PointStatus::infeasible, tp_needs_link};
+    }
+    prefill_dev.tp = p_tp;
+    prefill_dev.tp_torus = torus.count > 0 ? torus_group(torus, p_tp) : TorusTopology{};
+    prefill_dev.ep_torus = torus.count > 0 ? torus_strided_group(torus, p_tp, n_ep) : TorusTopology{};
+  }
+  if (phw != nullptr) {
+    if (!phw->supports(compute_precision)) return {PointStatus::infeasible, prefill_precision_unsupported};
+    if (p_tp * n_ep > 1 && phw->accelerator_link_bandwidth_bytes_per_s <= 0) {
+      return {PointStatus::infeasible, prefill_needs_link};
+    }
+    prefill_dev.peak_flops_per_s = phw->peak(compute_precision);
+    prefill_dev.memory_bandwidth_bytes_per_s = phw->memory_bandwidth_bytes_per_s * v[Param::memory_efficiency];
+    prefill_dev.link_bytes_per_s = phw->accelerator_link_bandwidth_bytes_per_s;
+    prefill_dev.tp_torus = TorusTopology{};
+    prefill_dev.ep_torus = TorusTopology{};
+  }
+  const ServingDevice& pdev = prefill_dev;
 
   const bool is_static = v[Param::batching] != 0;
   const double chunk = v[Param::prefill_chunk_tokens];
-  const bool disagg = v[Param::disaggregated] != 0;
   if ((chunk > 0 || disagg) && is_static) return {PointStatus::infeasible, needs_continuous_batching};
   if (chunk > 0 && disagg) return {PointStatus::infeasible, chunked_with_disaggregation};
-  const double transfer_bandwidth = v[Param::kv_transfer_bandwidth] > 0 ? v[Param::kv_transfer_bandwidth]
-                                                                        : hw.accelerator_link_bandwidth_bytes_per_s;
+  // Without a bandwidth given, the KV moves over the accelerator links, the slower side's bounding it.
+  const double link_bandwidth =
+      phw != nullptr
+          ? std::min(hw.accelerator_link_bandwidth_bytes_per_s, phw->accelerator_link_bandwidth_bytes_per_s)
+          : hw.accelerator_link_bandwidth_bytes_per_s;
+  const double transfer_bandwidth = v[Param::kv_transfer_bandwidth] > 0 ? v[Param::kv_transfer_bandwidth] : link_bandwidth;
   if (disagg && transfer_bandwidth <= 0) return {PointStatus::infeasible, no_kv_transfer_link};
 
   // A fully cached prompt still computes its last token to produce the first output's logits.
@@ -320,8 +375,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double memory = weights_gpu + kv_shared_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
 
   const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
-  const PhaseTime prefill_one = prefill_after_prefix_time(shape, dev, uncached, cached, 1, eta_prefill);
-  const PhaseTime prefill_batch = prefill_after_prefix_time(shape, dev, uncached, cached, B, eta_prefill);
+  const PhaseTime prefill_one = prefill_after_prefix_time(shape, pdev, uncached, cached, 1, eta_prefill);
+  const PhaseTime prefill_batch = prefill_after_prefix_time(shape, pdev, uncached, cached, B, eta_prefill);
   const PhaseTime step = decode_step_time(shape, dev, B, mean_context, eta_dec);
   const double overhead = v[Param::step_overhead];
   const double t_step = step.total_s() + overhead;
@@ -361,6 +416,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   }
   double chunks = 1;
   double transfer = 0;
+  double prefill_memory = 0;
   if (chunk > 0) {
     chunks = std::ceil(uncached / chunk);
     const double chunk_tokens = uncached / chunks;
@@ -372,11 +428,20 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     ttft = chunks * (decode_iteration + chunk_cost);
     gap_max = decode_iteration + chunk_cost;
   } else if (disagg) {
-    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) * kv_share_per_gpu(shape, n_tp) /
-               transfer_bandwidth;
+    // Each prefill GPU sends its KV shard and each decode GPU receives its own; the larger one bounds it.
+    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) *
+               std::max(kv_share_per_gpu(shape, p_tp), kv_share_per_gpu(shape, n_tp)) / transfer_bandwidth;
     prefill_work = 0;
     ttft = t_prefill_one + transfer;
     gap_max = decode_iteration;
+    // A prefill GPU holds the target's weights (not the draft's, which runs on the decode pool) and its
+    // group's prompts' KV cache: with a paged cache their blocks outside the shared prefix, held once.
+    const double prompt_kv_seq = block > 0 ? dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) -
+                                                 kv_shared + kv_empty_per_seq
+                                           : dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element);
+    prefill_memory = weight_elements_per_gpu(shape, p_tp, n_ep) * dev.weight_bytes_per_element +
+                     kv_shared * kv_share_per_gpu(shape, p_tp) +
+                     sequences_per_group(B, n_ep) * prompt_kv_seq * kv_share_per_gpu(shape, p_tp);
   }
 
   const double colocated_tps = B * output / (output * t_token + prefill_work);
@@ -388,7 +453,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double itl = is_static ? t_token : t_token + prefill_work / output;
   const double e2e = ttft + (output - 1) * itl;
   const double tps = is_static ? static_tps : continuous_tps;
-  const double pool_gpus = disagg ? prefill_ratio * n_gpus : 0;
+  const double pool_gpus = disagg ? prefill_ratio * (p_tp * n_ep) : 0;
   const double replica_gpus = n_gpus + pool_gpus;
 
   const double lambda = v[Param::arrival_rate];
@@ -404,6 +469,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   }
   const double hour_price =
       v[Param::gpu_hour_price] > 0 ? v[Param::gpu_hour_price] : hw.price_usd / (v[Param::lifetime] / kSecondsPerHour);
+  // A prefill hardware's GPU-hour: its own price, or its catalog price amortised; a rental price given for
+  // the decode GPUs says nothing of it.
+  double prefill_hour_price = disagg ? hour_price : 0;
+  if (phw != nullptr) {
+    prefill_hour_price = v[Param::prefill_gpu_hour_price] > 0 ? v[Param::prefill_gpu_hour_price]
+                         : v[Param::gpu_hour_price] > 0        ? 0
+                                                               : phw->price_usd / (v[Param::lifetime] / kSecondsPerHour);
+  }
 
   out[ttft_s] = ttft;
   out[itl_s] = itl;
@@ -432,7 +505,11 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   // No price (catalog price 0, gpu_hour_price not given): the cost metrics are unknown, not zero.
   const double known_price = hour_price > 0 ? hour_price : std::numeric_limits<double>::quiet_NaN();
   out[gpu_hour_price_usd] = known_price;
-  out[cost_per_million_tokens_usd] = replica_gpus * known_price / kSecondsPerHour / tps * 1e6;
+  const double known_prefill_price =
+      prefill_hour_price > 0 || !disagg ? prefill_hour_price : std::numeric_limits<double>::quiet_NaN();
+  out[cost_per_million_tokens_usd] =
+      phw != nullptr ? (n_gpus * known_price + pool_gpus * known_prefill_price) / kSecondsPerHour / tps * 1e6
+                     : replica_gpus * known_price / kSecondsPerHour / tps * 1e6;
   out[eta_decode_used] = eta_dec;
   out[gpus] = replica_gpus;
   out[decode_all_to_all_s] = step.expert_all_to_all_s;
@@ -445,8 +522,11 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[draft_cost_ratio_used] = draft_ratio;
   out[kv_transfer_s] = transfer;
   out[prefill_gpus] = pool_gpus;
+  out[prefill_memory_bytes] = prefill_memory;
+  out[prefill_gpu_hour_price_usd] = known_prefill_price;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (prefill_memory > (phw != nullptr ? phw : &hw)->memory_bytes) return {PointStatus::infeasible, prefill_exceeds_memory};
   if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};
   return {};

@@ -91,11 +91,33 @@
 //  - disaggregated prefill and decode (disaggregated: on; Zhong et al. 2024, "DistServe: Disaggregating
 //    Prefill and Decoding for Goodput-optimized Large Language Model Serving", OSDI; Patel et al. 2024,
 //    "Splitwise: Efficient Generative LLM Inference Using Phase Splitting", ISCA): prefill_decode_ratio
-//    prefill instances of tp x ep GPUs of the same hardware serve each decode instance. Decode iterations
+//    prefill instances of prefill_tp x ep GPUs (below) serve each decode instance. Decode iterations
 //    carry no prefill (itl_s = decode time per token); TTFT = prefill of one prompt + moving its KV cache,
 //    each GPU its shard at kv_transfer_bandwidth, not overlapped with the prefill (kv_transfer_s);
 //    tokens_per_s = min(decode pool B / t_token, prefill pool ratio x B x O / prefill of B prompts); gpus
 //    and the cost count both pools. Continuous batching only; not combined with chunked prefill.
+//    prefill_memory_bytes: a prefill GPU holds the target's weights and its group's ceil(B / ep) prompts'
+//    KV cache (paged: their blocks outside the shared prefix, which is held once); the draft stays on
+//    the decode pool. On the decode hardware at the decode tp this never exceeds memory_bytes.
+//    prefill_tp (0 = tp) sizes a prefill instance apart from a decode one, as DistServe chooses each
+//    phase's parallelism (prefill_gpus = ratio x prefill_tp x ep): prefill, its memory and its
+//    all-reduces run at prefill_tp, and the KV transfer takes the larger per-GPU shard of the two sides,
+//    KV(P) x max(1 / min(prefill_tp, kv_heads), 1 / min(tp, kv_heads)) / bandwidth. It must divide the
+//    heads, fit the node with ep and, above 1, have a link; without disaggregation it is infeasible.
+//  - a prefill pool on other hardware (prefill_hardware, a catalog id; none = the decode hardware;
+//    Splitwise's "Splitwise-HA" prefills on H100 and decodes on A100, Patel et al. 2024, arXiv:2311.18677):
+//    with disaggregated on, every prefill runs on that chip (its peak at `precision`, its
+//    memory bandwidth x memory_efficiency, its accelerator link for the tp all-reduces, a switched node:
+//    a torus describes the decode node), at prefill_tp, with the decode side's ep, eta and step_overhead; its
+//    memory must hold prefill_memory_bytes. The KV moves at kv_transfer_bandwidth or, when 0, at the
+//    slower of the two chips' accelerator links. Prefill GPUs cost prefill_gpu_hour_price or, when 0,
+//    the prefill chip's catalog price over `lifetime`; when gpu_hour_price prices the decode GPUs and
+//    prefill_gpu_hour_price is 0 the prefill price is unknown (cost NaN). The calibration profile's
+//    per-chip factor of eta follows the prefill chip (ParamSpec::scaled_by_second_hardware; dse/grid.cpp);
+//    memory_efficiency and step_overhead are fitted without per-chip factors and apply to both pools.
+//    prefill_hardware without disaggregation is infeasible. A study's derived hardware_* values and a
+//    sensitivity's hardware fields are the decode hardware's; a calibration measurement that sets
+//    prefill_hardware would fit eta's factor to the decode chip (none does).
 //  - weight-only quantization (weight_precision int8 or int4; w8a16 / w4a16): weights stored and read
 //    at 8 or 4 bits plus one 16-bit scale per group of 128 weights, the group size of Lin et al. 2024,
 //    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", MLSys (its
@@ -148,6 +170,9 @@ class ServingSolver final : public TabledSolver {
     kv_transfer_bandwidth,
     weight_precision,
     draft_model,
+    prefill_hardware,
+    prefill_gpu_hour_price,
+    prefill_tp,
     torus_x,
     torus_y,
     torus_z,
@@ -193,6 +218,8 @@ class ServingSolver final : public TabledSolver {
     kv_transfer_s,
     prefill_gpus,
     draft_cost_ratio_used,
+    prefill_memory_bytes,
+    prefill_gpu_hour_price_usd,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -210,7 +237,12 @@ class ServingSolver final : public TabledSolver {
     no_kv_transfer_link,
     chunks_starve_batch,
     draft_not_servable,
-    torus_is_not_the_node
+    torus_is_not_the_node,
+    prefill_hardware_needs_disaggregation,
+    prefill_precision_unsupported,
+    prefill_needs_link,
+    prefill_exceeds_memory,
+    prefill_tp_needs_disaggregation
   };
 
   ServingSolver();

@@ -63,6 +63,26 @@ inline HardwareSpec h100_sxm() {
   return hw;
 }
 
+// studies/catalog/hardware.yaml a100_80gb_sxm (NVIDIA A100 Tensor Core GPU datasheet, 2021): dense
+// FP16/BF16 312 TFLOP/s, 80 GiB at 2.039 TB/s, NVLink 3 300 GB/s and PCIe Gen4 32 GB/s one-way, 400 W,
+// idle 30 % of TDP, $15,000.
+inline HardwareSpec a100_80gb_sxm() {
+  HardwareSpec hw;
+  hw.id = "a100_80gb_sxm";
+  hw.peak_flops_per_s[index_of(Precision::bf16)] = 312e12;
+  hw.peak_flops_per_s[index_of(Precision::fp16)] = 312e12;
+  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
+  hw.memory_bandwidth_bytes_per_s = 2.039e12;
+  hw.accelerator_link_bandwidth_bytes_per_s = 300e9;
+  hw.host_link_bandwidth_bytes_per_s = 32e9;
+  hw.tdp_w = 400;
+  hw.idle_power_fraction = 0.3;
+  hw.price_usd = 15000;
+  hw.compute_units = 108;
+  hw.sparse_speedup = 2;
+  return hw;
+}
+
 // Llama 3 (Grattafiori et al. 2024, "The Llama 3 Herd of Models", Table 3): 8 KV heads, vocabulary
 // 128,256, gated MLP, RoPE; 8B is (32, 4096, 32, 14336), 70B (80, 8192, 64, 28672).
 inline PreparedModel llama3(double layers, double d_model, double heads, double d_ff) {
