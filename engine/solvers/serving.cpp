@@ -34,7 +34,8 @@ constexpr std::array<double, 3> kWeightOnlyBytes = {0, 1 + kQuantScaleBytes / kQ
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
-    {.name = "model", .kind = ParamKind::model, .description = "transformer model (catalog id)"},
+    {.name = "model", .kind = ParamKind::model,
+     .description = "language model (catalog id): a transformer, a hybrid (Jamba) or a Mamba stack"},
     {.name = "precision", .kind = ParamKind::precision,
      .description = "precision of weights, activations and the compute roof"},
     {.name = "kv_precision", .kind = ParamKind::precision, .description = "storage precision of the KV cache",
@@ -193,9 +194,9 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "c applied: the draft model's decode step / the target's at the same batch and context, or draft_cost_ratio"},
 }};
 
-constexpr std::array<std::string_view, 15> kReasons = {
+constexpr std::array<std::string_view, 16> kReasons = {
     kPrecisionUnsupported,
-    "model is not a transformer (no qkv_proj / attention_scores op)",
+    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
     "weights + KV cache do not fit in device memory",
@@ -207,8 +208,9 @@ constexpr std::array<std::string_view, 15> kReasons = {
     "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
-    "the draft model is not a transformer, or tp does not divide its heads",
+    "the draft model is neither a transformer nor a Mamba stack, or tp does not divide its heads or Mamba channels",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
+    "tp must divide the Mamba channels (expand x d_model)",
 };
 
 }  // namespace
@@ -233,13 +235,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const Precision compute_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
   const Precision kv_prec = kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])];
   if (!hw.supports(compute_precision)) return {PointStatus::infeasible, precision_unsupported};
-  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  if (!in.model->servable) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
 
   const double prompt = v[Param::prompt_tokens];
   const double output = v[Param::output_tokens];
   const double n_tp = v[Param::tp];
   if (std::fmod(shape.heads, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  if (std::fmod(shape.recurrent_channels, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_channels};
   const double n_ep = v[Param::ep];
   if (n_ep > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (n_ep > 1 && std::fmod(shape.experts, n_ep) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
@@ -300,7 +303,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   // sequence's KV cache beside the target's.
   const ServingShape* draft =
       in.second_model != nullptr && v[Param::draft_tokens] > 0 ? &in.second_model->serving_shape : nullptr;
-  if (draft != nullptr && (!in.second_model->is_transformer || std::fmod(draft->heads, n_tp) != 0)) {
+  if (draft != nullptr && (!in.second_model->servable || std::fmod(draft->heads, n_tp) != 0 ||
+                           std::fmod(draft->recurrent_channels, n_tp) != 0)) {
     return {PointStatus::infeasible, draft_not_servable};
   }
   const double draft_weights_gpu =
