@@ -184,7 +184,11 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
       set("vocab", c.number("vocab_size"));
       set("seq_len", 2048);
       // MambaConfig sets no tie_word_embeddings: PretrainedConfig's default, true in transformers 4.x, applies.
-      set("tied_embeddings", c.flag_default("tie_word_embeddings", true, out.defaulted) ? 1 : 0);
+      const bool tied = c.flag_or("tie_word_embeddings", true);
+      if (!c.present("tie_word_embeddings")) {
+        out.defaulted.emplace_back("tie_word_embeddings true (PretrainedConfig's default in transformers 4.x)");
+      }
+      set("tied_embeddings", tied ? 1 : 0);
       if (c.flag_default("use_bias", true, out.defaulted)) {
         throw MissingKey("use_bias true (MambaConfig's default) is not modelled: architecture mamba's in_proj and "
                          "out_proj have no bias, as in the released checkpoints (use_bias false)");

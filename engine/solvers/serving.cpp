@@ -155,7 +155,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"decode_memory_s", Dimension::time, "memory part of a decode step (weights + KV read)"},
     {"decode_communication_s", Dimension::time, "tensor-parallel all-reduces + expert-parallel all-to-alls of a decode step"},
     {"kv_cache_bytes", Dimension::bytes,
-     "KV cache of one sequence at prompt + output tokens, with a hybrid model's recurrent (Mamba) state (whole replica)"},
+     "KV cache of one sequence at prompt + output tokens, plus its Mamba layers' recurrent state (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
      "2 x attention layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
     {"weights_per_gpu_bytes", Dimension::bytes,
