@@ -165,7 +165,8 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
         throw MissingKey("mamba_conv_bias false is not modelled: architecture jamba's conv1d has a bias");
       }
       if (c.flag_default("mamba_proj_bias", false, out.defaulted)) {
-        throw MissingKey("mamba_proj_bias true is not modelled: architecture jamba's in_proj and out_proj have no bias");
+        throw MissingKey(
+            "mamba_proj_bias true is not modelled: architecture jamba's in_proj and out_proj have no bias");
       }
       if (c.number_or("sliding_window", 0) > 0) {
         throw MissingKey("sliding_window is not modelled: architecture jamba's attention layers attend globally");
