@@ -15,8 +15,9 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kFamilies = {"llama", "mistral", "mixtral", "qwen2", "gemma",
-                                                        "gemma2", "gpt2", "bert", "deepseek_v2", "deepseek_v3"};
+constexpr std::array<std::string_view, 12> kFamilies = {"llama", "mistral", "mixtral", "qwen2",       "gemma",
+                                                        "gemma2", "gpt2",    "bert",    "deepseek_v2", "deepseek_v3",
+                                                        "jamba",  "mamba"};
 
 struct MissingKey : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -44,6 +45,35 @@ class Config {
     if (it == j_.end() || it->is_null()) return fallback;
     if (!it->is_boolean()) throw MissingKey(fmt::format("key '{}' must be true or false for model_type '{}'", key, type_));
     return it->get<bool>();
+  }
+  // number_or / flag_or with the config class's own default, noted in `defaulted` when the key is absent
+  // (the generated entry's source lists them).
+  double number_default(const char* key, double class_default, std::vector<std::string>& defaulted) const {
+    if (!present(key)) defaulted.push_back(fmt::format("{} {}", key, class_default));
+    return number_or(key, class_default);
+  }
+  bool flag_default(const char* key, bool class_default, std::vector<std::string>& defaulted) const {
+    if (!present(key)) defaulted.push_back(fmt::format("{} {}", key, class_default));
+    return flag_or(key, class_default);
+  }
+  // A rank that may be "auto" (ceil(hidden_size / 16), MambaConfig.time_step_rank and JambaConfig.mamba_dt_rank),
+  // whose class default is "auto".
+  double rank_or_auto(const char* key, double hidden_size, std::vector<std::string>& defaulted) const {
+    const double automatic = std::ceil(hidden_size / 16);
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) {
+      defaulted.push_back(fmt::format("{} auto (ceil(hidden_size / 16) = {})", key, automatic));
+      return automatic;
+    }
+    if (it->is_string() && it->get<std::string>() == "auto") return automatic;
+    if (!it->is_number()) {
+      throw MissingKey(fmt::format("key '{}' must be a number or \"auto\" for model_type '{}'", key, type_));
+    }
+    return it->get<double>();
+  }
+  bool present(const char* key) const {
+    const auto it = j_.find(key);
+    return it != j_.end() && !it->is_null();
   }
 
  private:
@@ -107,7 +137,67 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
   const Config c(j, type);
   auto set = [&](const char* key, double value) { out.params.emplace_back(key, value); };
   try {
-    if (type == "gpt2" || type == "bert") {
+    if (type == "jamba") {
+      // transformers JambaConfig (models/jamba/configuration_jamba.py): its defaults are Jamba-v0.1's.
+      out.architecture = "jamba";
+      out.config_class = "JambaConfig";
+      const double d = c.number("hidden_size");
+      const double heads = c.number("num_attention_heads");
+      set("layers", c.number("num_hidden_layers"));
+      set("d_model", d);
+      set("heads", heads);
+      set("kv_heads", c.number_default("num_key_value_heads", 8, out.defaulted));
+      set("attention_period", c.number_default("attn_layer_period", 8, out.defaulted));
+      set("attention_offset", c.number_default("attn_layer_offset", 4, out.defaulted));
+      set("expert_period", c.number_default("expert_layer_period", 2, out.defaulted));
+      set("expert_offset", c.number_default("expert_layer_offset", 1, out.defaulted));
+      set("experts", c.number_default("num_experts", 16, out.defaulted));
+      set("experts_per_token", c.number_default("num_experts_per_tok", 2, out.defaulted));
+      set("d_ff", c.number("intermediate_size"));
+      set("d_state", c.number_default("mamba_d_state", 16, out.defaulted));
+      set("d_conv", c.number_default("mamba_d_conv", 4, out.defaulted));
+      set("expand", c.number_default("mamba_expand", 2, out.defaulted));
+      set("dt_rank", c.rank_or_auto("mamba_dt_rank", d, out.defaulted));
+      set("vocab", c.number("vocab_size"));
+      set("seq_len", 2048);
+      set("tied_embeddings", c.flag_default("tie_word_embeddings", false, out.defaulted) ? 1 : 0);
+      if (!c.flag_default("mamba_conv_bias", true, out.defaulted)) {
+        throw MissingKey("mamba_conv_bias false is not modelled: architecture jamba's conv1d has a bias");
+      }
+      if (c.flag_default("mamba_proj_bias", false, out.defaulted)) {
+        throw MissingKey(
+            "mamba_proj_bias true is not modelled: architecture jamba's in_proj and out_proj have no bias");
+      }
+      if (c.number_or("sliding_window", 0) > 0) {
+        throw MissingKey("sliding_window is not modelled: architecture jamba's attention layers attend globally");
+      }
+    } else if (type == "mamba") {
+      // transformers MambaConfig (models/mamba/configuration_mamba.py), whose defaults are state-spaces/mamba-2.8b's.
+      out.architecture = "mamba";
+      out.config_class = "MambaConfig";
+      const double d = c.number("hidden_size");
+      set("layers", c.number("num_hidden_layers"));
+      set("d_model", d);
+      set("d_state", c.number_default("state_size", 16, out.defaulted));
+      set("expand", c.number_default("expand", 2, out.defaulted));
+      set("d_conv", c.number_default("conv_kernel", 4, out.defaulted));
+      set("dt_rank", c.rank_or_auto("time_step_rank", d, out.defaulted));
+      set("vocab", c.number("vocab_size"));
+      set("seq_len", 2048);
+      // MambaConfig sets no tie_word_embeddings: PretrainedConfig's default, true in transformers 4.x, applies.
+      const bool tied = c.flag_or("tie_word_embeddings", true);
+      if (!c.present("tie_word_embeddings")) {
+        out.defaulted.emplace_back("tie_word_embeddings true (PretrainedConfig's default in transformers 4.x)");
+      }
+      set("tied_embeddings", tied ? 1 : 0);
+      if (c.flag_default("use_bias", true, out.defaulted)) {
+        throw MissingKey("use_bias true (MambaConfig's default) is not modelled: architecture mamba's in_proj and "
+                         "out_proj have no bias, as in the released checkpoints (use_bias false)");
+      }
+      if (!c.flag_default("use_conv_bias", true, out.defaulted)) {
+        throw MissingKey("use_conv_bias false is not modelled: architecture mamba's conv1d has a bias");
+      }
+    } else if (type == "gpt2" || type == "bert") {
       const bool gpt2 = type == "gpt2";
       const double d = c.number(gpt2 ? "n_embd" : "hidden_size");
       const double heads = c.number(gpt2 ? "n_head" : "num_attention_heads");
@@ -183,14 +273,20 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
   const std::string base_name(file_name.substr(file_name.find_last_of('/') == std::string_view::npos
                                                    ? 0
                                                    : file_name.find_last_of('/') + 1));
+  std::string defaults;
+  if (!out.defaulted.empty()) {
+    defaults = "; keys absent from the file, transformers' " + out.config_class + " defaults used: ";
+    for (std::size_t i = 0; i < out.defaulted.size(); ++i) defaults += (i > 0 ? ", " : "") + out.defaulted[i];
+  }
   out.yaml = fmt::format(
       "  - id: {}\n"
       "    name: \"{} (imported Hugging Face config)\"\n"
       "    source: \"Hugging Face config.json {} (SHA-256 {}), model_type {}, read by dsx catalog import-hf; "
-      "seq_len 2048 (or the learned position table) is a dsx choice\"\n"
-      "    architecture: transformer\n"
+      "seq_len 2048 (or the learned position table) is a dsx choice{}\"\n"
+      "    architecture: {}\n"
       "    params: {{{}}}\n",
-      out.id, quoted_text(origin.empty() ? out.id : origin), quoted_text(base_name), sha256_hex(text), type, params);
+      out.id, quoted_text(origin.empty() ? out.id : origin), quoted_text(base_name), sha256_hex(text), type,
+      quoted_text(defaults), out.architecture, params);
   return out;
 }
 

@@ -58,7 +58,8 @@ PreparedModel prepare_model(ModelGraph eager) {
   prepared.flat_eager = flatten(eager);
   prepared.flat_compiled = flatten(prepared.compiled);
   prepared.flat_compiled_elementwise = flatten(prepared.compiled_elementwise);
-  prepared.is_transformer = derive_serving_shape(eager, prepared.serving_shape);
+  prepared.servable = derive_serving_shape(eager, prepared.serving_shape);
+  prepared.is_transformer = prepared.servable && prepared.serving_shape.attention_layers > 0;
   prepared.eager = std::move(eager);
   return prepared;
 }

@@ -51,8 +51,9 @@ struct PreparedModel {
   FlatGraph flat_eager;             // the three graphs flattened (engine/graph.hpp)
   FlatGraph flat_compiled;
   FlatGraph flat_compiled_elementwise;
-  bool is_transformer = false;      // derive_serving_shape(eager) succeeded
-  ServingShape serving_shape;       // valid when is_transformer
+  bool servable = false;            // derive_serving_shape(eager) succeeded: attention layers, Mamba layers or both
+  bool is_transformer = false;      // servable with attention layers (a transformer or a hybrid such as Jamba)
+  ServingShape serving_shape;       // valid when servable
 
   const ModelGraph& graph(Execution e) const { return e == Execution::eager ? eager : compiled; }
   const ModelGraph& graph(Execution e, FusionPolicy policy) const {

@@ -31,6 +31,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double recurrent_layers = 0;
   double scan_weights = 0, scan_outputs = 0;  // selective_scan: D d_state + D weights, T D outputs
   double conv_weights = 0, conv_outputs = 0;  // ssm_conv1d: D d_conv + D weights, T D outputs
+  const Op* in_proj = nullptr;                // the first ssm_in_proj: T d in, 2 T D out, 2 d D weights
+  const Op* scan = nullptr;                   // the first selective_scan: T D out
   double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
   double moe_layers = 0;
   double expert_weights = 0;
@@ -63,6 +65,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     }
     if (op.name == "attention_mask") causal = true;
     if (op.kind == OpKind::selective_scan) {
+      if (scan == nullptr) scan = &op;
       recurrent_layers += r;
       scan_weights += op.weight_elements * r;
       scan_outputs += op.output_elements_per_sample * r;
@@ -102,6 +105,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       (in_window ? windowed_attention_flops : attention_flops) += op.flops_per_sample * r;
     } else {
       if (op.kind == OpKind::matmul && op.name == "qkv_proj" && qkv == nullptr) qkv = &op;
+      if (op.kind == OpKind::matmul && op.name == "ssm_in_proj" && in_proj == nullptr) in_proj = &op;
       if (op.kind == OpKind::matmul && op.name == "mla_kv_down_proj") {
         if (kv_down == nullptr) kv_down = &op;
         latent_elements += op.output_elements_per_sample * r;
@@ -127,12 +131,21 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     scores = windowed_scores;
     context = windowed_context;
   }
-  if (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0) return false;
+  const bool attention_free = scores == nullptr && context == nullptr && recurrent_layers > 0;
+  if (!attention_free && (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0)) {
+    return false;
+  }
   ServingShape s;
   s.layers = layers + recurrent_layers;
   s.attention_layers = layers;
   s.recurrent_layers = recurrent_layers;
-  if (kv_down != nullptr && kv_up != nullptr) {
+  if (attention_free) {
+    // ssm_in_proj reads T x d, writes T x 2D and holds 2 d D weights: d^2 = weights x in / out.
+    if (in_proj == nullptr || scan == nullptr || in_proj->output_elements_per_sample <= 0) return false;
+    s.d_model = std::sqrt(in_proj->weight_elements * in_proj->input_elements_per_sample /
+                          in_proj->output_elements_per_sample);
+    s.built_seq_len = in_proj->input_elements_per_sample / s.d_model;
+  } else if (kv_down != nullptr && kv_up != nullptr) {
     // attention_scores costs 2 T^2 H dqk, reads q and the up-projected k (2 T H dqk), writes H T^2.
     const double dqk = scores->flops_per_sample / (2 * scores->output_elements_per_sample);
     const double T = scores->output_elements_per_sample * 2 * dqk / scores->input_elements_per_sample;
@@ -185,8 +198,11 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   const double T = s.built_seq_len;
   if (recurrent_layers > 0) {
     s.recurrent_state_elements = (scan_weights - scan_outputs / T) + (conv_weights - conv_outputs / T);
+    s.recurrent_channels = scan->output_elements_per_sample / T;
   }
-  if (window == 0 && recurrent_layers == 0) {
+  if (attention_free) {
+    s.attention_width = 0;
+  } else if (window == 0 && recurrent_layers == 0) {
     s.attention_width = (scores->flops_per_sample + context->flops_per_sample) / (4 * T * T);
   } else {
     // The mean over layers at the built T, so that 4 x layers x T^2 x width is the graph's QK^T + AV
@@ -266,7 +282,9 @@ double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, dou
   return 2 * (ranks - 1) / ranks * bytes / link_bytes_per_s + 2 * (ranks - 1) * alpha_s;
 }
 
-double kv_share_per_gpu(const ServingShape& s, double tp) { return 1.0 / std::min(tp, s.kv_heads); }
+double kv_share_per_gpu(const ServingShape& s, double tp) {
+  return s.kv_heads > 0 ? 1.0 / std::min(tp, s.kv_heads) : 1.0 / tp;
+}
 
 double expert_flops_per_token(const ServingShape& s) {
   if (s.experts <= 0) return 0.0;

@@ -52,6 +52,21 @@
 // heads. A Mamba layer's per-token work (projections, conv, scan) is linear in the tokens, so prefill
 // and decode price it with the other linear ops; `layers` counts every block, so each Mamba layer has
 // its two tensor-parallel all-reduces (mixer and feed-forward) like an attention layer.
+// Attention-free models (Mamba, Gu & Dao 2023, arXiv:2312.00752, section 3.4; graph of the `mamba`
+// builder, engine/model_builders_sequence.cpp): no attention op, so no KV cache (attention_layers,
+// heads, kv_heads and every attention FLOP are 0); each sequence holds only the Mamba layers' constant
+// state, read back as above (Mamba-2.8B: 64 layers x 5,120 channels x (d_conv 4 + d_state 16) =
+// 6,553,600 elements, 13,107,200 B at 16 bits: the conv_state (batch, d_inner, d_conv) and ssm_state
+// (batch, d_inner, d_state) of state-spaces/mamba's mamba_ssm/modules/mamba_simple.py
+// Mamba.allocate_inference_cache, at the weights' dtype). d_model and T come from
+// ssm_in_proj (T x d in, 2 T D out, 2 d D weights). Prefill of P tokens is the graph's scan over them
+// (linear FLOPs x P, the scan among them); a decode step runs one recurrent step per sequence: it reads
+// the weights once and each sequence's state, whatever the context (the paper's section 3.5: constant
+// time and memory per step). Tensor parallelism splits the D = expand x d_model channels of the mixer
+// (tp must divide D) and with them the state; a Mamba-1 block needs 2 all-reduces per layer (T. Dao,
+// "State Space Duality (Mamba-2) Part IV - The Systems", tridao.me 2024: "Mamba-1 ... requires 2
+// all-reduces per layer"), priced like the transformer's two, d_model wide (the one after x_proj is
+// R + 2 N wide: an upper bound).
 // head_dim need not be d_model / heads (Gemma 2, PaLM): it is read from attention_scores (2 head_dim
 // FLOPs per score), and T from qkv_proj's input over d_model (the pre-attention norm's weights).
 //
@@ -111,6 +126,7 @@ struct ServingShape {
   // sequence instead of a KV cache; 0 for a transformer.
   double recurrent_layers = 0;
   double recurrent_state_elements = 0;         // one sequence, all Mamba layers: D d_conv + D d_state each
+  double recurrent_channels = 0;               // D = expand x d_model of the first Mamba layer: what TP splits
   double d_model = 0;
   double heads = 0;
   double kv_heads = 0;
@@ -157,9 +173,10 @@ struct ServingShape {
   double active_adapter_in_out_elements = 0;   // the same over the matrices one token passes (k of E experts)
 };
 
-// False when the graph is not a transformer built by engine/model_builders (no qkv_proj or
-// mla_kv_down_proj op, or no attention_scores op). Layers are summed over the graph's blocks
-// (DeepSeek-V3: 3 dense + 58 MoE). Allocation-free.
+// False when the graph is neither a transformer built by engine/model_builders (a qkv_proj or
+// mla_kv_down_proj op and an attention_scores op; Jamba's hybrid among them) nor an attention-free
+// stack of Mamba layers (ssm_in_proj and selective_scan ops, no attention op). Layers are summed over
+// the graph's blocks (DeepSeek-V3: 3 dense + 58 MoE). Allocation-free.
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
 
 // Weights a step over `tokens` tokens reads. Mixture of experts: each token picks k of E experts,
@@ -209,7 +226,8 @@ struct PhaseTime {
   double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + communication_s; }
 };
 
-// Share of the KV cache one GPU holds under tensor parallelism: 1 / min(tp, kv_heads).
+// Share of the KV cache one GPU holds under tensor parallelism: 1 / min(tp, kv_heads); an attention-free
+// model's state is split with its channels, 1 / tp.
 double kv_share_per_gpu(const ServingShape& s, double tp);
 
 // FLOPs one token spends in its k routed experts: 2 x (expert weights, all layers) x k / E; 0 if dense.

@@ -25,7 +25,8 @@ constexpr double kTwoFourIndexBytesPerKept = 0.25;  // 2 bits per kept value (Mi
 
 constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id)"},
-    {.name = "model", .kind = ParamKind::model, .description = "transformer model (catalog id)"},
+    {.name = "model", .kind = ParamKind::model,
+     .description = "language model (catalog id): a transformer, a hybrid (Jamba) or a Mamba stack"},
     {.name = "phase", .kind = ParamKind::choice, .choices = kPhases,
      .description = "decode (one new token for each sequence) or prefill (each sequence's prompt)",
      .has_default = true, .default_value = 0},
@@ -90,7 +91,7 @@ constexpr std::array<std::string_view, 5> kReasons = {
     kPrecisionUnsupported,
     "2:4 sparsity needs sparse tensor cores (NVIDIA Ampere or later)",
     "2:4 and unstructured sparsity together are not modelled",
-    "the model is not a transformer (no attention graph)",
+    "the model is neither a transformer nor a Mamba stack (no serving view of its graph)",
     "does not fit in device memory",
 };
 
@@ -150,7 +151,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   if (!hw.supports(base) || !hw.supports(compute)) return {PointStatus::infeasible, precision_unsupported};
   if (two_four && !(hw.sparse_speedup > 0)) return {PointStatus::infeasible, no_sparse_tensor_cores};
   if (two_four && sparsity_fraction > 0) return {PointStatus::infeasible, sparsity_combined};
-  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  if (!in.model->servable) return {PointStatus::infeasible, not_a_transformer};
 
   const ServingShape& s = in.model->serving_shape;
   const auto phase = static_cast<Phase>(v[Param::phase]);

@@ -1,4 +1,4 @@
-// Solver "compression": what quantization and pruning do to one transformer inference step's weight
+// Solver "compression": what quantization and pruning do to one language-model inference step's weight
 // memory, latency and energy on one accelerator, against the same step at a baseline precision.
 //
 // Timing is the serving solver's roofline of a step (engine/serving.hpp: decode_step_time for one new

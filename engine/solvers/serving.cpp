@@ -34,7 +34,8 @@ constexpr std::array<double, 3> kWeightOnlyBytes = {0, 1 + kQuantScaleBytes / kQ
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
-    {.name = "model", .kind = ParamKind::model, .description = "transformer model (catalog id)"},
+    {.name = "model", .kind = ParamKind::model,
+     .description = "language model (catalog id): a transformer, a hybrid (Jamba) or a Mamba stack"},
     {.name = "precision", .kind = ParamKind::precision,
      .description = "precision of weights, activations and the compute roof"},
     {.name = "kv_precision", .kind = ParamKind::precision, .description = "storage precision of the KV cache",
@@ -167,7 +168,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
     {"decode_memory_s", Dimension::time, "memory part of a decode step (weights + KV read)"},
     {"decode_communication_s", Dimension::time, "tensor-parallel all-reduces + expert-parallel all-to-alls of a decode step"},
     {"kv_cache_bytes", Dimension::bytes,
-     "KV cache of one sequence at prompt + output tokens, with a hybrid model's recurrent (Mamba) state (whole replica)"},
+     "KV cache of one sequence at prompt + output tokens, plus its Mamba layers' recurrent state (whole replica)"},
     {"kv_cache_per_token_bytes", Dimension::bytes,
      "2 x attention layers x kv_heads x head_dim x bytes(kv_precision); MLA: layers x (kv_lora_rank + qk_rope_head_dim) x bytes"},
     {"weights_per_gpu_bytes", Dimension::bytes,
@@ -210,9 +211,9 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "disaggregated: price of one prefill GPU-hour (the decode GPUs' unless prefill_hardware is given); 0 colocated"},
 }};
 
-constexpr std::array<std::string_view, 20> kReasons = {
+constexpr std::array<std::string_view, 21> kReasons = {
     kPrecisionUnsupported,
-    "model is not a transformer (no qkv_proj / attention_scores op)",
+    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
     "weights + KV cache do not fit in device memory",
@@ -224,13 +225,14 @@ constexpr std::array<std::string_view, 20> kReasons = {
     "chunked prefill does not apply to a disaggregated replica (its decode steps carry no prefill)",
     "disaggregation needs kv_transfer_bandwidth or an accelerator link",
     "prefill chunks cannot keep the batch decoding: batch x chunks per prompt exceeds output_tokens",
-    "the draft model is not a transformer, or tp does not divide its heads",
+    "the draft model is neither a transformer nor a Mamba stack, or tp does not divide its heads or Mamba channels",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
     "prefill_hardware needs disaggregated: on (a colocated replica prefills on its own GPUs)",
     "precision not supported by the prefill hardware",
     "tensor or expert parallelism on the prefill hardware needs its accelerator link",
     "weights + the prompts' KV cache do not fit in the prefill hardware's memory",
     "prefill_tp needs disaggregated: on (a colocated replica prefills at tp)",
+    "tp must divide the Mamba channels (expand x d_model)",
 };
 
 }  // namespace
@@ -255,13 +257,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const Precision compute_precision = kAllPrecisions[static_cast<std::size_t>(v[Param::precision])];
   const Precision kv_prec = kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])];
   if (!hw.supports(compute_precision)) return {PointStatus::infeasible, precision_unsupported};
-  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  if (!in.model->servable) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
 
   const double prompt = v[Param::prompt_tokens];
   const double output = v[Param::output_tokens];
   const double n_tp = v[Param::tp];
   if (std::fmod(shape.heads, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+  if (std::fmod(shape.recurrent_channels, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_channels};
   const double n_ep = v[Param::ep];
   if (n_ep > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (n_ep > 1 && std::fmod(shape.experts, n_ep) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
@@ -299,6 +302,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   ServingDevice prefill_dev = dev;
   if (p_tp != n_tp) {
     if (std::fmod(shape.heads, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
+    if (std::fmod(shape.recurrent_channels, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_channels};
     if (p_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
     if (phw == nullptr && p_tp * n_ep > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) {
       return {PointStatus::infeasible, tp_needs_link};
@@ -355,7 +359,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   // sequence's KV cache beside the target's.
   const ServingShape* draft =
       in.second_model != nullptr && v[Param::draft_tokens] > 0 ? &in.second_model->serving_shape : nullptr;
-  if (draft != nullptr && (!in.second_model->is_transformer || std::fmod(draft->heads, n_tp) != 0)) {
+  if (draft != nullptr && (!in.second_model->servable || std::fmod(draft->heads, n_tp) != 0 ||
+                           std::fmod(draft->recurrent_channels, n_tp) != 0)) {
     return {PointStatus::infeasible, draft_not_servable};
   }
   const double draft_weights_gpu =

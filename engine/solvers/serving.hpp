@@ -40,6 +40,10 @@
 //  - output_lengths: uniform (on (0, 2 x output_tokens], a static batch runs until its longest request,
 //    engine/serving.hpp) or fixed (every request generates exactly output_tokens, as benchmarks with
 //    a fixed output length do: a static batch then takes output_tokens steps).
+//  - attention-free models (architecture mamba): no KV cache; each sequence holds its Mamba layers'
+//    constant conv + SSM state (engine/serving.hpp), which kv_cache_bytes reports, so memory_bytes and
+//    max_batch do not depend on the context; decode steps cost the same at any context. tp must divide
+//    the expand x d_model channels (tp_must_divide_channels).
 //  - multi-head latent attention (DeepSeek-V2/V3): the KV cache is the latent plus the RoPE key, one
 //    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
 //    (engine/serving.hpp).
@@ -242,7 +246,8 @@ class ServingSolver final : public TabledSolver {
     prefill_precision_unsupported,
     prefill_needs_link,
     prefill_exceeds_memory,
-    prefill_tp_needs_disaggregation
+    prefill_tp_needs_disaggregation,
+    tp_must_divide_channels
   };
 
   ServingSolver();

@@ -17,7 +17,7 @@ constexpr std::array<ParamSpec, SynthesisSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware,
      .description = "accelerator (catalog id) checked against the requirement"},
     {.name = "model", .kind = ParamKind::model,
-     .description = "catalog model: a transformer for phase decode, any model for phase step"},
+     .description = "catalog model: a transformer or a Mamba stack for phase decode, any model for phase step"},
     {.name = "precision", .kind = ParamKind::precision, .description = "weights, activations and the compute roof"},
     {.name = "kv_precision", .kind = ParamKind::precision, .description = "storage of the KV cache (phase decode)",
      .has_default = true, .default_value = static_cast<double>(index_of(Precision::fp16))},
@@ -60,7 +60,7 @@ constexpr std::array<MetricSpec, SynthesisSolver::kMetricCount> kMetrics = {{
 
 constexpr std::array<std::string_view, 2> kReasons = {
     kPrecisionUnsupported,
-    "phase decode needs a transformer model (an attention graph)",
+    "phase decode needs a language model of attention or Mamba layers (a serving view of its graph)",
 };
 
 }  // namespace
@@ -82,7 +82,7 @@ PointResult SynthesisSolver::evaluate(const PointInputs& in, std::span<double> o
 
   double step_flops = 0, step_bytes = 0, memory = 0;
   if (static_cast<Phase>(v[Param::phase]) == Phase::decode) {
-    if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+    if (!in.model->servable) return {PointStatus::infeasible, not_a_transformer};
     const ServingShape& s = in.model->serving_shape;
     const double kv_bytes = bytes_per_element(kAllPrecisions[static_cast<std::size_t>(v[Param::kv_precision])]);
     ServingDevice unit;

@@ -9,11 +9,12 @@
 // and the step's working set fits: required_memory_bytes <= memory. This is mlsysim's SynthesisSolver
 // (shared/reference mlsysim-models 2.5: BW = W / T, F = O / (T eta), Mem = W), with F and Q taken
 // from the model's operator graph instead of 2 x parameters and one weight stream:
-//  - phase decode (a transformer): one decode step, one new token for each of `batch` sequences at
-//    `context_tokens` of context; F and Q are the serving solver's (engine/serving.hpp decode_step_time
-//    on one GPU: weights read once, each sequence's KV cache and activations), read back by pricing
-//    the step on a unit device (1 FLOP/s, 1 B/s, eta 1). Memory = weights + batch x KV cache at that
-//    context (engine/serving.hpp kv_cache_bytes). T is the time per output token of each sequence.
+//  - phase decode (a transformer, a hybrid or a Mamba stack): one decode step, one new token for each
+//    of `batch` sequences at `context_tokens` of context; F and Q are the serving solver's
+//    (engine/serving.hpp decode_step_time on one GPU: weights read once, each sequence's KV cache or
+//    Mamba state and activations), read back by pricing the step on a unit device (1 FLOP/s, 1 B/s,
+//    eta 1). Memory = weights + batch x (KV cache at that context + Mamba state) (engine/serving.hpp
+//    sequence_cache_bytes). T is the time per output token of each sequence.
 //  - phase step (any model): one forward pass of the eager operator graph at `batch`; F and Q are the
 //    inference solver's totals (engine/dispatch.hpp execute_graph, read back on a unit device the same
 //    way); memory = weights + the largest op's activations at the batch (the inference solver's

@@ -29,7 +29,7 @@ const Catalog& shipped() {
 
 ModelGraph imported_graph(const HfImport& entry) {
   std::map<std::string, double, std::less<>> values(entry.params.begin(), entry.params.end());
-  return build_architecture("transformer", values);
+  return build_architecture(entry.architecture, values);
 }
 
 HfImport import_text(const std::string& text, const std::string& name = "config.json") {
@@ -106,6 +106,77 @@ TEST(HfImport, MistralMixtralAndDeepSeekKeys) {
       "first_k_dense_replace": 1, "tie_word_embeddings": false, "vocab_size": 102400})";
   EXPECT_EQ(imported_graph(import_text(deepseek)).parameter_count,
             shipped().find_model("deepseek_v2")->prepared.eager.parameter_count);
+}
+
+// state-spaces/mamba-2.8b-hf's config.json (tests/data/hf_configs/mamba_2_8b_hf.json) imports as
+// architecture mamba with the catalog's mamba_2_8b parameters; a file without the optional keys takes
+// MambaConfig's defaults and says so.
+TEST(HfImport, MambaConfigGivesTheCatalogMamba) {
+  const std::string path = kSource + "/tests/data/hf_configs/mamba_2_8b_hf.json";
+  const std::string text = read_text(path);
+  ASSERT_FALSE(text.empty()) << path;
+  const HfImport m = import_text(text, path);
+  EXPECT_EQ(m.architecture, "mamba");
+  EXPECT_EQ(imported_graph(m).parameter_count, shipped().find_model("mamba_2_8b")->prepared.eager.parameter_count);
+  EXPECT_EQ(imported_graph(m).parameter_count, 2'768'345'600.0);
+  EXPECT_NE(m.yaml.find("architecture: mamba\n"), std::string::npos) << m.yaml;
+  EXPECT_NE(m.yaml.find("dt_rank: 160"), std::string::npos) << m.yaml;
+  // The file sets no tie_word_embeddings: tied, PretrainedConfig's default, named in the source.
+  EXPECT_NE(m.yaml.find("tied_embeddings: 1"), std::string::npos) << m.yaml;
+  EXPECT_NE(m.yaml.find("MambaConfig defaults used: tie_word_embeddings true"), std::string::npos) << m.yaml;
+  Catalog c;
+  Diagnostics d;
+  load_models_text("imported.yaml", "models:\n" + m.yaml, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format() << m.yaml;
+
+  const HfImport bare = import_text(R"({"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64,
+      "vocab_size": 50280, "use_bias": false, "time_step_rank": "auto"})");
+  EXPECT_EQ(imported_graph(bare).parameter_count, 2'768'345'600.0);
+  EXPECT_NE(bare.yaml.find("state_size 16, expand 2, conv_kernel 4"), std::string::npos) << bare.yaml;
+  // MambaConfig's use_bias defaults to true (in_proj and out_proj biases), which the builder lacks.
+  std::string error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "mamba", "hidden_size": 64, "num_hidden_layers": 2,
+      "vocab_size": 100})", "", error));
+  EXPECT_NE(error.find("use_bias true"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "mamba", "hidden_size": 64, "vocab_size": 100,
+      "use_bias": false})", "", error));
+  EXPECT_NE(error.find("missing key 'num_hidden_layers'"), std::string::npos) << error;
+}
+
+// ai21labs/Jamba-v0.1's config.json, the values of the catalog entry jamba_v01's source (JambaConfig's
+// defaults are that file's), imports as architecture jamba with the catalog's parameter count; a file
+// without the pattern keys takes JambaConfig's defaults and says so.
+TEST(HfImport, JambaConfigGivesTheCatalogJamba) {
+  const std::string jamba = R"({"architectures": ["JambaForCausalLM"], "model_type": "jamba",
+      "attn_layer_offset": 4, "attn_layer_period": 8, "expert_layer_offset": 1, "expert_layer_period": 2,
+      "hidden_size": 4096, "intermediate_size": 14336, "mamba_conv_bias": true, "mamba_d_conv": 4,
+      "mamba_d_state": 16, "mamba_dt_rank": 256, "mamba_expand": 2, "mamba_proj_bias": false,
+      "max_position_embeddings": 262144, "num_attention_heads": 32, "num_experts": 16, "num_experts_per_tok": 2,
+      "num_hidden_layers": 32, "num_key_value_heads": 8, "sliding_window": null, "tie_word_embeddings": false,
+      "vocab_size": 65536, "_name_or_path": "ai21labs/Jamba-v0.1"})";
+  const HfImport j = import_text(jamba);
+  EXPECT_EQ(j.architecture, "jamba");
+  EXPECT_EQ(j.id, "jamba_v0_1");
+  const ModelGraph g = imported_graph(j);
+  EXPECT_EQ(g.parameter_count, shipped().find_model("jamba_v01")->prepared.eager.parameter_count);
+  EXPECT_EQ(g.parameter_count, 51'570'323'328.0);
+  EXPECT_EQ(g.active_parameters(), 12'110'311'296.0);
+  EXPECT_EQ(j.yaml.find("defaults used"), std::string::npos) << j.yaml;
+  Catalog c;
+  Diagnostics d;
+  load_models_text("imported.yaml", "models:\n" + j.yaml, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format() << j.yaml;
+
+  const HfImport bare = import_text(R"({"model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 65536})");
+  EXPECT_EQ(imported_graph(bare).parameter_count, 51'570'323'328.0);
+  EXPECT_NE(bare.yaml.find("JambaConfig defaults used: num_key_value_heads 8, attn_layer_period 8"), std::string::npos)
+      << bare.yaml;
+  EXPECT_NE(bare.yaml.find("mamba_dt_rank auto (ceil(hidden_size / 16) = 256)"), std::string::npos) << bare.yaml;
+  std::string error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "jamba", "hidden_size": 64, "intermediate_size": 128,
+      "num_attention_heads": 4, "num_hidden_layers": 8, "vocab_size": 100, "mamba_proj_bias": true})", "", error));
+  EXPECT_NE(error.find("mamba_proj_bias true is not modelled"), std::string::npos) << error;
 }
 
 TEST(HfImport, UnknownFamiliesAndMissingKeysAreNamed) {
