@@ -46,6 +46,7 @@ constexpr std::array<OffloadParts, 8> kOffloadParts = {{{false, false, false},
                                                         {true, false, true},
                                                         {false, true, true},
                                                         {true, true, true}}};
+constexpr std::array<std::string_view, 2> kRankOrders = {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
 constexpr int kLora = 1, kQlora = 2;
 constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
 constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
@@ -180,6 +181,11 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
+    {.name = "rank_order", .kind = ParamKind::choice, .choices = kRankOrders,
+     .description = "Megatron-Core's rank order, innermost first: tp-cp-ep-dp-pp (its default: pipeline stages "
+                    "outermost) or tp-cp-ep-pp-dp (--use-tp-pp-dp-mapping: a pipeline's stages share a node when "
+                    "tp x cp x pp fits it, data-parallel peers are tp x cp x pp apart)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -249,7 +255,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 20> kReasons = {
+constexpr std::array<std::string_view, 21> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -270,6 +276,7 @@ constexpr std::array<std::string_view, 20> kReasons = {
     "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
     "offloading weights or activations needs at least 3 layers per pipeline stage (Calculon)",
+    "rank_order tp-cp-ep-pp-dp is not modelled on a torus node (its data-parallel peers are not one strided group)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -311,6 +318,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                                                : hw.host_link_bandwidth_bytes_per_s);
   const bool on_torus = torus.count > 0;
   if (on_torus && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
+  const bool pp_inside_dp = v[Param::rank_order] == 1;
+  if (on_torus && pp_inside_dp) return {PointStatus::infeasible, rank_order_on_torus};
   const double tc = t * cp;
   if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
@@ -409,9 +418,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double nic = v[Param::fabric_bandwidth] / v[Param::oversubscription];
   const double fabric_alpha = v[Param::fabric_latency];
   // Gradients are reduced over the dp x cp ranks that hold the same weights, tp apart in rank order
-  // (Megatron-Core's order tp-cp-ep-dp-pp).
+  // (Megatron-Core's order tp-cp-ep-dp-pp). With pp inside dp (tp-cp-ep-pp-dp) the cp ranks stay tp
+  // apart and the dp ranks are tp x cp x pp apart: a node holds its cp ranks and as many dp ranks as
+  // whole tp x cp x pp blocks fit in it.
   const double dp_group = dp * cp;
-  const double dp_in_node = std::min(dp_group, std::max(1.0, std::floor(node / t)));
+  const double dp_in_node =
+      pp_inside_dp ? (tc >= node ? std::min(cp, std::max(1.0, std::floor(node / t)))
+                                 : cp * std::min(dp, std::max(1.0, std::floor(node / (tc * p)))))
+                   : std::min(dp_group, std::max(1.0, std::floor(node / t)));
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
@@ -427,7 +441,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
   const double expert_dp = dp_group / e;
   HierarchicalFabric expert_fabric = fabric;
-  expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(node / (t * e))));
+  // Megatron-Core's expert grid orders tp-ep-dp-pp (tp-ep-pp-dp with pp inside dp).
+  expert_fabric.gpus_per_node =
+      std::min(expert_dp, std::max(1.0, std::floor(node / (t * e * (pp_inside_dp ? p : 1.0)))));
   expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
   const TorusTopology expert_torus =
       on_torus ? torus_strided_group(torus, t * e, expert_fabric.gpus_per_node) : TorusTopology{};
@@ -523,9 +539,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.tp_all_reduce_s = t > node   ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
                          : on_torus ? torus_all_reduce_s(activation_message, torus_group(torus, t), kNvlinkAlphaS)
                                     : ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
-  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job does.
-  step.pp_p2p_s = n <= node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
-                            : point_to_point_s(activation_message / t, nic, fabric_alpha);
+  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job
+  // does. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks, in one node
+  // when such blocks tile it.
+  const double pipeline_block = tc * p;
+  const bool pp_in_node =
+      pp_inside_dp ? n <= node || (pipeline_block <= node && std::fmod(node, pipeline_block) == 0) : n <= node;
+  step.pp_p2p_s = pp_in_node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
+                             : point_to_point_s(activation_message / t, nic, fabric_alpha);
   const double dp_nodes = dp_group / dp_in_node;
   const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_in_node) : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {

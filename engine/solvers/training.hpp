@@ -146,6 +146,14 @@
 //    optimizer offloaded too the host's update writes them where they live, and the copy back to the
 //    accelerator leaves optimizer_s. Fewer than 3 layers per pipeline stage: infeasible (Calculon's
 //    rule). Host memory capacity is not checked.
+//  - rank_order (which groups share a node): Megatron-Core's default tp-cp-ep-dp-pp, as above, or
+//    tp-cp-ep-pp-dp, the order NVIDIA Megatron-LM's --use-tp-pp-dp-mapping selects
+//    (megatron/training/initialize.py passes order='tp-cp-ep-pp-dp' to initialize_model_parallel).
+//    With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its point-to-point
+//    transfers run on NVLink when such blocks tile a node (or the whole job is one node), else on
+//    the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp ranks of
+//    whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks; TP,
+//    CP and EP groups are where they were. Not modelled on torus nodes (infeasible).
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -196,6 +204,7 @@ class TrainingSolver final : public TabledSolver {
     torus_x,
     torus_y,
     torus_z,
+    rank_order,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -267,6 +276,7 @@ class TrainingSolver final : public TabledSolver {
     cp_needs_attention_only,
     torus_is_not_the_node,
     offload_needs_three_layers,
+    rank_order_on_torus,
   };
 
   TrainingSolver();
