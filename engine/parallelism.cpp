@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/offload.hpp"
+
 namespace dsx {
 
 double data_parallel_degree(double gpus, double tensor_parallel, double pipeline_parallel) {
@@ -74,6 +76,25 @@ StepResult training_step(const StepInput& in) {
   r.tp_comm_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * tp_calls_per_layer * layers_per_stage *
                                              in.microbatches * in.tp_all_reduce_s
                                        : 0.0;
+  if (in.offload_forward_bytes > 0 || in.offload_backward_bytes > 0) {
+    const double layer_steps = in.microbatches * layers_per_stage;
+    // The forward's GEMMs (2 FLOPs per parameter per token, the frozen ones too) and attention
+    // (4 L H Q T; PaLM appendix B) of one layer and micro-batch; the rest of its compute-bound time is backward.
+    const double forward_gemm_s = 2.0 * (in.parameters + in.frozen_parameters) / (in.peak_flops_per_s * in.compute_efficiency);
+    const double forward_attention_s =
+        4.0 * in.layers * in.hidden * in.seq_len * in.attention_work_fraction / (attention_peak * attention_efficiency);
+    const double layer_forward_s = (forward_gemm_s + forward_attention_s) * shard_tokens / layer_steps;
+    const double layer_flops_s = (r.compute_s - r.memory_bound_s) / layer_steps;
+    const double tp_call_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * in.tp_all_reduce_s : 0.0;
+    const double forward_window = layer_forward_s + 2.0 * tp_call_s;
+    const double backward_window = layer_flops_s - layer_forward_s + (tp_calls_per_layer - 2.0) * tp_call_s;
+    const double layer_exposed_s =
+        offload_exposed_s(in.offload_forward_bytes, in.host_link_bytes_per_s, forward_window) +
+        offload_exposed_s(in.offload_backward_bytes, in.host_link_bytes_per_s, backward_window);
+    r.offload_s = layer_exposed_s * layer_steps;
+    r.bubble_s += r.offload_s * (stretch - 1.0);
+    r.offload_s += in.offload_once_s;
+  }
   r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.virtual_stages * in.microbatches * in.pp_p2p_s : 0.0;
   const double ep_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
   r.ep_comm_s = in.expert_parallel > 1 ? ep_calls_per_layer * in.moe_layers / in.pipeline_parallel * imbalance *
@@ -89,7 +110,7 @@ StepResult training_step(const StepInput& in) {
                   std::max(0.0, in.cp_kv_exchange_s - attention_layer_s);
   }
   r.step_s = r.compute_s + r.optimizer_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s +
-             r.cp_comm_s;
+             r.cp_comm_s + r.offload_s;
 
   r.tokens_per_step = in.data_parallel * in.microbatches * tokens_per_microbatch;
   r.tokens_per_s = r.tokens_per_step / r.step_s;

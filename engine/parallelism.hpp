@@ -116,6 +116,17 @@ struct StepInput {
   double offload_gradients_to_host_s = 0;
   double offload_update_s = 0;
   double offload_weights_to_device_s = 0;
+  // Weights and activations streamed from host memory a layer at a time (engine/offload.hpp, after
+  // Calculon): per layer per micro-batch, forward_bytes forward and backward_bytes backward cross the
+  // host link at host_link_bytes_per_s, each overlapped with that layer's compute-bound time (its
+  // GEMMs and attention, forward or backward with recomputation) plus its exposed TP all-reduces
+  // (2 forward, the rest backward); the exposed remainder is paid every layer and micro-batch and
+  // stretched by the pipeline bubble like compute. offload_once_s is paid once per step unhidden
+  // (the updated weights written back to host memory).
+  double offload_forward_bytes = 0;
+  double offload_backward_bytes = 0;
+  double host_link_bytes_per_s = 0;
+  double offload_once_s = 0;
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
   double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)
@@ -132,6 +143,7 @@ struct StepResult {
   double compute_s = 0;        // this GPU's shard, all micro-batches, no bubble (memory-bound work included)
   double memory_bound_s = 0;   // the part of compute_s that streams memory (norms, activations, casts)
   double optimizer_s = 0;      // the optimizer update, once per step
+  double offload_s = 0;        // exposed host-link time of offloaded weights and activations (bubble share not in it)
   double bubble_s = 0;
   double tp_comm_s = 0;        // exposed
   double pp_comm_s = 0;

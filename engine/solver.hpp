@@ -81,7 +81,8 @@ constexpr MetricDomain metric_domain(const MetricSpec& m) {
   }
 }
 
-inline constexpr std::size_t kMaxParams = 40;
+// The most parameters a solver declares (the training solver's 41 with rank_order), room for a few more.
+inline constexpr std::size_t kMaxParams = 44;
 
 // One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
 // catalog, which outlives the sweep. A solver may declare a second model parameter and a second

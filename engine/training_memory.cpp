@@ -1,5 +1,7 @@
 #include "engine/training_memory.hpp"
 
+#include <algorithm>
+
 namespace dsx {
 
 double weight_bytes_per_param(bool mixed_precision) { return mixed_precision ? 2.0 : 4.0; }
@@ -64,6 +66,12 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
     m.optimizer_bytes = sharded(1) * ob;
   }
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : in.layers / in.pipeline_parallel;
+  const double layer_activations =
+      in.layers > 0 && in.hidden > 0
+          ? activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads, in.tensor_parallel,
+                                       in.sequence_parallel, in.recompute, in.attention) *
+                in.activation_bytes_per_element / 2.0 / in.context_parallel
+          : 0.0;
   m.activations_bytes = in.layers > 0 && in.hidden > 0
                             ? layers_per_stage * in.in_flight_microbatches *
                                   activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads,
@@ -71,6 +79,17 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
                                                              in.attention)
                             : 0.0;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
+  m.layer_activations_bytes = layer_activations;
+  // The weights are spread evenly over the layers (embeddings not treated apart, as above).
+  m.layer_weights_bytes = in.layers > 0 ? m.weights_bytes * in.pipeline_parallel / in.layers : 0.0;
+  if (in.weight_offload) {
+    m.host_weights_bytes = m.weights_bytes;
+    m.weights_bytes = std::min(m.weights_bytes, 2.0 * m.layer_weights_bytes);
+  }
+  if (in.activation_offload) {
+    m.host_activations_bytes = m.activations_bytes;
+    m.activations_bytes = std::min(m.activations_bytes, 2.0 * m.layer_activations_bytes);
+  }
   m.buffers_bytes = in.communication_buffer_bytes;
   if (in.optimizer_offload) {
     m.host_gradients_bytes = m.gradients_bytes;

@@ -114,6 +114,11 @@ struct TrainingMemoryInput {
   // states of this GPU's ZeRO shard live in host memory, where the update runs; the accelerator keeps
   // the weights and the activations.
   bool optimizer_offload = false;
+  // Weights and stored activations in host memory, streamed a layer at a time (engine/offload.hpp,
+  // after Calculon): the accelerator keeps two layers' weights and two layers' activations of one
+  // micro-batch (never more than without offload); host memory holds all of them.
+  bool weight_offload = false;
+  bool activation_offload = false;
   double capacity_bytes = 0;
 };
 
@@ -128,6 +133,14 @@ struct TrainingMemory {
   // With optimizer_offload, what moved to host memory (gradients_bytes and optimizer_bytes are then 0).
   double host_gradients_bytes = 0;
   double host_optimizer_bytes = 0;
+  // With weight_offload / activation_offload, what host memory holds (weights_bytes and
+  // activations_bytes are then the resident working set).
+  double host_weights_bytes = 0;
+  double host_activations_bytes = 0;
+  // One layer's weights, and its stored activations of one micro-batch, on this accelerator: what
+  // an offloaded layer moves over the host link.
+  double layer_weights_bytes = 0;
+  double layer_activations_bytes = 0;
 };
 
 // Per-accelerator memory: the model is split evenly over TP x PP (embeddings not treated apart).

@@ -9,6 +9,7 @@
 #include "engine/collectives.hpp"
 #include "engine/economics.hpp"
 #include "engine/laws.hpp"
+#include "engine/offload.hpp"
 #include "engine/parallelism.hpp"
 #include "engine/reliability.hpp"
 #include "engine/serving.hpp"
@@ -30,7 +31,22 @@ constexpr std::array<Optimizer, 5> kOptimizerKind = {Optimizer::adam, Optimizer:
                                                      Optimizer::sgd_momentum, Optimizer::lion};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr std::array<std::string_view, 3> kFinetune = {"full", "lora", "qlora"};
-constexpr std::array<std::string_view, 2> kOffload = {"none", "optimizer"};
+constexpr std::array<std::string_view, 8> kOffload = {"none",    "optimizer",     "weights",
+                                                     "activations", "optimizer_weights", "optimizer_activations",
+                                                     "weights_activations", "all"};
+// What each offload choice moves to host memory.
+struct OffloadParts {
+  bool optimizer, weights, activations;
+};
+constexpr std::array<OffloadParts, 8> kOffloadParts = {{{false, false, false},
+                                                        {true, false, false},
+                                                        {false, true, false},
+                                                        {false, false, true},
+                                                        {true, true, false},
+                                                        {true, false, true},
+                                                        {false, true, true},
+                                                        {true, true, true}}};
+constexpr std::array<std::string_view, 2> kRankOrders = {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
 constexpr int kLora = 1, kQlora = 2;
 constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
 constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
@@ -154,8 +170,9 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
                     "overlap; 0: exposed)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
     {.name = "offload", .kind = ParamKind::choice, .choices = kOffload,
-     .description = "optimizer: ZeRO-Offload, the gradient shard, fp32 master and optimizer states in host memory and "
-                    "the update on the host CPU (needs host_memory_bandwidth)",
+     .description = "what lives in host memory: optimizer (ZeRO-Offload: the gradient shard, fp32 master and optimizer "
+                    "states, the update on the host CPU; needs host_memory_bandwidth), weights and/or activations "
+                    "(Calculon: streamed over the host link a layer at a time, two layers resident), or all",
      .has_default = true, .default_value = 0},
     {.name = "host_memory_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "host memory bandwidth the offloaded update of one GPU's shard achieves (the host CPUs' "
@@ -164,10 +181,15 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
+    {.name = "rank_order", .kind = ParamKind::choice, .choices = kRankOrders,
+     .description = "Megatron-Core's rank order, innermost first: tp-cp-ep-dp-pp (its default: pipeline stages "
+                    "outermost) or tp-cp-ep-pp-dp (--use-tp-pp-dp-mapping: a pipeline's stages share a node when "
+                    "tp x cp x pp fits it, data-parallel peers are tp x cp x pp apart)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
-    {"step_time_s", Dimension::time, "compute + optimizer update + bubble + exposed TP/PP/EP/CP/DP communication"},
+    {"step_time_s", Dimension::time, "compute + optimizer update + bubble + exposed TP/PP/EP/CP/DP communication + exposed offload"},
     {"compute_s", Dimension::time,
      "one GPU's shard of all micro-batches: GEMMs at eta x peak, attention at attention_eta, memory-bound work"},
     {"bubble_s", Dimension::time, "pipeline fill and drain: compute x (p-1)/m"},
@@ -227,10 +249,13 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "the optimizer update per step: states, gradients and weights through memory (offloaded: the gradient copy "
      "not hidden by the last backward, the host update, the weights' copy back)"},
     {"host_memory_per_gpu_bytes", Dimension::bytes, "gradients, fp32 master and optimizer states offloaded to host "
-     "memory per GPU (0 without offload)"},
+     "memory per GPU, plus the weights and stored activations when offloaded (0 without offload)"},
+    {"offload_exposed_s", Dimension::time,
+     "host-link transfers of offloaded weights and activations per step not hidden behind the layers' compute, "
+     "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 19> kReasons = {
+constexpr std::array<std::string_view, 21> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -247,9 +272,11 @@ constexpr std::array<std::string_view, 19> kReasons = {
     "tp x cp and gpus_per_node must nest: one divides the other (TP x CP groups tile nodes)",
     "seq_len must be a multiple of 2 x cp (the load-balanced causal split gives each rank 2 chunks)",
     "ep > 1 with tp > 1 needs sequence_parallel on (Megatron-Core)",
-    "offload: optimizer needs host_memory_bandwidth",
+    "offloading the optimizer needs host_memory_bandwidth",
     "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
+    "offloading weights or activations needs at least 3 layers per pipeline stage (Calculon)",
+    "rank_order tp-cp-ep-pp-dp is not modelled on a torus node (its data-parallel peers are not one strided group)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -291,6 +318,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                                                : hw.host_link_bandwidth_bytes_per_s);
   const bool on_torus = torus.count > 0;
   if (on_torus && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
+  const bool pp_inside_dp = v[Param::rank_order] == 1;
+  if (on_torus && pp_inside_dp) return {PointStatus::infeasible, rank_order_on_torus};
   const double tc = t * cp;
   if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
@@ -321,8 +350,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const bool lora = finetune == kLora || finetune == kQlora;
   const int recompute = static_cast<int>(v[Param::recompute]);
   const int zero = static_cast<int>(v[Param::zero_stage]);
-  const bool offload = v[Param::offload] == 1;
+  const OffloadParts offloaded = kOffloadParts[static_cast<std::size_t>(v[Param::offload])];
+  const bool offload = offloaded.optimizer;
   if (offload && v[Param::host_memory_bandwidth] <= 0) return {PointStatus::infeasible, offload_needs_host_bandwidth};
+  const bool weights_offloaded = offloaded.weights;
+  const bool activations_offloaded = offloaded.activations;
+  if ((weights_offloaded || activations_offloaded) && stage_layers < kMinLayersToOffload) {
+    return {PointStatus::infeasible, offload_needs_three_layers};
+  }
   const double s = shape.built_seq_len, h = shape.d_model, params = shape.parameter_count;
   const double active = shape.active_parameter_count;
   const double adapters = lora ? v[Param::lora_rank] * shape.adapter_in_out_elements : 0.0;
@@ -362,6 +397,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.adapter_parameters = adapters;
   mem.communication_buffer_bytes = p > 1 ? 2.0 * activation_message : 0.0;
   mem.optimizer_offload = offload;
+  mem.weight_offload = weights_offloaded;
+  mem.activation_offload = activations_offloaded;
   mem.capacity_bytes = hw.memory_bytes;
   const TrainingMemory tm = training_memory(mem);
   out[memory_per_gpu_bytes] = tm.total_bytes;
@@ -369,7 +406,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[gradients_bytes] = tm.gradients_bytes;
   out[optimizer_bytes] = tm.optimizer_bytes;
   out[activations_bytes] = tm.activations_bytes;
-  out[host_memory_per_gpu_bytes] = tm.host_gradients_bytes + tm.host_optimizer_bytes;
+  out[host_memory_per_gpu_bytes] =
+      tm.host_gradients_bytes + tm.host_optimizer_bytes + tm.host_weights_bytes + tm.host_activations_bytes;
   out[fleet_model_state_bytes_per_param] = (tm.weights_bytes + tm.gradients_bytes + tm.optimizer_bytes) * n / params;
   out[Metric::dp] = dp;
   out[Metric::microbatches] = m;
@@ -380,9 +418,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double nic = v[Param::fabric_bandwidth] / v[Param::oversubscription];
   const double fabric_alpha = v[Param::fabric_latency];
   // Gradients are reduced over the dp x cp ranks that hold the same weights, tp apart in rank order
-  // (Megatron-Core's order tp-cp-ep-dp-pp).
+  // (Megatron-Core's order tp-cp-ep-dp-pp). With pp inside dp (tp-cp-ep-pp-dp) the cp ranks stay tp
+  // apart and the dp ranks are tp x cp x pp apart: a node holds its cp ranks and as many dp ranks as
+  // whole tp x cp x pp blocks fit in it.
   const double dp_group = dp * cp;
-  const double dp_in_node = std::min(dp_group, std::max(1.0, std::floor(node / t)));
+  const double dp_in_node =
+      pp_inside_dp ? (tc >= node ? std::min(cp, std::max(1.0, std::floor(node / t)))
+                                 : cp * std::min(dp, std::max(1.0, std::floor(node / (tc * p)))))
+                   : std::min(dp_group, std::max(1.0, std::floor(node / t)));
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
@@ -398,7 +441,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
   const double expert_dp = dp_group / e;
   HierarchicalFabric expert_fabric = fabric;
-  expert_fabric.gpus_per_node = std::min(expert_dp, std::max(1.0, std::floor(node / (t * e))));
+  // Megatron-Core's expert grid orders tp-ep-dp-pp (tp-ep-pp-dp with pp inside dp).
+  expert_fabric.gpus_per_node =
+      std::min(expert_dp, std::max(1.0, std::floor(node / (t * e * (pp_inside_dp ? p : 1.0)))));
   expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
   const TorusTopology expert_torus =
       on_torus ? torus_strided_group(torus, t * e, expert_fabric.gpus_per_node) : TorusTopology{};
@@ -465,8 +510,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                            (v[Param::memory_traffic] * v[Param::straggler_slowdown]);
   // The optimizer update reads and writes its states (fp32 master included), reads the gradients
   // and writes the trainable weights, once per step.
-  step.optimizer_step_bytes =
-      2.0 * tm.optimizer_bytes + tm.gradients_bytes + tm.weights_bytes * std::min(1.0, trainable / params);
+  // With the weights offloaded it still writes all of them (on their way to host memory).
+  step.optimizer_step_bytes = 2.0 * tm.optimizer_bytes + tm.gradients_bytes +
+                              (weights_offloaded ? tm.host_weights_bytes : tm.weights_bytes) *
+                                  std::min(1.0, trainable / params);
   if (offload) {
     // The host updates the shard's states and writes its weights (as many bytes as its gradients);
     // gradients go down and weights come back over the host link, one way each.
@@ -474,15 +521,32 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     step.offload_update_s =
         (2.0 * tm.host_optimizer_bytes + 2.0 * tm.host_gradients_bytes) / v[Param::host_memory_bandwidth];
     step.offload_gradients_to_host_s = tm.host_gradients_bytes / host_link;
-    step.offload_weights_to_device_s = tm.host_gradients_bytes / host_link;
+    step.offload_weights_to_device_s = weights_offloaded ? 0.0 : tm.host_gradients_bytes / host_link;
+  }
+  if (weights_offloaded || activations_offloaded) {
+    const LayerOffloadBytes layer = layer_offload_bytes(weights_offloaded, activations_offloaded,
+                                                        tm.layer_weights_bytes, tm.layer_activations_bytes);
+    step.offload_forward_bytes = layer.forward_bytes;
+    step.offload_backward_bytes = layer.backward_bytes;
+    step.host_link_bytes_per_s = hw.host_link_bandwidth_bytes_per_s;
+    // The accelerator's update writes the trainable weights, which then go back to host memory.
+    if (weights_offloaded && !offload) {
+      step.offload_once_s =
+          tm.host_weights_bytes * std::min(1.0, trainable / params) / hw.host_link_bandwidth_bytes_per_s;
+    }
   }
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   step.tp_all_reduce_s = t > node   ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
                          : on_torus ? torus_all_reduce_s(activation_message, torus_group(torus, t), kNvlinkAlphaS)
                                     : ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
-  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job does.
-  step.pp_p2p_s = n <= node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
-                            : point_to_point_s(activation_message / t, nic, fabric_alpha);
+  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job
+  // does. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks, in one node
+  // when such blocks tile it.
+  const double pipeline_block = tc * p;
+  const bool pp_in_node =
+      pp_inside_dp ? n <= node || (pipeline_block <= node && std::fmod(node, pipeline_block) == 0) : n <= node;
+  step.pp_p2p_s = pp_in_node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
+                             : point_to_point_s(activation_message / t, nic, fabric_alpha);
   const double dp_nodes = dp_group / dp_in_node;
   const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_in_node) : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {
@@ -517,6 +581,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[step_time_s] = r.step_s;
   out[Metric::memory_bound_s] = r.memory_bound_s;
   out[Metric::optimizer_s] = r.optimizer_s;
+  out[Metric::offload_exposed_s] = r.offload_s;
   out[compute_s] = r.compute_s;
   out[bubble_s] = r.bubble_s;
   out[tp_comm_s] = r.tp_comm_s;

@@ -132,6 +132,28 @@
 //    host link before the next forward; this replaces the device's optimizer update in optimizer_s.
 //    The paper's one-step delayed parameter update (which hides the host side behind the next step)
 //    is not modelled; host memory capacity is not checked.
+//  - offload: weights, activations and their combinations with optimizer (optimizer_weights,
+//    optimizer_activations, weights_activations, all): the weights and the stored activations (the
+//    layer inputs under full recomputation) live in host memory and stream over the host link a layer
+//    at a time, as Calculon models it (engine/offload.hpp; Isaev et al., SC'23; calculon-ai/calculon
+//    calculon/llm/llm.py). The accelerator keeps two layers' weights and two layers' activations of one
+//    micro-batch; host_memory_per_gpu_bytes adds what moved.
+//    Per layer per micro-batch, forward max(weights, activations) and backward weights + activations
+//    cross the link, each hidden behind that layer's compute-bound time and exposed TP all-reduces;
+//    the remainder, every layer and micro-batch, is offload_exposed_s (the bubble stretches it like
+//    compute, in bubble_s). With the optimizer on the accelerator the updated trainable weights go
+//    back to host memory once per step over the link, unhidden (in offload_exposed_s); with the
+//    optimizer offloaded too the host's update writes them where they live, and the copy back to the
+//    accelerator leaves optimizer_s. Fewer than 3 layers per pipeline stage: infeasible (Calculon's
+//    rule). Host memory capacity is not checked.
+//  - rank_order (which groups share a node): Megatron-Core's default tp-cp-ep-dp-pp, as above, or
+//    tp-cp-ep-pp-dp, the order NVIDIA Megatron-LM's --use-tp-pp-dp-mapping selects
+//    (megatron/training/initialize.py passes order='tp-cp-ep-pp-dp' to initialize_model_parallel).
+//    With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its point-to-point
+//    transfers run on NVLink when such blocks tile a node (or the whole job is one node), else on
+//    the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp ranks of
+//    whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks; TP,
+//    CP and EP groups are where they were. Not modelled on torus nodes (infeasible).
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -182,6 +204,7 @@ class TrainingSolver final : public TabledSolver {
     torus_x,
     torus_y,
     torus_z,
+    rank_order,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -229,6 +252,7 @@ class TrainingSolver final : public TabledSolver {
     memory_bound_s,
     optimizer_s,
     host_memory_per_gpu_bytes,
+    offload_exposed_s,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -251,6 +275,8 @@ class TrainingSolver final : public TabledSolver {
     offload_needs_host_bandwidth,
     cp_needs_attention_only,
     torus_is_not_the_node,
+    offload_needs_three_layers,
+    rank_order_on_torus,
   };
 
   TrainingSolver();
