@@ -66,20 +66,15 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
     m.optimizer_bytes = sharded(1) * ob;
   }
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : in.layers / in.pipeline_parallel;
-  const double layer_activations =
+  // One micro-batch's stored activations of one layer, in bytes at 16 bits per element.
+  const double layer_activation_elements =
       in.layers > 0 && in.hidden > 0
           ? activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads, in.tensor_parallel,
-                                       in.sequence_parallel, in.recompute, in.attention) *
-                in.activation_bytes_per_element / 2.0 / in.context_parallel
+                                       in.sequence_parallel, in.recompute, in.attention)
           : 0.0;
-  m.activations_bytes = in.layers > 0 && in.hidden > 0
-                            ? layers_per_stage * in.in_flight_microbatches *
-                                  activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads,
-                                                             in.tensor_parallel, in.sequence_parallel, in.recompute,
-                                                             in.attention)
-                            : 0.0;
+  m.activations_bytes = layers_per_stage * in.in_flight_microbatches * layer_activation_elements;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
-  m.layer_activations_bytes = layer_activations;
+  m.layer_activations_bytes = layer_activation_elements * in.activation_bytes_per_element / 2.0 / in.context_parallel;
   // The weights are spread evenly over the layers (embeddings not treated apart, as above).
   m.layer_weights_bytes = in.layers > 0 ? m.weights_bytes * in.pipeline_parallel / in.layers : 0.0;
   if (in.weight_offload) {

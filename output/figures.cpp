@@ -794,24 +794,34 @@ std::string svg_hover_titles(std::string_view svg) {
   return out;
 }
 
-RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir) {
-  namespace fs = std::filesystem;
-  if (!figure_file_name_ok(src.name)) {
-    throw std::invalid_argument(fmt::format(
-        "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", src.name));
-  }
+namespace {
+
+// A figure's texts and the paths of its files in `dir`.
+RenderedFigure figure_files(const FigureSource& src, const std::string& dir) {
   RenderedFigure fig;
   fig.name = src.name;
   fig.title = src.title;
   fig.caption = src.caption;
   fig.description = src.description;
-  fig.points = src.points;
   const std::string stem = dir + "/" + src.name;
   fig.gp_path = stem + ".gp";
   fig.dat_path = stem + ".dat";
   fig.svg_path = stem + ".svg";
   fig.pdf_path = stem + ".pdf";
   fig.png_path = stem + ".png";
+  return fig;
+}
+
+}  // namespace
+
+RenderedFigure render_figure_source(const FigureSource& src, const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!figure_file_name_ok(src.name)) {
+    throw std::invalid_argument(fmt::format(
+        "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", src.name));
+  }
+  RenderedFigure fig = figure_files(src, dir);
+  fig.points = src.points;
   write_file_atomic(fig.dat_path, src.data);
   check_script_may_run(src, fig.gp_path);
   check_script_fits_data(src, fig.gp_path);
@@ -884,17 +894,7 @@ std::string not_drawn_remedy(const FigureSource& src, FigureNotDrawn::Cause caus
 }  // namespace
 
 RenderedFigure figure_not_drawn(const FigureSource& src, const std::string& dir, const FigureNotDrawn& e) {
-  RenderedFigure fig;
-  fig.name = src.name;
-  fig.title = src.title;
-  fig.caption = src.caption;
-  fig.description = src.description;
-  const std::string stem = dir + "/" + src.name;
-  fig.gp_path = stem + ".gp";
-  fig.dat_path = stem + ".dat";
-  fig.svg_path = stem + ".svg";
-  fig.pdf_path = stem + ".pdf";
-  fig.png_path = stem + ".png";
+  RenderedFigure fig = figure_files(src, dir);
   fig.error = e.what();
   fig.remedy = not_drawn_remedy(src, e.cause());
   std::error_code ec;

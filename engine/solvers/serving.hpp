@@ -109,7 +109,9 @@
 //    KV(P) x max(1 / min(prefill_tp, kv_heads), 1 / min(tp, kv_heads)) / bandwidth. It must divide the
 //    heads, fit the node with ep and, above 1, have a link; without disaggregation it is infeasible.
 //  - a prefill pool on other hardware (prefill_hardware, a catalog id; none = the decode hardware;
-//    Splitwise's "Splitwise-HA" prefills on H100 and decodes on A100, Patel et al. 2024, arXiv:2311.18677):
+//    Splitwise's "Splitwise-HA" prefills on H100 and decodes on A100, Patel et al. 2024, arXiv:2311.18677;
+//    its simulator's README, github.com/Mutinifni/splitwise-sim, runs it as KV-cache transfers from a
+//    DGX-H100 to a DGX-A100 machine):
 //    with disaggregated on, every prefill runs on that chip (its peak at `precision`, its
 //    memory bandwidth x memory_efficiency, its accelerator link for the tp all-reduces, a switched node:
 //    a torus describes the decode node), at prefill_tp, with the decode side's ep, eta and step_overhead; its

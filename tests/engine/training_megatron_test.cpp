@@ -36,6 +36,7 @@
 #include "engine/fusion.hpp"
 #include "engine/model_builders.hpp"
 #include "engine/solvers/training.hpp"
+#include "tests/engine/published_specs.hpp"
 #include "tests/engine/solver_inputs.hpp"
 
 namespace dsx {
@@ -64,21 +65,6 @@ PreparedModel gpt3() {  // studies/catalog/models.yaml gpt3_175b
   return prepare_model(build_architecture("transformer", v));
 }
 
-HardwareSpec a100_80gb() {  // studies/catalog/hardware.yaml a100_80gb_sxm
-  HardwareSpec hw;
-  hw.id = "a100_80gb_sxm";
-  hw.peak_flops_per_s[index_of(Precision::bf16)] = 312e12;
-  hw.peak_flops_per_s[index_of(Precision::fp16)] = 312e12;
-  hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
-  hw.memory_bandwidth_bytes_per_s = 2.039e12;
-  hw.accelerator_link_bandwidth_bytes_per_s = 300e9;
-  hw.host_link_bandwidth_bytes_per_s = 32e9;
-  hw.tdp_w = 400;
-  hw.idle_power_fraction = 0.3;
-  hw.price_usd = 15000;
-  return hw;
-}
-
 TEST(MegatronCheck, CalibratedEta) {
   const double eta = calibrated_eta();
   // sum(1/u) / sum(1/u^2) over the five records.
@@ -94,7 +80,7 @@ TEST(MegatronCheck, CalibratedEta) {
 
 TEST(MegatronCheck, Gpt3OnA100sWithinAFactorOfTwo) {
   const TrainingSolver solver;
-  const HardwareSpec hw = a100_80gb();
+  const HardwareSpec hw = published::a100_80gb_sxm();
   const PreparedModel model = gpt3();
   const double eta = calibrated_eta();
   struct Row {
