@@ -74,9 +74,11 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
           : 0.0;
   m.activations_bytes = layers_per_stage * in.in_flight_microbatches * layer_activation_elements;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
-  m.layer_activations_bytes = layer_activation_elements * in.activation_bytes_per_element / 2.0 / in.context_parallel;
-  // The weights are spread evenly over the layers (embeddings not treated apart, as above).
-  m.layer_weights_bytes = in.layers > 0 ? m.weights_bytes * in.pipeline_parallel / in.layers : 0.0;
+  if (in.weight_offload || in.activation_offload) {
+    m.layer_activations_bytes = layer_activation_elements * in.activation_bytes_per_element / 2.0 / in.context_parallel;
+    // The weights are spread evenly over the layers (embeddings not treated apart, as above).
+    m.layer_weights_bytes = in.layers > 0 ? m.weights_bytes * in.pipeline_parallel / in.layers : 0.0;
+  }
   if (in.weight_offload) {
     m.host_weights_bytes = m.weights_bytes;
     m.weights_bytes = std::min(m.weights_bytes, 2.0 * m.layer_weights_bytes);

@@ -137,8 +137,8 @@ struct TrainingMemory {
   // activations_bytes are then the resident working set).
   double host_weights_bytes = 0;
   double host_activations_bytes = 0;
-  // One layer's weights, and its stored activations of one micro-batch, on this accelerator: what
-  // an offloaded layer moves over the host link.
+  // With weight_offload or activation_offload (0 otherwise): one layer's weights, and its stored
+  // activations of one micro-batch, on this accelerator: what an offloaded layer moves over the host link.
   double layer_weights_bytes = 0;
   double layer_activations_bytes = 0;
 };
