@@ -17,6 +17,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/training.hpp"
 #include "output/format.hpp"
+#include "tests/dse/study_text.hpp"
 
 namespace dsx {
 namespace {
@@ -27,18 +28,7 @@ const std::string kFixtureCatalog = kSourceDir + "/tests/malformed/catalog";
 
 using P = TrainingSolver::Param;
 
-struct Loaded {
-  std::optional<ResolvedStudy> study;
-  std::string diagnostics;
-};
-
-Loaded load(const std::string& text, const std::string& catalog = kCatalog) {
-  Diagnostics d;
-  Loaded out;
-  out.study = load_study_text("t.yaml", text, catalog, d);
-  out.diagnostics = d.format();
-  return out;
-}
+Loaded load(const std::string& text, const std::string& catalog = kCatalog) { return load_study_for_test(text, catalog); }
 
 std::string training_study(const std::string& rest) {
   return "study: t\ntitle: T\nquestion: Q?\nsolver: training\n" + rest;

@@ -9,6 +9,7 @@
 #include "dse/grid.hpp"
 #include "dse/study.hpp"
 #include "engine/solvers/training.hpp"
+#include "tests/dse/study_text.hpp"
 
 namespace dsx {
 namespace {
@@ -17,18 +18,7 @@ const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
 
 using P = TrainingSolver::Param;
 
-struct Loaded {
-  std::optional<ResolvedStudy> study;
-  std::string diagnostics;
-};
-
-Loaded load(const std::string& text) {
-  Diagnostics d;
-  Loaded out;
-  out.study = load_study_text("t.yaml", text, kCatalog, d);
-  out.diagnostics = d.format();
-  return out;
-}
+Loaded load(const std::string& text) { return load_study_for_test(text, kCatalog); }
 
 // A training study over `axes` (indented under axes:) with gpt2 (12 layers, 12 heads) on H100s.
 std::string study(const std::string& axes, const std::string& fixed = "  model: gpt2\n") {

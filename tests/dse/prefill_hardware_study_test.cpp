@@ -11,6 +11,7 @@
 #include "dse/result_identity.hpp"
 #include "dse/study.hpp"
 #include "engine/solvers/serving.hpp"
+#include "tests/dse/study_text.hpp"
 
 namespace dsx {
 namespace {
@@ -23,18 +24,7 @@ const std::string kStudy =
     "axes:\n  prefill_hardware: [none, h100_sxm]\n"
     "fixed:\n  hardware: a100_80gb_sxm\n  model: llama3_8b\n  precision: fp16\n  batch: 16\n  disaggregated: on\n";
 
-struct Loaded {
-  std::optional<ResolvedStudy> study;
-  std::string diagnostics;
-};
-
-Loaded load(const std::string& text) {
-  Diagnostics d;
-  Loaded out;
-  out.study = load_study_text("t.yaml", text, kCatalog, d);
-  out.diagnostics = d.format();
-  return out;
-}
+Loaded load(const std::string& text) { return load_study_for_test(text, kCatalog); }
 
 const Axis& axis(const ResolvedStudy& s, std::string_view param) {
   for (const Axis& a : s.axes) {

@@ -24,6 +24,7 @@
 #include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
+#include "tests/dse/study_text.hpp"
 
 namespace dsx {
 namespace {
@@ -32,18 +33,7 @@ namespace fs = std::filesystem;
 
 const std::string kCatalog = DSX_SOURCE_DIR "/studies/catalog";
 
-struct Loaded {
-  std::optional<ResolvedStudy> study;
-  std::string diagnostics;
-};
-
-Loaded load(const std::string& text, const std::string& catalog = kCatalog) {
-  Diagnostics d;
-  Loaded out;
-  out.study = load_study_text("t.yaml", text, catalog, d);
-  out.diagnostics = d.format();
-  return out;
-}
+Loaded load(const std::string& text, const std::string& catalog = kCatalog) { return load_study_for_test(text, catalog); }
 
 // Every row of the study's grid, as the sweep writes them.
 ResultTable sweep(const ResolvedStudy& study) {

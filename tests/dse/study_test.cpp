@@ -16,6 +16,7 @@
 #include "engine/registry.hpp"
 #include "engine/solvers/inference.hpp"
 #include "tests/test_files.hpp"
+#include "tests/dse/study_text.hpp"
 
 namespace dsx {
 namespace {
@@ -31,18 +32,7 @@ std::string study_with(const std::string& axes_and_more) {
   return "study: t\ntitle: T\nquestion: Q?\nsolver: inference\n" + axes_and_more;
 }
 
-struct Loaded {
-  std::optional<ResolvedStudy> study;
-  std::string diagnostics;
-};
-
-Loaded load(const std::string& text, const std::string& catalog = kFixtureCatalog) {
-  Diagnostics d;
-  Loaded out;
-  out.study = load_study_text("t.yaml", text, catalog, d);
-  out.diagnostics = d.format();
-  return out;
-}
+Loaded load(const std::string& text, const std::string& catalog = kFixtureCatalog) { return load_study_for_test(text, catalog); }
 
 std::vector<std::string> labels(const Axis& axis) {
   std::vector<std::string> out;
