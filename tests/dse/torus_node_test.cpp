@@ -124,14 +124,10 @@ TrainRun train(const std::string& rest) {
   return out;
 }
 
-std::size_t metric(const char* name) {
-  const auto metrics = find_solver("training")->metrics();
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    if (metrics[m].name == name) return m;
-  }
-  ADD_FAILURE() << "no training metric " << name;
-  return 0;
-}
+// The v6e pod's 256 chips as one switched node (a study entry without the topology).
+const std::string kV6eAsASwitch =
+    "catalog:\n  nodes:\n    - {id: v6e_switched, name: v6e as a switch, source: test, values: {hardware: tpu_v6e, "
+    "gpus_per_node: 256}}\naxes:\n  node: [v6e_switched]\n";
 
 // DeepSeek-V3 (256 routed experts) QLoRA on four v6e pods, one pipeline stage per pod, ep 256: each
 // stage's expert-parallel group is its whole 16 x 16 pod. The same node as a switch (a study entry
@@ -144,17 +140,14 @@ TEST(TorusNode, V6ePodExpertAllToAllIsSlowerThanTheSwitchByTheBisectionRatio) {
       "fixed:\n  model: deepseek_v3\n  gpus: 4096\n  tp: 1\n  pp: 16\n  ep: 256\n  finetune: qlora\n  recompute: full\n"
       "  micro_batch: 1\n  global_batch: 4096\n  fabric_bandwidth: 100 Gb/s\n";
   const TrainRun torus = train("axes:\n  node: [tpu_v6e_pod]\n" + job);
-  const TrainRun flat = train(
-      "catalog:\n  nodes:\n    - {id: v6e_switched, name: v6e as a switch, source: test, values: {hardware: tpu_v6e, "
-      "gpus_per_node: 256}}\naxes:\n  node: [v6e_switched]\n" +
-      job);
+  const TrainRun flat = train(kV6eAsASwitch + job);
   ASSERT_EQ(torus.status, PointStatus::ok) << torus.reason;
   ASSERT_EQ(flat.status, PointStatus::ok) << flat.reason;
   const ServingShape& shape = torus.in.model->serving_shape;
   const double S = shape.built_seq_len * shape.experts_per_token * shape.d_model * 2;
   const double alpha = 255 * kNvlinkAlphaS;
   const double by_torus = S / 50e9 + alpha, by_switch = 255.0 / 256 * S / 400e9 + alpha;
-  const double ep_torus = torus.metrics[metric("ep_comm_s")], ep_flat = flat.metrics[metric("ep_comm_s")];
+  const double ep_torus = torus.metrics[TrainingSolver::ep_comm_s], ep_flat = flat.metrics[TrainingSolver::ep_comm_s];
   ASSERT_GT(ep_flat, 0);
   EXPECT_NEAR(ep_torus / ep_flat, by_torus / by_switch, 1e-9);
   EXPECT_GT(ep_torus / ep_flat, 7);
@@ -166,13 +159,10 @@ TEST(TorusNode, V6ePodExpertAllToAllIsSlowerThanTheSwitchByTheBisectionRatio) {
 TEST(TorusNode, TpOnTheV6ePodIsCostedOnItsBlock) {
   const std::string job = "fixed:\n  model: llama3_8b\n  gpus: 256\n  tp: 8\n  global_batch: 256\n  micro_batch: 1\n";
   const TrainRun torus = train("axes:\n  node: [tpu_v6e_pod]\n" + job);
-  const TrainRun flat = train(
-      "catalog:\n  nodes:\n    - {id: v6e_switched, name: v6e as a switch, source: test, values: {hardware: tpu_v6e, "
-      "gpus_per_node: 256}}\naxes:\n  node: [v6e_switched]\n" +
-      job);
+  const TrainRun flat = train(kV6eAsASwitch + job);
   ASSERT_EQ(torus.status, PointStatus::ok) << torus.reason;
   ASSERT_EQ(flat.status, PointStatus::ok) << flat.reason;
-  const double tp_torus = torus.metrics[metric("tp_comm_s")], tp_flat = flat.metrics[metric("tp_comm_s")];
+  const double tp_torus = torus.metrics[TrainingSolver::tp_comm_s], tp_flat = flat.metrics[TrainingSolver::tp_comm_s];
   ASSERT_GT(tp_flat, 0);
   EXPECT_GT(tp_torus / tp_flat, 2.0);  // (9/16) / (7/32) = 2.57 in bandwidth, less the shorter latency
   EXPECT_LT(tp_torus / tp_flat, 2.6);
