@@ -172,6 +172,43 @@ TEST(HardwareCatalog, UnknownTdpsAreExplained) {
   }
 }
 
+// Rental prices against the instance prices their pages print, divided here by the instance's
+// accelerators: AWS Neuron's Inf2.48xlarge 12.981 USD per hour over 12 Inferentia2 chips, AWS's
+// p4d.24xlarge 32.77 USD over 8 A100s, p3.2xlarge 3.06 USD for one V100, Google's per-chip-hour
+// TPU v4 3.22 and v3 2.00 USD. Every rental is dated and sourced; a base entry (the 32GB V100)
+// does not inherit its base's.
+TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
+  const struct {
+    const char* id;
+    double instance_usd_per_hour;
+    int accelerators;
+    const char* date;
+  } expected[] = {
+      {"inf2", 12.981, 12, "2023-04-12"},      {"a100_40gb_sxm", 32.77, 8, "2022-02-26"},
+      {"v100_16gb_sxm2", 3.06, 1, "2018-06-08"}, {"tpu_v4", 3.22, 1, "2023-06-01"},
+      {"tpu_v3", 2.00, 1, "2021-11-17"},
+  };
+  std::set<std::string> priced;
+  for (const auto& e : expected) {
+    const HardwareSpec* hw = catalog().find_hardware(e.id);
+    ASSERT_NE(hw, nullptr) << e.id;
+    EXPECT_NEAR(hw->rental_usd_per_hour, e.instance_usd_per_hour / e.accelerators, 1e-9) << e.id;
+    EXPECT_EQ(hw->rental_date, e.date) << e.id;
+    priced.insert(e.id);
+  }
+  for (const HardwareSpec& hw : catalog().hardware) {
+    if (!hw.rental_known()) continue;
+    EXPECT_TRUE(priced.count(hw.id)) << hw.id << ": add its pricing-page arithmetic above";
+    EXPECT_FALSE(hw.rental_date.empty()) << hw.id;
+    EXPECT_NE(hw.rental_source.find("on-demand"), std::string::npos) << hw.id << ": say it is the on-demand price";
+  }
+  EXPECT_FALSE(catalog().find_hardware("v100_32gb_sxm2")->rental_known());
+  // The cloud-only parts the pages read do not price stay without one, never 0 USD.
+  for (const char* id : {"trn2", "tpu_v5p", "tpu_v5e", "tpu_v6e", "trn1", "gb200", "h100_sxm"}) {
+    EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
+  }
+}
+
 // The catalog spans the market from a microcontroller to a rack-scale GPU: at least 50 entries.
 TEST(HardwareCatalog, HasAtLeastFiftyEntries) { EXPECT_GE(catalog().hardware.size(), 50U); }
 
