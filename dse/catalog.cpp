@@ -202,27 +202,25 @@ void read_rental(const YamlReader& r, const YamlNode& node, const std::string& p
                  const std::vector<std::string>& unchecked) {
   if (!r.expect_mapping(node, path)) return;
   r.check_keys(node, kRentalKeys, path);
-  HardwareSpec out = hw;
   if (const YamlNode* n = r.require(node, "per_hour", path)) {
     const std::string name = path + ".per_hour";
     if (auto q = r.quantity(*n, Dimension::money, name, kPositive)) {
-      out.rental_usd_per_hour = q->value;
+      hw.rental_usd_per_hour = q->value;
       check_plausible(r, *n, "rental", name, q->value, unchecked);
     }
   }
   if (const YamlNode* n = r.require(node, "date", path)) {
     if (auto date = r.string(*n, path + ".date")) {
       if (valid_rental_date(*date)) {
-        out.rental_date = *date;
+        hw.rental_date = *date;
       } else {
         r.error(*n, path + ".date: '" + *date + "' is not a date: write YYYY-MM-DD or YYYY-MM (2025-06-15, 2025-06)");
       }
     }
   }
   if (const YamlNode* n = r.require(node, "source", path)) {
-    if (auto s = r.string(*n, path + ".source")) out.rental_source = *s;
+    if (auto s = r.string(*n, path + ".source")) hw.rental_source = *s;
   }
-  hw = std::move(out);
 }
 
 // Returns whether the entry was added; `id_out` receives its id when it has a valid one.
