@@ -439,19 +439,18 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   }
   // Preemption (engine/serving.hpp paged_preemption): a sequence's held bytes grow by `swing` per GPU
   // from admission to its last token; each ep group holds its own cache and sequences.
-  const double swing_gpu =
-      (dsx::sequence_cache_bytes(shape, full_context, dev.kv_bytes_per_element) -
-       dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element)) *
-          kv_share_per_gpu(shape, n_tp) +
-      (draft != nullptr ? (dsx::sequence_cache_bytes(*draft, full_context, dev.kv_bytes_per_element) -
-                           dsx::sequence_cache_bytes(*draft, prompt, dev.kv_bytes_per_element)) *
-                              kv_share_per_gpu(*draft, n_tp)
-                        : 0.0);
-  const double group_sequences = sequences_per_group(B, n_ep);
-  const Preemption preempted =
-      paged_continuous ? paged_preemption(group_sequences, kv_seq_gpu, swing_gpu, output, kv_seq_gpu - swing_gpu / 2,
-                                          hw.memory_bytes - weights_gpu - kv_shared_gpu)
-                       : Preemption{};
+  Preemption preempted;
+  double swing_gpu = 0;
+  if (paged_continuous) {
+    const auto growth_bytes = [&](const ServingShape& m) {
+      return (dsx::sequence_cache_bytes(m, full_context, dev.kv_bytes_per_element) -
+              dsx::sequence_cache_bytes(m, prompt, dev.kv_bytes_per_element)) *
+             kv_share_per_gpu(m, n_tp);
+    };
+    swing_gpu = growth_bytes(shape) + (draft != nullptr ? growth_bytes(*draft) : 0.0);
+    preempted = paged_preemption(sequences_per_group(B, n_ep), kv_seq_gpu, swing_gpu, output,
+                                 kv_seq_gpu - swing_gpu / 2, hw.memory_bytes - weights_gpu - kv_shared_gpu);
+  }
   double preemption_time = 0;
   if (preempt > 0 && preempted.sequences_per_step > 0) {
     // Recompute: each evicted sequence is prefilled again as one prompt on the decode GPUs (section 4.5:
