@@ -150,8 +150,8 @@
 //    over the GPUs that share it, e.g. a DGX H100's 2 TB over 8 GPUs, NVIDIA DGX H100 datasheet; a
 //    GH200 superchip's 480 GB of LPDDR5X, NVIDIA GH200 datasheet): any offload needs it given (0 = not
 //    given: infeasible, as host_memory_bandwidth is for the optimizer), and a point whose
-//    host_memory_per_gpu_bytes exceeds it is infeasible, as Calculon checks its second tier
-//    (calculon/llm/llm.py _get_mem_cap_reqs against the system's mem2 capacity). The host's own
+//    host_memory_per_gpu_bytes exceeds it is infeasible, as Calculon refuses a second tier too small
+//    (calculon/llm/llm.py _check_mem_caps: "Mem tier2 needs ... but only has ..."). The host's own
 //    use of its memory (operating system, pinned staging buffers, the data loader) is not counted.
 //  - rank_order (which groups share a node): Megatron-Core's default tp-cp-ep-dp-pp, as above, or
 //    tp-cp-ep-pp-dp, the order NVIDIA Megatron-LM's --use-tp-pp-dp-mapping selects
