@@ -27,6 +27,37 @@ bool has_param_kind(const Solver& solver, ParamKind kind) {
   return std::any_of(solver.params().begin(), solver.params().end(), [&](const ParamSpec& p) { return p.kind == kind; });
 }
 
+// The name of a solver's second hardware parameter (serving's prefill_hardware); empty without one.
+std::string_view second_hardware_name(const Solver& solver) {
+  int seen = 0;
+  for (const ParamSpec& p : solver.params()) {
+    if (p.kind == ParamKind::hardware && ++seen == 2) return p.name;
+  }
+  return {};
+}
+
+// The catalog values of `hw` in kHardwareNames' order; every one NaN without a chip.
+void fill_hardware_values(const HardwareSpec* hw, int precision_param, const PointInputs& in, double* h) {
+  if (hw == nullptr) {
+    std::fill(h, h + kHardwareNames.size(), kNaN);
+    return;
+  }
+  h[0] = hw->price_usd;
+  h[1] = hw->tdp_known() ? hw->tdp_w : kNaN;  // unknown TDP: tokens per joule and the like stay empty
+  h[2] = hw->memory_bytes;
+  h[3] = hw->memory_bandwidth_bytes_per_s;
+  h[4] = hw->host_link_bandwidth_bytes_per_s;
+  h[5] = hw->accelerator_link_bandwidth_bytes_per_s;
+  h[6] = hw->idle_power_fraction;
+  if (precision_param >= 0) {
+    const auto p = static_cast<std::size_t>(in.values[static_cast<std::size_t>(precision_param)]);
+    h[7] = p < kAllPrecisions.size() ? hw->peak(kAllPrecisions[p]) : kNaN;
+  } else {
+    h[7] = *std::max_element(hw->peak_flops_per_s.begin(), hw->peak_flops_per_s.end());
+  }
+  h[8] = hw->rental_known() ? hw->rental_usd_per_hour : kNaN;  // no published rental: dollars stay empty
+}
+
 // Whether a row's labels match the selectors (a selector on a parameter that is not an axis was
 // checked against the fixed value when the study loaded).
 bool matches(const ResultTable& table, std::size_t row, const std::vector<Selector>& where) {
@@ -57,6 +88,11 @@ std::vector<std::string> expression_names(const Solver& solver) {
     if (p.kind == ParamKind::number) names.emplace_back(p.name);
   }
   if (has_param_kind(solver, ParamKind::hardware)) names.insert(names.end(), kHardwareNames.begin(), kHardwareNames.end());
+  // hardware_price_usd -> prefill_hardware_price_usd: the same fields of the second chip.
+  if (const std::string_view second = second_hardware_name(solver); !second.empty()) {
+    constexpr std::string_view kFirst = "hardware";
+    for (const std::string_view n : kHardwareNames) names.push_back(std::string(second) + std::string(n.substr(kFirst.size())));
+  }
   if (has_param_kind(solver, ParamKind::model)) names.insert(names.end(), kModelNames.begin(), kModelNames.end());
   return names;
 }
@@ -75,7 +111,9 @@ PointFormulas::PointFormulas(const ResolvedStudy& study) {
   has_model_ = has_param_kind(solver, ParamKind::model);
   param_slot_ = solver_metrics_;
   hardware_slot_ = param_slot_ + number_params_.size();
-  model_slot_ = hardware_slot_ + (has_hardware_ ? kHardwareNames.size() : 0);
+  has_second_hardware_ = !second_hardware_name(solver).empty();
+  second_hardware_slot_ = hardware_slot_ + (has_hardware_ ? kHardwareNames.size() : 0);
+  model_slot_ = second_hardware_slot_ + (has_second_hardware_ ? kHardwareNames.size() : 0);
   derived_slot_ = model_slot_ + (has_model_ ? kModelNames.size() : 0);
   slots_.assign(derived_slot_ + a.derived.size(), 0.0);
 
@@ -114,27 +152,11 @@ std::optional<std::size_t> PointFormulas::broken_grid_constraint(const PointInpu
 
 void PointFormulas::load_input_slots(const PointInputs& in) {
   for (std::size_t i = 0; i < number_params_.size(); ++i) slots_[param_slot_ + i] = in.values[number_params_[i]];
-  if (has_hardware_) {
-    double* h = &slots_[hardware_slot_];
-    if (in.hardware != nullptr) {
-      const HardwareSpec& hw = *in.hardware;
-      h[0] = hw.price_usd;
-      h[1] = hw.tdp_known() ? hw.tdp_w : kNaN;  // unknown TDP: tokens per joule and the like stay empty
-      h[2] = hw.memory_bytes;
-      h[3] = hw.memory_bandwidth_bytes_per_s;
-      h[4] = hw.host_link_bandwidth_bytes_per_s;
-      h[5] = hw.accelerator_link_bandwidth_bytes_per_s;
-      h[6] = hw.idle_power_fraction;
-      if (precision_param_ >= 0) {
-        const auto p = static_cast<std::size_t>(in.values[static_cast<std::size_t>(precision_param_)]);
-        h[7] = p < kAllPrecisions.size() ? hw.peak(kAllPrecisions[p]) : kNaN;
-      } else {
-        h[7] = *std::max_element(hw.peak_flops_per_s.begin(), hw.peak_flops_per_s.end());
-      }
-      h[8] = hw.rental_known() ? hw.rental_usd_per_hour : kNaN;  // no published rental: dollars stay empty
-    } else {
-      std::fill(h, h + kHardwareNames.size(), kNaN);
-    }
+  if (has_hardware_) fill_hardware_values(in.hardware, precision_param_, in, &slots_[hardware_slot_]);
+  // A second chip that is not set does the work on the first (serving: prefill_hardware none).
+  if (has_second_hardware_) {
+    fill_hardware_values(in.second_hardware != nullptr ? in.second_hardware : in.hardware, precision_param_, in,
+                         &slots_[second_hardware_slot_]);
   }
   if (has_model_) {
     double* m = &slots_[model_slot_];

@@ -11,6 +11,9 @@
 //     parameter, else the largest peak), hardware_rental_usd_per_hour (the entry's dated on-demand
 //     price of one accelerator-hour); hardware_tdp_w is NaN for a part whose TDP is unknown, and
 //     hardware_rental_usd_per_hour for one without a rental price;
+//   - with a second hardware parameter (serving's prefill_hardware), the same nine values of that
+//     chip under its parameter's name (prefill_hardware_price_usd, prefill_hardware_tdp_w, ...):
+//     the first chip's when the second is not set, since the first then does that work;
 //   - with a model parameter: model_parameters and model_flops_per_sample (eager graph);
 //   - derived metrics declared earlier in the list (filters, constraints and assertions see all).
 //
@@ -76,8 +79,8 @@ class PointFormulas {
  private:
   std::size_t solver_metrics_ = 0;
   std::vector<std::size_t> number_params_;  // solver parameter index of each parameter slot
-  std::size_t param_slot_ = 0, hardware_slot_ = 0, model_slot_ = 0, derived_slot_ = 0;
-  bool has_hardware_ = false, has_model_ = false;
+  std::size_t param_slot_ = 0, hardware_slot_ = 0, second_hardware_slot_ = 0, model_slot_ = 0, derived_slot_ = 0;
+  bool has_hardware_ = false, has_second_hardware_ = false, has_model_ = false;
   int precision_param_ = -1;
   std::vector<double> slots_;  // fixed size: the variables' addresses never change
   void load_input_slots(const PointInputs& in);

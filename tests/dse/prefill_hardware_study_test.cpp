@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dse/analysis/derived.hpp"
 #include "dse/calibration/profile.hpp"
 #include "dse/grid.hpp"
 #include "dse/result_identity.hpp"
@@ -132,6 +133,37 @@ TEST(PrefillHardwareStudy, AMisspeltIdNamesTheClosestChoice) {
   // The first hardware has no default: none is not a chip.
   const Loaded no_chip = load(replaced(kStudy, "hardware: a100_80gb_sxm", "hardware: none"));
   EXPECT_FALSE(no_chip.study);
+}
+
+// Expressions read the prefill chip's catalog values under the parameter's name; without a prefill
+// chip they are the decode chip's, which then prefills. hardware_* stays the decode chip's.
+TEST(PrefillHardwareStudy, ExpressionsReadThePrefillChipsCatalogValues) {
+  const Loaded l = load(kStudy +
+                        "derived:\n"
+                        "  - {name: prefill_watts, expr: \"prefill_hardware_tdp_w\", unit: W}\n"
+                        "  - {name: prefill_bandwidth, expr: \"prefill_hardware_memory_bandwidth_bytes_per_s\"}\n"
+                        "  - {name: prefill_peak, expr: \"prefill_hardware_peak_flops_per_s\"}\n"
+                        "  - {name: decode_watts, expr: \"hardware_tdp_w\", unit: W}\n");
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const Grid grid(*l.study);
+  ASSERT_EQ(grid.size(), 2u);
+  PointFormulas formulas(*l.study);
+  const std::vector<double> metrics(l.study->solver->metrics().size(), 0.0);
+  PointInputs in;
+  // NVIDIA datasheets: A100 80GB SXM 400 W, 2,039 GB/s, 312 TFLOP/s fp16; H100 SXM 700 W, 3.35 TB/s,
+  // 989 TFLOP/s fp16 dense.
+  grid.inputs(0, in);
+  formulas.load(in, metrics, true);
+  EXPECT_DOUBLE_EQ(formulas.derived(0), 400);
+  EXPECT_DOUBLE_EQ(formulas.derived(1), 2.039e12);
+  EXPECT_NEAR(formulas.derived(2), 312e12, 1e9);
+  EXPECT_DOUBLE_EQ(formulas.derived(3), 400);
+  grid.inputs(1, in);
+  formulas.load(in, metrics, true);
+  EXPECT_DOUBLE_EQ(formulas.derived(0), 700);
+  EXPECT_DOUBLE_EQ(formulas.derived(1), 3.35e12);
+  EXPECT_NEAR(formulas.derived(2), 989e12, 1e12);
+  EXPECT_DOUBLE_EQ(formulas.derived(3), 400);
 }
 
 }  // namespace
