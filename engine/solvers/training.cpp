@@ -451,11 +451,15 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
   const double expert_dp = dp_group / e;
-  HierarchicalFabric expert_fabric = fabric;
   // Megatron-Core's expert grid orders tp-ep-dp-pp (tp-ep-pp-dp with pp inside dp).
-  expert_fabric.gpus_per_node =
+  const double expert_dp_in_node =
       std::min(expert_dp, std::max(1.0, std::floor(node / (t * e * (pp_inside_dp ? p : 1.0)))));
-  expert_fabric.nics_per_node = expert_fabric.gpus_per_node;
+  const HierarchicalFabric expert_fabric = {.gpus_per_node = expert_dp_in_node,
+                                            .intra_bandwidth_bytes_per_s = nvlink,
+                                            .intra_alpha_s = kNvlinkAlphaS,
+                                            .nic_bandwidth_bytes_per_s = nic,
+                                            .nics_per_node = expert_dp_in_node,
+                                            .inter_alpha_s = fabric_alpha};
   const TorusTopology expert_torus =
       on_torus ? torus_strided_group(torus, t * e, expert_fabric.gpus_per_node) : TorusTopology{};
   const auto expert_all_reduce_s = [&](double bytes) {
