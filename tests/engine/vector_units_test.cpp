@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/dispatch.hpp"
+#include "engine/fusion.hpp"
 #include "engine/operators.hpp"
 #include "engine/pipeline.hpp"
 #include "tests/engine/published_specs.hpp"
