@@ -1,5 +1,7 @@
 #include "engine/dispatch.hpp"
 
+#include <algorithm>
+
 namespace dsx {
 
 double dispatch_gpu_utilization(double kernel_count, double compute_per_kernel_s,
@@ -11,6 +13,11 @@ double dispatch_gpu_utilization(double kernel_count, double compute_per_kernel_s
 double launch_count(double kernel_count, const LaunchSettings& launch) {
   if (!launch.cuda_graphs) return kernel_count;
   return kernel_count > 0 ? 1.0 : 0.0;
+}
+
+double vector_peak_flops_per_s(const HardwareSpec& hw, Precision precision) {
+  const double peak = hw.peak(precision);
+  return hw.supports(Precision::fp32) ? std::min(peak, hw.peak(Precision::fp32)) : peak;
 }
 
 double dispatch_time_s(double kernel_count, const LaunchSettings& launch) {
@@ -26,15 +33,22 @@ namespace {
 struct Roofs {
   double batch;
   double bytes_per_element;
-  double seconds_per_flop;     // 1 / (peak x eta)
-  double seconds_per_byte;     // 1 / bandwidth
+  double seconds_per_flop;         // 1 / (peak x eta)
+  double seconds_per_vector_flop;  // 1 / (vector peak x eta)
+  double seconds_per_byte;         // 1 / bandwidth
 };
 
+Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, double eta) {
+  const double peak = hw.peak(precision);
+  return Roofs{batch, bytes_per_element(precision), 1.0 / (peak * eta),
+               1.0 / (vector_peak_flops_per_s(hw, precision) * eta), 1.0 / hw.memory_bandwidth_bytes_per_s};
+}
+
 inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
-                   double weight_elements, double kernels, double repeat) {
+                   double weight_elements, double kernels, double repeat, bool vector_units) {
   const double flops = flops_per_sample * roofs.batch;
   const double bytes = (activation_elements * roofs.batch + weight_elements) * roofs.bytes_per_element;
-  const double compute_s = flops * roofs.seconds_per_flop;
+  const double compute_s = flops * (vector_units ? roofs.seconds_per_vector_flop : roofs.seconds_per_flop);
   const double memory_s = bytes * roofs.seconds_per_byte;
   out.compute_s += repeat * compute_s;
   if (memory_s > compute_s) out.memory_s += repeat * (memory_s - compute_s);
@@ -53,12 +67,11 @@ void finish(ExecutionBreakdown& out, const LaunchSettings& launch) {
 
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs{batch, bytes_per_element(precision), 1.0 / (hw.peak(precision) * eta),
-                    1.0 / hw.memory_bandwidth_bytes_per_s};
+  const Roofs roofs = make_roofs(hw, precision, batch, eta);
   ExecutionBreakdown out;
   for (const Op& op : graph.ops) {
     add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
-           op.weight_elements, op.kernels, op.repeat);
+           op.weight_elements, op.kernels, op.repeat, runs_on_vector_units(op.kind));
   }
   finish(out, launch);
   return out;
@@ -66,13 +79,12 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs{batch, bytes_per_element(precision), 1.0 / (hw.peak(precision) * eta),
-                    1.0 / hw.memory_bandwidth_bytes_per_s};
+  const Roofs roofs = make_roofs(hw, precision, batch, eta);
   ExecutionBreakdown out;
   const std::size_t n = graph.size();
   for (std::size_t i = 0; i < n; ++i) {
     add_op(out, roofs, graph.flops_per_sample[i], graph.activation_elements_per_sample[i], graph.weight_elements[i],
-           graph.kernels[i], graph.repeat[i]);
+           graph.kernels[i], graph.repeat[i], graph.vector_units[i] != 0);
   }
   finish(out, launch);
   return out;

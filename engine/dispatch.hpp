@@ -12,6 +12,13 @@
 //   memory   = sum max(0, bytes / bandwidth - FLOPs / (peak x eta))   (memory time not hidden by compute)
 //   dispatch = sum kernels x t_launch
 // so latency = sum max(compute_i, memory_i) + dispatch, and utilization is compute / latency.
+// Grouped and depthwise convolutions (runs_on_vector_units, engine/graph.hpp) are not matrix
+// products the tensor cores can take: PyTorch's depthwise kernel (pytorch/pytorch
+// aten/src/ATen/native/cuda/DepthwiseConv2d.cu, conv_depthwise2d_forward_kernel) computes one output
+// per thread as a k x k loop of scalar multiply-adds in acc_type, fp32 for half and bfloat16 inputs,
+// on the CUDA cores. Their FLOPs run at the fp32 vector peak x eta (vector_peak_flops_per_s), so a
+// 5 x 5 depthwise conv (12.5 FLOP per fp16 byte) is compute-bound on an A100 (19.5 TFLOP/s fp32
+// against 2 TB/s) where the tensor-core peak would leave it memory-bound.
 //
 // CUDA graphs (NVIDIA CUDA Programming Guide, "CUDA Graphs"): the kernels of a pass are captured
 // once and replayed with one CPU-side launch, so dispatch becomes
@@ -42,6 +49,11 @@ struct LaunchSettings {
   bool cuda_graphs = false;
   double graph_node_latency_s = kDefaultGraphNodeLatency_s;  // device-side gap per kernel in a graph
 };
+
+// The rate of the ops that cannot use the matrix units (runs_on_vector_units, engine/graph.hpp):
+// the fp32 vector peak where the entry states one and it is below the precision's peak, else the
+// precision's peak.
+double vector_peak_flops_per_s(const HardwareSpec& hw, Precision precision);
 
 // CPU-side launches for a pass of `kernel_count` kernels: the kernels, or one graph replay.
 double launch_count(double kernel_count, const LaunchSettings& launch);

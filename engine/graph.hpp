@@ -26,12 +26,15 @@ enum class OpKind : std::uint8_t {
   embedding,      // table lookup
   memory,         // copies, transposes, concatenations
   // Kinds below carry their cost rules in engine/operators.hpp (one constructor each):
-  grouped_conv,    // grouped / depthwise convolution: (C_in / groups) inputs per output, memory-bound
+  grouped_conv,    // grouped / depthwise convolution: (C_in / groups) inputs per output, on the vector units
   selective_scan,  // Mamba's selective SSM scan (Gu & Dao 2023, arXiv:2312.00752, section 3.3)
   embedding_bag,   // pooled gathers from embedding tables (DLRM): bytes-bound, no table sweep
 };
 
 inline constexpr std::size_t kOpKindCount = 11;
+// Ops that cannot use a GPU's matrix (tensor-core) units and run at the vector units' rate
+// (engine/dispatch.hpp): grouped and depthwise convolutions.
+constexpr bool runs_on_vector_units(OpKind k) { return k == OpKind::grouped_conv; }
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view name);
 
@@ -71,6 +74,9 @@ struct FlatGraph {
   std::vector<double> weight_elements;
   std::vector<double> kernels;
   std::vector<double> repeat;
+  // 1 where the op runs on the vector units rather than the matrix units (engine/dispatch.hpp:
+  // grouped and depthwise convolutions), else 0.
+  std::vector<std::uint8_t> vector_units;
   double largest_activation_elements_per_sample = 0;   // the largest input + output of one op
   // Weights resident in memory: parameter_count (embedding rows a pass does not read included), or
   // the weights the ops read when the graph states no parameter count.

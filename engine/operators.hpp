@@ -10,7 +10,8 @@
 //      FLOPs 2 Ho Wo C_out (C_in / g) kh kw, input C_in H W, output C_out Ho Wo,
 //      weights C_out (C_in / g) kh kw (+ C_out bias); Ho = floor((H + 2 pad_h - kh) / stride) + 1.
 //    A depthwise conv does kh kw MACs per output element against the dense conv's C_in kh kw, so
-//    its intensity is ~kh kw / (2 x bytes per element) FLOP/byte: memory-bound on every GPU.
+//    its intensity is ~kh kw / (2 x bytes per element) FLOP/byte: memory-bound at a GPU's tensor-core
+//    peak, but it runs on the vector units (engine/dispatch.hpp), where a 5 x 5 one is compute-bound.
 //  - patch_embedding (ViT, Dosovitskiy et al. 2021, arXiv:2010.11929 eq. 1): a conv with kernel =
 //    stride = patch, i.e. 2 (H W / p^2) (C p^2) d FLOPs, weights C p^2 d + d.
 //  - causal_conv1d (Mamba's short convolution, arXiv:2312.00752 Figure 3): depthwise over time,

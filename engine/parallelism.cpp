@@ -54,12 +54,21 @@ StepResult training_step(const StepInput& in) {
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : even_layers;
   const double imbalance = even_layers > 0 ? layers_per_stage / even_layers : 1.0;
   const double shard_tokens = tokens_per_microbatch * in.microbatches / shard * imbalance;
-  const double gemm_s_per_token = (hw_flops - attention_flops) / (in.peak_flops_per_s * in.compute_efficiency);
+  // The high-precision GEMMs' FLOPs: 6 per trainable and 4 per frozen parameter, the forward's 2
+  // again under full recomputation (as hardware_flops_per_token counts them).
+  const double high_precision = in.high_precision_parameters + in.high_precision_frozen_parameters;
+  const double high_precision_flops = 6.0 * in.high_precision_parameters + 4.0 * in.high_precision_frozen_parameters +
+                                      (in.recompute >= 2 ? 2.0 * high_precision : 0.0);
+  const double gemm_s_per_token =
+      (hw_flops - attention_flops - high_precision_flops) / (in.peak_flops_per_s * in.compute_efficiency) +
+      high_precision_flops / (attention_peak * in.compute_efficiency);
   const double attention_s_per_token =
       attention_flops * in.attention_work_fraction / (attention_peak * attention_efficiency);
   if (in.memory_bytes_per_s > 0) {
-    r.memory_bound_s = (in.split_memory_bytes_per_token + in.replicated_memory_bytes_per_token * in.tensor_parallel) *
-                       shard_tokens / in.memory_bytes_per_s;
+    r.memory_bound_s = ((in.split_memory_bytes_per_token + in.replicated_memory_bytes_per_token * in.tensor_parallel) *
+                            shard_tokens +
+                        in.memory_bytes_per_microbatch * in.microbatches * imbalance) /
+                       in.memory_bytes_per_s;
     r.optimizer_s = in.optimizer_step_bytes / in.memory_bytes_per_s;
   }
   r.compute_s = (gemm_s_per_token + attention_s_per_token) * shard_tokens + r.memory_bound_s;
@@ -80,7 +89,9 @@ StepResult training_step(const StepInput& in) {
     const double layer_steps = in.microbatches * layers_per_stage;
     // The forward's GEMMs (2 FLOPs per parameter per token, the frozen ones too) and attention
     // (4 L H Q T; PaLM appendix B) of one layer and micro-batch; the rest of its compute-bound time is backward.
-    const double forward_gemm_s = 2.0 * (in.parameters + in.frozen_parameters) / (in.peak_flops_per_s * in.compute_efficiency);
+    const double forward_gemm_s =
+        2.0 * (in.parameters + in.frozen_parameters - high_precision) / (in.peak_flops_per_s * in.compute_efficiency) +
+        2.0 * high_precision / (attention_peak * in.compute_efficiency);
     const double forward_attention_s =
         4.0 * in.layers * in.hidden * in.seq_len * in.attention_work_fraction / (attention_peak * attention_efficiency);
     const double layer_forward_s = (forward_gemm_s + forward_attention_s) * shard_tokens / layer_steps;

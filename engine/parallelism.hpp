@@ -47,13 +47,26 @@
 //   GEMMs of its Linear, LayerNormLinear and LayerNormMLP modules in fp8, and its recipe leaves dot-product
 //   attention in bf16 unless fp8_dpa is set; the E4M3/E5M2 formats of Micikevicius et al., "FP8 Formats
 //   for Deep Learning", arXiv 2209.05433, 2022): the 6 N part runs at the fp8 peak and the attention
-//   FLOPs at `attention_peak_flops_per_s`. Each GEMM operand is cast from bf16 to fp8 together with the
+//   FLOPs at `attention_peak_flops_per_s`, and so do the GEMMs of `high_precision_parameters`: the
+//   LM head, which no framework builds from Transformer Engine modules (NVIDIA Megatron-LM
+//   megatron/core/models/gpt/gpt_model.py: output_layer is Megatron's own
+//   tensor_parallel.ColumnParallelLinear; MosaicML llm-foundry llmfoundry/models/layers/
+//   custom_embedding.py: MPT's tied unembedding is torch's F.linear), so fp8_autocast leaves it in
+//   bf16. Each GEMM operand is cast from bf16 to fp8 together with the
 //   transpose the weight-gradient GEMM reads (Transformer Engine's fused cast-transpose: Hopper's fp8
 //   tensor-core GEMMs take one operand layout, TN), 2 bytes read and 1 + 1 written per element of
-//   the forward inputs and the backward output gradients; the caller counts those bytes.
+//   the forward inputs and the backward output gradients, and of the weights on every forward pass
+//   (transformer_engine/pytorch/module/linear.py, Linear.forward: only a caller that passes
+//   is_first_microbatch lets it cache "the FP8 versions of the weights" over a step's
+//   micro-batches); the caller counts those bytes. The amax that delayed scaling records comes out of
+//   the same cast kernels (Transformer Engine C API, transpose.h: nvte_cast_transpose takes the
+//   scale and writes the cast, its transpose and the amax), so it adds no traffic; the per-tensor
+//   scale updates (recipe.h, nvte_delayed_scaling_recipe_amax_and_scale_update: an amax history of
+//   a few hundred floats per tensor) are not counted.
 //   Memory-bound work: bytes per token of the replica, divided over the ranks like the FLOPs (the
-//   replicated part over PP and CP only) and streamed at `memory_bytes_per_s` as part of compute, so
-//   the pipeline bubble stretches it too; the optimizer update once per step after the backward.
+//   replicated part over PP and CP only), plus `memory_bytes_per_microbatch` of each GPU per
+//   micro-batch, streamed at `memory_bytes_per_s` as part of compute, so the pipeline bubble
+//   stretches it too; the optimizer update once per step after the backward.
 //   Context parallelism (Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
 //   Context", 2023; NVIDIA Megatron-Core context parallel): the sequence is split over cp ranks
 //   (each computes 1 / cp of the replica's FLOPs) and each attention layer passes the K and V blocks
@@ -98,6 +111,10 @@ struct StepInput {
   double gradient_bytes_per_element = 2;
   double peak_flops_per_s = 0;  // one GPU, the training precision (fp8: the linear layers' GEMMs)
   double attention_peak_flops_per_s = 0;  // attention's precision; 0 = peak_flops_per_s
+  // Active parameters (of `parameters` and of `frozen_parameters`) whose GEMMs run at
+  // attention_peak_flops_per_s at compute_efficiency: an fp8 run's LM head, outside Transformer Engine.
+  double high_precision_parameters = 0;
+  double high_precision_frozen_parameters = 0;
   double mfu_peak_flops_per_s = 0;        // the peak MFU and HFU refer to; 0 = peak_flops_per_s
   double context_parallel = 1;
   double cp_kv_exchange_s = 0;  // one layer's forward K/V ring for one micro-batch over the CP ranks
@@ -108,6 +125,7 @@ struct StepInput {
   double split_memory_bytes_per_token = 0;       // divided over the TP, PP and CP ranks
   double replicated_memory_bytes_per_token = 0;  // repeated on every TP rank (split over PP and CP)
   double memory_bytes_per_s = 0;
+  double memory_bytes_per_microbatch = 0;        // one GPU, whatever the tokens (fp8 weight casts)
   double optimizer_step_bytes = 0;  // this GPU's optimizer update per step (reads and writes)
   // ZeRO-Offload's host side (Ren et al. 2021, arXiv:2101.06840, section 4.1, Figure 5): the
   // gradient shard's copy to the host (overlapped with the backward pass of the last micro-batch,

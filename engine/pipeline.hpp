@@ -40,7 +40,8 @@
 // published ResNet-50 training rates of three frameworks on the A100 agree whatever their layout
 // (NVIDIA DeepLearningExamples: PyTorch NCHW 938, MXNet NCHW 1,056, TensorFlow NHWC 909 images/s
 // on one GPU), so a TF32 step in NCHW pays no transposes a measurement can see. Grouped and
-// depthwise convolutions are left out (cuDNN runs them on CUDA cores). Filters, batch-independent,
+// depthwise convolutions are left out (they run on the CUDA cores, engine/dispatch.hpp, and the step
+// prices their FLOPs at the fp32 vector peak). Filters, batch-independent,
 // are not counted.
 //
 // Crossover batch. Every data stage is linear in B through the origin (T = c B); the step is

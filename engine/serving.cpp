@@ -47,6 +47,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double linear_inputs = 0;
   double linear_outputs = 0;
   double logits = 0;
+  double lm_head_weights = 0;
+  double linear_weights = 0;
   bool causal = false;
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
@@ -77,9 +79,11 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     if (op.kind == OpKind::matmul) {
       if (op.name == "lm_head") {
         logits += op.output_elements_per_sample * r;
+        lm_head_weights += op.weight_elements * r;
       } else if (op.name != "moe_router") {
         linear_inputs += op.input_elements_per_sample * r;
         linear_outputs += op.output_elements_per_sample * r;
+        linear_weights += op.weight_elements * r;
       }
     } else if (!is_attention_family(op)) {
       const bool d_wide = op.kind == OpKind::normalization || std::string_view(op.name).starts_with("residual_add");
@@ -223,6 +227,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.linear_input_elements_per_token = linear_inputs / T;
   s.linear_output_elements_per_token = linear_outputs / T;
   s.logits_per_token = logits / T;
+  s.lm_head_weight_elements = lm_head_weights;
+  s.linear_weight_elements = linear_weights;
   s.causal = causal;
   s.active_parameter_count = s.parameter_count;
   s.adapter_in_out_elements = adapter_in_out;

@@ -151,6 +151,10 @@ struct ServingShape {
   double linear_input_elements_per_token = 0;
   double linear_output_elements_per_token = 0;
   double logits_per_token = 0;                 // the LM head's outputs (the vocabulary); 0 without one
+  double lm_head_weight_elements = 0;          // the LM head's matrix (vocabulary x d_model); 0 without one
+  // The weights of those linear layers (experts included, router and LM head excluded): what FP8
+  // training casts to fp8, with their transposes, on every forward pass that does not reuse them.
+  double linear_weight_elements = 0;
   bool causal = false;                         // a causal mask: a fused kernel computes half of QK^T and AV
   double kv_elements_per_token = 0;            // 2 x layers x kv_heads x head_dim; MLA: layers x (r_kv + dr)
   bool latent_attention = false;               // multi-head latent attention (kv_heads is then 1)

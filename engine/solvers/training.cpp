@@ -132,7 +132,7 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "precision", .kind = ParamKind::choice, .choices = kPrecisions,
      .description = "training precision: fp32/tf32 (fp32 weights and activations, no master copy), bf16/fp16 "
                     "(16-bit weights, activations, gradients; fp32 master), fp8 (Transformer Engine: linear-layer "
-                    "GEMMs at the fp8 peak, attention in bf16, bf16 weights and fp32 master)",
+                    "GEMMs at the fp8 peak, attention and the LM head in bf16, bf16 weights and fp32 master)",
      .has_default = true, .default_value = 2},
     {.name = "optimizer", .kind = ParamKind::choice, .choices = kOptimizers,
      .description = "optimizer whose states are kept per trainable parameter: adamw 8 B, adam_8bit 2 B, adafactor "
@@ -498,6 +498,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.peak_flops_per_s = precision == Precision::bf16 ? bf16_peak : hw.peak(precision);
   step.attention_peak_flops_per_s = fp8 ? bf16_peak : 0.0;
   step.mfu_peak_flops_per_s = fp8 ? bf16_peak : 0.0;
+  // fp8: the LM head is no Transformer Engine module and runs in bf16 (frozen under LoRA).
+  if (fp8) (lora ? step.high_precision_frozen_parameters : step.high_precision_parameters) = shape.lm_head_weight_elements;
   step.context_parallel = cp;
   step.cp_kv_exchange_s = cp_exchange_s;
   step.compute_efficiency = v[Param::eta] / v[Param::straggler_slowdown];
@@ -518,6 +520,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     // full recomputation) and of the backward output gradients.
     split_bytes += 4.0 * (shape.linear_input_elements_per_token * (recompute >= 2 ? 2.0 : 1.0) +
                           shape.linear_output_elements_per_token);
+    // It casts this GPU's share of the linear layers' weights the same way on every forward pass (TE
+    // Linear caches them over micro-batches only when the caller passes is_first_microbatch).
+    const double expert_weights = std::min(shape.expert_weight_elements, shape.linear_weight_elements);
+    const double gpu_weights = (shape.linear_weight_elements - expert_weights) / (t * p) + expert_weights / (t * p * e);
+    step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (recompute >= 2 ? 2.0 : 1.0);
   }
   step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;

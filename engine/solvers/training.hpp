@@ -12,9 +12,11 @@
 //    bf16 and fp16 2-byte ones plus the fp32 master. fp8 follows NVIDIA Transformer Engine's default
 //    recipe (engine/parallelism.hpp; formats of Micikevicius et al., "FP8 Formats for Deep Learning",
 //    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak, attention (scores,
-//    softmax, context) at the bf16 peak; weights stay bf16 with an fp32 master copy, activations and
-//    communication bf16 (the fp8 copies TE holds for backward are not counted in memory; the casts'
-//    traffic is, in the step). MFU/HFU and the TFLOP/s metrics are against the training precision's
+//    softmax, context) and the LM head (no TE module in Megatron-Core or llm-foundry) at the bf16
+//    peak; weights stay bf16 with an fp32 master copy, activations and communication bf16 (the fp8
+//    copies TE holds for backward are not counted in memory; the casts' traffic is, in the step: the
+//    GEMM inputs and output gradients, and the GPU's linear weights on every forward pass, TE's
+//    default without is_first_microbatch). MFU/HFU and the TFLOP/s metrics are against the training precision's
 //    peak, for fp8 against the bf16 peak (a stated choice, so that fp8 and bf16 runs compare on one
 //    scale; the fp8 speed-up then shows as MFU above eta).
 //  - optimizer: state bytes per parameter in engine/training_memory.hpp (AdamW as Adam: decoupled weight

@@ -564,14 +564,15 @@ namespace {
 
 const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
 
-// A profile whose training regime is wide (a speed up to e^0.5 above or below the prediction), on a
-// study whose eta (1, with attention and the memory-bound work at their peaks too) puts MFU near
-// its ceiling: the interval must end at the ceiling.
-std::string bounded_study(const std::string& precision) {
+// A profile whose training regime is wide (a speed up to e^w above or below the prediction, w = 0.5
+// unless given), on a study whose eta (1, with attention and the memory-bound work at their peaks
+// too) puts MFU near its ceiling: the interval must end at the ceiling.
+std::string bounded_study(const std::string& precision, const std::string& log_error = "0.5") {
   return "study: t\ntitle: T\nquestion: Q?\nsolver: training\n"
          "calibration:\n  profile: wide\n  parameters:\n"
          "    - {solver: training, name: eta, value: 0.5, spread: 0.01, prior: 0.5, identified: true, rows: 4}\n"
-         "  regimes:\n    - {name: training_llm, rows: 9, sources: 4, log_error_p10: -0.5, log_error_p90: 0.5}\n"
+         "  regimes:\n    - {name: training_llm, rows: 9, sources: 4, log_error_p10: -" + log_error +
+         ", log_error_p90: " + log_error + "}\n"
          "  intervals:\n"
          "    - {solver: training, metric: mfu, regime: training_llm, orientation: rate}\n"
          "    - {solver: training, metric: tflops_per_gpu, regime: training_llm, orientation: rate}\n"
@@ -592,9 +593,9 @@ struct BoundedRun {
   }
 };
 
-BoundedRun run_bounded(const std::string& precision) {
+BoundedRun run_bounded(const std::string& precision, const std::string& log_error = "0.5") {
   Diagnostics d;
-  const auto study = load_study_text("t.yaml", bounded_study(precision), kCatalog, d);
+  const auto study = load_study_text("t.yaml", bounded_study(precision, log_error), kCatalog, d);
   EXPECT_TRUE(study) << d.format();
   if (!study) return {};
   const Grid grid(*study);
@@ -640,14 +641,16 @@ TEST(IntervalDomain, AFractionsIntervalEndsAtOne) {
 }
 
 TEST(IntervalDomain, AnFp8MfuIsAFractionOfTheBf16PeakAndEndsAtTheFp8Peak) {
-  const BoundedRun r = run_bounded("fp8");
+  // A regime of e^0.8 either way: the LM head at the bf16 peak and the casts keep the fp8 run's MFU
+  // below 2 / e^0.5.
+  const BoundedRun r = run_bounded("fp8", "0.8");
   ASSERT_EQ(r.table.rows(), 2u);
   ASSERT_EQ(r.table.status[1], PointStatus::ok);
   // Against the bf16 peak an fp8 run can pass 1 (the solver's convention, so that fp8 and bf16
   // compare on one scale); it cannot pass fp8 peak / bf16 peak (1979 / 989.5 = 2 on the H100).
   const double mfu = r.metric(1, "mfu");
   ASSERT_GT(mfu, 1.0);
-  ASSERT_GT(mfu * std::exp(0.5), 2.0);
+  ASSERT_GT(mfu * std::exp(0.8), 2.0);
   EXPECT_NEAR(r.metric(1, "mfu_p90"), 2.0, 0.01);
   ASSERT_TRUE(r.eval_mfu);
   EXPECT_DOUBLE_EQ(r.eval_mfu->high, r.metric(1, "mfu_p90"));

@@ -57,18 +57,28 @@ TEST_F(TrainingPrecisionTest, DefaultIsBf16) {
 }
 
 // Llama 3 70B, selective recomputation: hardware FLOPs per token 6 N + 16 L h s, of which 16 L h s
-// is attention (causal: a fused kernel computes half). fp8 halves the time of the 6 N part (1,979
-// vs 989 TFLOP/s) and keeps attention's; its casts add memory-bound work: 4 bytes per element of
-// the GEMMs' inputs and output gradients, over the 2,048 tokens each GPU takes per step.
+// is attention (causal: a fused kernel computes half). fp8 halves the time of the linear layers'
+// part of 6 N (1,979 vs 989 TFLOP/s) and keeps attention's and the LM head's (6 V d, V = 128,256, d =
+// 8,192: no Transformer Engine module). Its casts add memory-bound work: 4 bytes per element of the
+// GEMMs' inputs and output gradients, over the 2,048 tokens each GPU takes per step, and 4 bytes per
+// element of the GPU's share of the linear weights, 80 layers x (2 d^2 + 2 d x 1,024 + 3 d x 28,672)
+// = 68.45 B over tp 8 x pp 4, cast again in each of the 32 micro-batches.
 TEST_F(TrainingPrecisionTest, Fp8RunsTheLinearLayersAtTheFp8Peak) {
   const std::vector<double> bf16 = run(kBf16), fp8 = run(kFp8);
   const double n = bf16[M::active_parameters];
+  const double head = 128256.0 * 8192;
   const double linear = 6 * n, attention = 16.0 * 80 * 8192 * 2048 / 2;
   EXPECT_NEAR((fp8[M::compute_s] - fp8[M::memory_bound_s]) / (bf16[M::compute_s] - bf16[M::memory_bound_s]),
-              (linear * 989 / 1979 + attention) / (linear + attention), 1e-12);
+              ((linear - 6 * head) * 989 / 1979 + 6 * head + attention) / (linear + attention), 1e-12);
   const ServingShape& shape = model.serving_shape;
+  EXPECT_DOUBLE_EQ(shape.lm_head_weight_elements, head);
+  const double d = 8192, weights = 80 * (2 * d * d + 2 * d * 1024 + 3 * d * 28672);
+  EXPECT_DOUBLE_EQ(shape.linear_weight_elements, weights);
+  EXPECT_NEAR(weights, 68.45e9, 0.01e9);
+  const double microbatches = 1024.0 / (1024 / (8 * 4));
   EXPECT_NEAR(fp8[M::memory_bound_s] - bf16[M::memory_bound_s],
-              4 * (shape.linear_input_elements_per_token + shape.linear_output_elements_per_token) * 2048 /
+              (4 * (shape.linear_input_elements_per_token + shape.linear_output_elements_per_token) * 2048 +
+               4 * weights / (8 * 4) * microbatches) /
                   (3.35e12 * 0.8),
               1e-12);
   // Same bytes: bf16 weights and gradients, fp32 master, bf16 activations.
@@ -79,6 +89,27 @@ TEST_F(TrainingPrecisionTest, Fp8RunsTheLinearLayersAtTheFp8Peak) {
   EXPECT_GT(fp8[M::mfu], bf16[M::mfu]);
   EXPECT_NEAR(fp8[M::mfu] / bf16[M::mfu], bf16[M::step_time_s] / fp8[M::step_time_s], 1e-12);
   EXPECT_GT(fp8[M::mfu], 0.5);  // above eta: the fp8 GEMMs outrun the bf16 peak MFU refers to
+}
+
+// Full recomputation repeats the forward: the LM head's 2 V d again at the bf16 peak, and the
+// weights cast once more per micro-batch.
+TEST_F(TrainingPrecisionTest, Fp8FullRecomputationRecastsTheWeights) {
+  PointInputs in = point(kFp8, hw);
+  in.values[P::recompute] = 2;
+  std::vector<double> fp8(TrainingSolver::kMetricCount), bf16(TrainingSolver::kMetricCount);
+  ASSERT_EQ(solver.evaluate(in, fp8).status, PointStatus::ok);
+  in.values[P::precision] = kBf16;
+  ASSERT_EQ(solver.evaluate(in, bf16).status, PointStatus::ok);
+  const double n = bf16[M::active_parameters], head = 128256.0 * 8192;
+  const double linear = 8 * n, attention = 16.0 * 80 * 8192 * 2048 / 2;
+  EXPECT_NEAR((fp8[M::compute_s] - fp8[M::memory_bound_s]) / (bf16[M::compute_s] - bf16[M::memory_bound_s]),
+              ((linear - 8 * head) * 989 / 1979 + 8 * head + attention) / (linear + attention), 1e-12);
+  const ServingShape& shape = model.serving_shape;
+  EXPECT_NEAR(fp8[M::memory_bound_s] - bf16[M::memory_bound_s],
+              (4 * (2 * shape.linear_input_elements_per_token + shape.linear_output_elements_per_token) * 2048 +
+               2 * 4 * shape.linear_weight_elements / (8 * 4) * 32) /
+                  (3.35e12 * 0.8),
+              1e-12);
 }
 
 TEST_F(TrainingPrecisionTest, Fp16RunsAtItsOwnPeak) {
