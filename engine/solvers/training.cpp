@@ -553,10 +553,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                   : on_torus  ? torus_block_hop_s(activation_message / t, torus, stage_chips, p, kNvlinkAlphaS)
                               : point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS);
   const double dp_nodes = dp_group / dp_in_node;
-  // On a torus node the in-node DP x CP ranks are the peers of the TP blocks (tp apart); with pp inside
-  // dp they are two strided groups, the cp ranks tp apart and the dp ranks tp x cp x pp apart, reduced
-  // one after the other.
-  const double dp_inner_ranks = pp_inside_dp && tc < node ? cp : dp_in_node;
+  // On a torus node the in-node DP x CP ranks are the peers of the TP blocks (tp apart); with pp (> 1)
+  // inside dp they are two strided groups, the cp ranks tp apart and the dp ranks tp x cp x pp apart,
+  // reduced one after the other.
+  const double dp_inner_ranks = pp_inside_dp && p > 1 && tc < node ? cp : dp_in_node;
   const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_inner_ranks) : TorusTopology{};
   const TorusTopology dp_outer_torus =
       on_torus && dp_inner_ranks < dp_in_node ? torus_strided_group(torus, tc * p, dp_in_node / dp_inner_ranks)

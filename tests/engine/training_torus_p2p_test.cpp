@@ -120,6 +120,13 @@ TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceOneGroupAfterTheOther) {
   const double gradients = llama8b.serving_shape.parameter_count / 8 * 2;
   const double reduce_scatter_s = 0.5 * gradients / (kLink / 2) + kAlpha + 0.75 * (gradients / 2) / kLink + 3 * kAlpha;
   EXPECT_NEAR(out[M::dp_comm_s], 2 * reduce_scatter_s, 1e-12 * out[M::dp_comm_s]);
+  // Without a pipeline the two orders are one order: the same step.
+  in = layout(4, 1, 2, true, hw);
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const std::vector<double> outer = out;
+  in.values[P::rank_order] = 1;
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  EXPECT_EQ(out[M::step_time_s], outer[M::step_time_s]);
 }
 
 }  // namespace
