@@ -26,11 +26,12 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 22> kHardwareKeys = {
+constexpr std::array<std::string_view, 23> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
-    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price",
+    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price", "rental",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
     "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "release_year", "unchecked"};
+constexpr std::array<std::string_view, 3> kRentalKeys = {"per_hour", "date", "source"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 constexpr std::array<std::string_view, 6> kNodeKeys = {"id", "base", "name", "source", "values", "topology"};
@@ -90,7 +91,7 @@ struct PlausibleRange {
   double max_value;
   bool zero_allowed;  // 0 means "none" / "unknown"
 };
-constexpr std::array<PlausibleRange, 10> kPlausibleRanges = {{
+constexpr std::array<PlausibleRange, 11> kPlausibleRanges = {{
     {"peak_flops", Dimension::flop_rate, 1e6, 1e18, true},    // 1 MFLOP/s .. 1 EFLOP/s per precision
     {"memory", Dimension::bytes, 1024.0, 70368744177664.0, false},  // 1 KiB .. 64 TiB
     {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
@@ -98,6 +99,7 @@ constexpr std::array<PlausibleRange, 10> kPlausibleRanges = {{
     {"accelerator_link", Dimension::bandwidth, 1e6, 1e14, true},     // 1 MB/s .. 100 TB/s, or 0 = none
     {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW (left out = unknown)
     {"price", Dimension::money, 0.01, 1e7, true},                    // 1 cent .. 10 M USD, or 0 = unknown
+    {"rental", Dimension::money, 0.01, 1000, false},                 // 1 cent .. 1,000 USD per accelerator-hour
     {"release_year", Dimension::count, 1970, 2040, false},
     {"cores", Dimension::count, 1, 1e5, true},                       // 1 .. 100,000 CPU cores, or 0 = unknown
     {"sparse_speedup", Dimension::dimensionless, 1, 4, true},        // 1x .. 4x the dense rate, or 0 = none
@@ -177,6 +179,50 @@ void add_or_replace(std::vector<Entry>& into, Entry entry) {
   into.push_back(std::move(entry));
 }
 
+// Whether `text` is a date written YYYY-MM or YYYY-MM-DD (month 1-12, day 1-31).
+bool valid_rental_date(std::string_view text) {
+  if (text.size() != 7 && text.size() != 10) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? text[i] != '-' : (text[i] < '0' || text[i] > '9')) return false;
+  }
+  const auto number = [&](std::size_t at, std::size_t n) { return std::stoi(std::string(text.substr(at, n))); };
+  const int month = number(5, 2);
+  if (month < 1 || month > 12) return false;
+  if (text.size() == 10) {
+    const int day = number(8, 2);
+    if (day < 1 || day > 31) return false;
+  }
+  return true;
+}
+
+// `rental: {per_hour: 4.2 USD, date: 2025-06, source: "..."}`: all three required, so a price never
+// appears without when and where it was stated.
+void read_rental(const YamlReader& r, const YamlNode& node, const std::string& path, HardwareSpec& hw,
+                 const std::vector<std::string>& unchecked) {
+  if (!r.expect_mapping(node, path)) return;
+  r.check_keys(node, kRentalKeys, path);
+  if (const YamlNode* n = r.require(node, "per_hour", path)) {
+    const std::string name = path + ".per_hour";
+    if (auto q = r.quantity(*n, Dimension::money, name, kPositive)) {
+      hw.rental_usd_per_hour = q->value;
+      check_plausible(r, *n, "rental", name, q->value, unchecked);
+    }
+  }
+  if (const YamlNode* n = r.require(node, "date", path)) {
+    if (auto date = r.string(*n, path + ".date")) {
+      if (valid_rental_date(*date)) {
+        hw.rental_date = *date;
+      } else {
+        r.error(*n, path + ".date: '" + *date + "' is not a date: write YYYY-MM-DD or YYYY-MM (2025-06-15, 2025-06)");
+      }
+    }
+  }
+  if (const YamlNode* n = r.require(node, "source", path)) {
+    if (auto s = r.string(*n, path + ".source")) hw.rental_source = *s;
+  }
+}
+
 // Returns whether the entry was added; `id_out` receives its id when it has a valid one.
 bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, Catalog& into,
                          std::vector<const YamlNode*>& seen, std::string& id_out) {
@@ -195,6 +241,11 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
         hw = *b;
         from_base = true;
         base_id = b->id;
+        // A rental price is one offering's price for one part: an entry derived from another (a
+        // 32GB board from a 16GB one, a study's what-if) states its own or has none.
+        hw.rental_usd_per_hour = 0;
+        hw.rental_date.clear();
+        hw.rental_source.clear();
       } else {
         r.unknown(*base_node, "hardware id", into.hardware_ids());
       }
@@ -281,6 +332,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       }
     }
   }
+  if (const YamlNode* n = entry.find("rental")) read_rental(r, *n, path + ".rental", hw, unchecked);
   if (!id || r.diags().error_count() != errors_before) return false;
   std::erase_if(into.hardware_bases, [&](const auto& entry) { return entry.first == *id; });
   if (from_base && base_id != *id) into.hardware_bases.emplace_back(*id, base_id);
@@ -644,6 +696,7 @@ std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
   if (h.release_year != 0) check("release_year", h.release_year);
   check("cores", h.cores);
   check("sparse_speedup", h.sparse_speedup);
+  if (h.rental_known()) check("rental", h.rental_usd_per_hour);
   return out;
 }
 
@@ -800,6 +853,11 @@ std::string catalog_hash(const Catalog& catalog) {
     for (const HardwareField& f : kHardwareFields) field(number_text(h.*f.member));
     for (const HardwareField& f : kOptionalHardwareFields) field(number_text(h.*f.member));
     field(std::to_string(h.release_year));
+    if (h.rental_known()) {
+      field(number_text(h.rental_usd_per_hour));
+      field(h.rental_date);
+      field(h.rental_source);
+    }
     canonical += '\x1E';
   }
   for (const CatalogModel& m : catalog.models) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "dse/grid.hpp"
+#include "dse/physics_fingerprint.hpp"
 #include "dse/result_identity.hpp"
 #include "dse/store.hpp"
 #include "dse/sweep.hpp"
@@ -25,9 +26,9 @@ namespace fs = std::filesystem;
 // The study itself is compared by its result identity (dse/result_identity.hpp), so shards whose
 // study.resolved.yaml differ only in prose merge; shards of a dsx that recorded none must hold the
 // same text.
-constexpr const char* kIdentityKeys[] = {"catalog_hash", "dsx_version"};
+constexpr const char* kIdentityKeys[] = {"catalog_hash", "dsx_version", kPhysicsFingerprintKey};
 constexpr const char* kCopiedKeys[] = {"study_hash", kResultIdentityKey, "catalog_hash", "dsx_version", "git_revision",
-                                       "study_file", kResolvedStudyHashKey};
+                                       "study_file", kResolvedStudyHashKey, kPhysicsFingerprintKey};
 constexpr std::size_t kMaxListed = 20;
 
 std::optional<std::uint64_t> whole(const std::optional<std::string>& text) {

@@ -338,6 +338,7 @@ std::optional<Run> open_run(const std::string& dir, std::vector<std::string>& pr
     run.identity.catalog_hash = field("catalog_hash");
     run.identity.dsx_version = field("dsx_version");
     run.identity.git_revision = field("git_revision");
+    run.identity.physics_fingerprint = field("physics_fingerprint");
   } catch (const std::exception& e) {
     problems.push_back(fmt::format("{}: not a dsx manifest: {}", manifest_file, e.what()));
     return std::nullopt;
@@ -692,7 +693,8 @@ std::vector<Change> identity_rows(const RunDiff& d) {
           {"study_hash", d.a.study_hash, d.b.study_hash},
           {"catalog_hash", d.a.catalog_hash, d.b.catalog_hash},
           {"dsx_version", d.a.dsx_version, d.b.dsx_version},
-          {"git_revision", d.a.git_revision, d.b.git_revision}};
+          {"git_revision", d.a.git_revision, d.b.git_revision},
+          {"physics_fingerprint", d.a.physics_fingerprint, d.b.physics_fingerprint}};
 }
 
 namespace {

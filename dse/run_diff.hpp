@@ -87,7 +87,7 @@ struct Change {
 };
 
 struct RunIdentity {
-  std::string dir, study, study_hash, catalog_hash, dsx_version, git_revision;
+  std::string dir, study, study_hash, catalog_hash, dsx_version, git_revision, physics_fingerprint;
 };
 
 struct RunDiff {
@@ -127,7 +127,7 @@ std::string run_diff_json(const RunDiff& diff);
 
 // What the renderings share. A number as the shortest text that reads back to it ("" for NaN,
 // "inf", "-inf"); a relative change as a signed percentage ("+25 %", "-inf"); a long value cut
-// at `at` characters with "..."; the identity rows (study, hashes, version, revision); the
+// at `at` characters with "..."; the identity rows (study, hashes, version, revision, physics); the
 // decision lists with their titles.
 std::string format_diff_number(double v);
 std::string format_relative_change(double relative);

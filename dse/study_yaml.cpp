@@ -72,6 +72,10 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("cores", h.cores, Dimension::count);
   optional("sparse_speedup", h.sparse_speedup, Dimension::dimensionless);
   if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
+  if (h.rental_known()) {
+    out += "      rental: {per_hour: " + yaml_scalar(exact_quantity_label(h.rental_usd_per_hour, Dimension::money)) +
+           ", date: " + yaml_scalar(h.rental_date) + ", source: " + yaml_scalar(h.rental_source) + "}\n";
+  }
   // A value outside the loader's plausible ranges was marked deliberate; the resolved file says so too.
   const std::vector<std::string> unchecked = implausible_hardware_fields(h);
   if (!unchecked.empty()) {

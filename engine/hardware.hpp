@@ -24,6 +24,12 @@ struct HardwareSpec {
   double tdp_w = 0;                // 0 = unknown (not published): power and energy become NaN
   double idle_power_fraction = 0;  // share of TDP drawn when idle
   double price_usd = 0;            // 0 = unknown
+  // On-demand rental price of one accelerator for one hour (a cloud instance's hourly price divided
+  // by its accelerators), as a dated pricing page states it; 0 = none published or none read. Cloud-only
+  // parts (TPUs, Trainium, Inferentia) have no purchase price, so this is the price a buyer compares.
+  double rental_usd_per_hour = 0;
+  std::string rental_date;    // YYYY-MM or YYYY-MM-DD: when the page stated the price
+  std::string rental_source;  // the pricing page, its region and the instance the price is divided from
   // Optional on-chip limits of one kernel launch (NVIDIA: CUDA C Programming Guide, "Technical
   // Specifications per Compute Capability"); 0 = unknown.
   double shared_memory_per_block_bytes = 0;  // largest shared-memory allocation of one thread block
@@ -48,6 +54,7 @@ struct HardwareSpec {
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }
   bool supports(Precision p) const { return peak(p) > 0; }
   bool tdp_known() const { return tdp_w > 0; }
+  bool rental_known() const { return rental_usd_per_hour > 0; }
 };
 
 }  // namespace dsx

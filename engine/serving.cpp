@@ -415,6 +415,16 @@ double speculative_tokens_per_step(double acceptance_rate, double draft_tokens) 
 
 double paged_kv_waste_tokens(double block_tokens) { return block_tokens > 0 ? (block_tokens - 1) / 2 : 0.0; }
 
+Preemption paged_preemption(double sequences, double mean_bytes, double swing_bytes, double output_tokens,
+                            double freed_bytes, double capacity_bytes) {
+  if (sequences <= 0 || swing_bytes <= 0 || sequences * (mean_bytes + swing_bytes / 2) <= capacity_bytes) return {};
+  const double sd = swing_bytes * std::sqrt(sequences / 12.0);
+  const double z = (capacity_bytes - sequences * mean_bytes) / sd;
+  const double full = 0.5 * std::erfc(z / std::sqrt(2.0));
+  const double step_bytes = sequences * swing_bytes / output_tokens;
+  return {.full_probability = full, .sequences_per_step = full * step_bytes / freed_bytes};
+}
+
 double static_batch_decode_steps(double mean_output_tokens, double batch) {
   return 2 * mean_output_tokens * batch / (batch + 1);
 }

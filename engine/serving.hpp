@@ -285,6 +285,32 @@ PhaseTime verify_step_time(const ServingShape& s, const ServingDevice& d, double
 // average. 0 for block 0 (contiguous allocation).
 double paged_kv_waste_tokens(double block_tokens);
 
+// Preemption of a paged KV cache under continuous batching (Kwon et al. 2023, "Efficient Memory
+// Management for Large Language Model Serving with PagedAttention", SOSP, arXiv:2309.06180, section
+// 4.5 "Scheduling and Preemption"): vLLM admits requests while blocks are free and, when the growing
+// sequences exhaust them, preempts the latest-admitted sequences all-or-nothing (every block of a
+// sequence), to recompute them later as one prompt or to swap them to CPU memory and back.
+// The model, an approximation of that scheduler where the serving solver has its inputs:
+//  - `sequences` running sequences each hold `mean_bytes` on average and their held bytes grow by
+//    `swing_bytes` from admission to completion (output tokens x KV bytes per token). Their positions
+//    are independent and uniform over the output (continuous batching spreads them; a fixed output
+//    length): the occupancy is sequences x (held at admission + U(0, swing)), whose sum is taken as
+//    normal (central limit): mean sequences x mean_bytes, standard deviation swing x sqrt(sequences / 12).
+//  - When the batch at full length fits (sequences x (mean_bytes + swing_bytes / 2) <= capacity)
+//    nothing is preempted. Otherwise a step finds the cache full with probability
+//    P = 1 - Phi((capacity - mean) / sd), and such a step must free by preemption the slots its
+//    `sequences` new tokens take: sequences x swing_bytes / output_tokens bytes, in sequences that
+//    hold `freed_bytes` each (the latest admitted, taken at admission: they have generated the
+//    fewest tokens). The blocks finished requests release are taken by the new admissions.
+//    Not modelled: the feedback of a preemption on the next steps' occupancy (a steady state that
+//    holds fewer sequences), the watermark vLLM keeps free, and bursts of arrivals.
+struct Preemption {
+  double full_probability = 0;      // P: a step finds the cache full
+  double sequences_per_step = 0;    // sequences preempted per decode step
+};
+Preemption paged_preemption(double sequences, double mean_bytes, double swing_bytes, double output_tokens,
+                            double freed_bytes, double capacity_bytes);
+
 // Output lengths uniform on (0, 2 x mean]: a static batch of B runs until its longest request,
 // E[max] = 2 x mean x B / (B + 1) steps, while continuous (iteration-level) batching refills a slot as
 // soon as its request ends (Yu et al. 2022, Orca, OSDI; Kwon et al. 2023, vLLM, SOSP).

@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -631,6 +632,11 @@ FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, co
   throw std::logic_error("build_figure: invalid FigureKind");
 }
 
+std::string gnuplot_program() {
+  const char* env = std::getenv("DSX_GNUPLOT");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(DSX_GNUPLOT);
+}
+
 void run_gnuplot(const std::string& gp_path, const std::string& working_dir, const std::string& gnuplot) {
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -887,7 +893,7 @@ std::string not_drawn_remedy(const FigureSource& src, FigureNotDrawn::Cause caus
                          gp, src.name, then);
   }
   return "dsx wrote this script itself: check that gnuplot 5.4 or later, with its svg, pdfcairo and pngcairo "
-         "terminals, is installed (gnuplot --version)." + then +
+         "terminals, is installed (gnuplot --version; or the gnuplot that DSX_GNUPLOT names, when it is set)." + then +
          " If it fails again, please report it with this figure's .gp and .dat files.";
 }
 

@@ -146,11 +146,15 @@ double page_width_cm(FigureWidth width);
 // `replot` the others. Other figure writers use it so the three presets live in one place.
 std::string house_terminals(std::string_view name, double width_cm, double height_cm, std::string_view plot_command);
 
+// The gnuplot dsx runs: the environment's DSX_GNUPLOT when set and not empty (a path, or a name
+// looked up on PATH), else the one found when dsx was built.
+std::string gnuplot_program();
+
 // Runs `gnuplot --default-settings gp_path` (posix_spawn, no shell, locale C.UTF-8) in `working_dir`,
 // where the script finds its data and writes its pictures; stderr is captured. Throws
 // std::runtime_error naming gp_path and gnuplot's message when gnuplot cannot run or fails.
 void run_gnuplot(const std::string& gp_path, const std::string& working_dir,
-                 const std::string& gnuplot = DSX_GNUPLOT);
+                 const std::string& gnuplot = gnuplot_program());
 
 // Rewrites every /CreationDate and /ModDate value of a PDF to 2000-01-01 00:00:00 UTC, keeping
 // each value's length (digits become the fixed date's digits, zone digits become 0).

@@ -16,11 +16,11 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-constexpr std::array<std::string_view, 8> kHardwareNames = {
+constexpr std::array<std::string_view, 9> kHardwareNames = {
     "hardware_price_usd",          "hardware_tdp_w",
     "hardware_memory_bytes",       "hardware_memory_bandwidth_bytes_per_s",
     "hardware_host_link_bytes_per_s", "hardware_accelerator_link_bytes_per_s",
-    "hardware_idle_power_fraction", "hardware_peak_flops_per_s"};
+    "hardware_idle_power_fraction", "hardware_peak_flops_per_s", "hardware_rental_usd_per_hour"};
 constexpr std::array<std::string_view, 2> kModelNames = {"model_parameters", "model_flops_per_sample"};
 
 bool has_param_kind(const Solver& solver, ParamKind kind) {
@@ -131,6 +131,7 @@ void PointFormulas::load_input_slots(const PointInputs& in) {
       } else {
         h[7] = *std::max_element(hw.peak_flops_per_s.begin(), hw.peak_flops_per_s.end());
       }
+      h[8] = hw.rental_known() ? hw.rental_usd_per_hour : kNaN;  // no published rental: dollars stay empty
     } else {
       std::fill(h, h + kHardwareNames.size(), kNaN);
     }

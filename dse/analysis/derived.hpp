@@ -8,7 +8,9 @@
 //     hardware_memory_bytes, hardware_memory_bandwidth_bytes_per_s, hardware_host_link_bytes_per_s,
 //     hardware_accelerator_link_bytes_per_s, hardware_idle_power_fraction, and
 //     hardware_peak_flops_per_s (at the point's precision when the solver has a precision
-//     parameter, else the largest peak); hardware_tdp_w is NaN for a part whose TDP is unknown;
+//     parameter, else the largest peak), hardware_rental_usd_per_hour (the entry's dated on-demand
+//     price of one accelerator-hour); hardware_tdp_w is NaN for a part whose TDP is unknown, and
+//     hardware_rental_usd_per_hour for one without a rental price;
 //   - with a model parameter: model_parameters and model_flops_per_sample (eager graph);
 //   - derived metrics declared earlier in the list (filters, constraints and assertions see all).
 //

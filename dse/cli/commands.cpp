@@ -193,6 +193,11 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       entry["tdp_w"] = hw.tdp_known() ? nlohmann::ordered_json(hw.tdp_w) : nullptr;  // null: not published
       entry["idle_power_fraction"] = hw.idle_power_fraction;
       entry["price_usd"] = hw.price_usd;
+      if (hw.rental_known()) {
+        entry["rental"] = {{"usd_per_hour", hw.rental_usd_per_hour}, {"date", hw.rental_date}, {"source", hw.rental_source}};
+      } else {
+        entry["rental"] = nullptr;  // no on-demand price published or read
+      }
       if (hw.cores > 0) entry["cores"] = static_cast<long long>(hw.cores);
       if (hw.sparse_speedup > 0) entry["sparse_speedup"] = hw.sparse_speedup;
       entry["release_year"] = hw.release_year > 0 ? nlohmann::ordered_json(hw.release_year) : nullptr;
@@ -420,6 +425,11 @@ int catalog_command(const std::vector<std::string>& args) {
                  hw.tdp_known() ? show(hw.tdp_w, "tdp_w", Dimension::power) : std::string("unknown"),
                  show(hw.price_usd, "price_usd", Dimension::money),
                  hw.cores > 0 ? fmt::format(", {} core{}", hw.cores, hw.cores == 1 ? "" : "s") : "", hw.source);
+      if (hw.rental_known()) {
+        fmt::print("    rental: {} per accelerator-hour on demand ({}), source: {}\n",
+                   show(hw.rental_usd_per_hour, "rental_usd_per_hour", Dimension::money), hw.rental_date,
+                   hw.rental_source);
+      }
     }
   }
   if (all || what == "models") {

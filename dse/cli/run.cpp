@@ -18,6 +18,7 @@
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
+#include "dse/physics_fingerprint.hpp"
 #include "dse/result_identity.hpp"
 #include "dse/shard.hpp"
 #include "dse/store.hpp"
@@ -290,6 +291,7 @@ int run_command(const std::vector<std::string>& args) {
       {"catalog_hash", catalog_hash(study.catalog)},
       {"dsx_version", DSX_VERSION},
       {kShardKey, shard ? shard->text() : ""},
+      {kPhysicsFingerprintKey, physics_fingerprint(study)},
   };
   if (store.has_results()) {
     // A folder of a dsx that recorded only the hash of the whole study text resumes only that text.
@@ -299,6 +301,14 @@ int run_command(const std::vector<std::string>& args) {
       const auto& [shown_key, expected] = before_identity && key == kResultIdentityKey ? text_hash : std::pair{key, value};
       const std::string stored = store.meta(shown_key).value_or("");
       if (stored == expected) continue;
+      if (key == kPhysicsFingerprintKey) {
+        fmt::print(stderr,
+                   "dsx run: error: {} holds rows that another version of the {} solver computed: its results at "
+                   "the study's probe points differ ({} {} there, {} now), so resuming would mix two physics\n"
+                   "  to start over in this folder: dsx run {} --fresh\n",
+                   run_dir, study.solver->name(), shown_key, stored.empty() ? "missing" : stored, expected, file);
+        return kBadInput;
+      }
       fmt::print(stderr,
                  "dsx run: error: {} holds a run of a different study: {} is {} there and {} now\n"
                  "  to start over in this folder: dsx run {} --fresh\n",
@@ -387,6 +397,7 @@ int run_command(const std::vector<std::string>& args) {
   manifest["study_hash"] = study.content_hash;
   manifest[kResultIdentityKey] = result_identity(study);
   manifest["catalog_hash"] = catalog_hash(study.catalog);
+  manifest[kPhysicsFingerprintKey] = store.meta(kPhysicsFingerprintKey).value_or("");
   manifest["threads"] = threads == 0 ? std::thread::hardware_concurrency() : threads;
   manifest["resumed_after_points"] = resumed;
   manifest["timings_s"]["sweep"] = sweep_seconds;

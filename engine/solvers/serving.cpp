@@ -25,6 +25,8 @@ constexpr double kBatchedFrom = 32;  // seeds/004: "Inference decode, batch=32+"
 constexpr std::array<std::string_view, 2> kOutputLengths = {"uniform", "fixed"};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr std::array<std::string_view, 3> kWeightPrecisions = {"same", "int8", "int4"};
+constexpr std::array<std::string_view, 3> kPreemption = {"none", "recompute", "swap"};
+constexpr int kSwap = 2;
 // Bytes per weight of weight-only int8 and int4 with one 16-bit scale per 128 weights (AWQ's group size;
 // engine/solvers/serving.hpp).
 constexpr double kQuantGroupWeights = 128;
@@ -152,6 +154,16 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
+    {.name = "preemption", .kind = ParamKind::choice, .choices = kPreemption,
+     .description = "what a paged cache does when the running sequences outgrow it (vLLM, Kwon et al. 2023 section "
+                    "4.5): recompute (the latest sequences are evicted and prefilled again) or swap (their KV goes to "
+                    "host memory over the host link and back); none = not modelled, the batch runs as if the cache "
+                    "held it",
+     .has_default = true, .default_value = 0},
+    {.name = "swap_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "preemption swap: the rate one GPU's evicted KV blocks reach host memory and come back at (vLLM "
+                    "measured many small block copies well below PCIe's rate); 0 = the hardware's host link",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -209,9 +221,20 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "disaggregated: per prefill GPU, weights + KV cache of its group's ceil(batch / ep) prompts; 0 colocated"},
     {"prefill_gpu_hour_price_usd", Dimension::money,
      "disaggregated: price of one prefill GPU-hour (the decode GPUs' unless prefill_hardware is given); 0 colocated"},
+    {"kv_full_probability", Dimension::dimensionless,
+     "paged, continuous: probability a decode step finds the KV cache full (the running sequences at independent "
+     "uniform positions, normal approximation); 0 when the batch at full length fits",
+     MetricDomain::fraction},
+    {"preemptions_per_step", Dimension::dimensionless,
+     "sequences preempted per decode step of the replica (0 with preemption none)", MetricDomain::non_negative},
+    {"preemptions_per_request", Dimension::dimensionless,
+     "expected preemptions of one request: preemptions_per_step x output_tokens / batch", MetricDomain::non_negative},
+    {"preemption_s", Dimension::time,
+     "time per decode step spent on preempted sequences: their prefill again (recompute) or their KV out to host "
+     "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 21> kReasons = {
+constexpr std::array<std::string_view, 23> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -233,6 +256,8 @@ constexpr std::array<std::string_view, 21> kReasons = {
     "weights + the prompts' KV cache do not fit in the prefill hardware's memory",
     "prefill_tp needs disaggregated: on (a colocated replica prefills at tp)",
     "tp must divide the Mamba channels (expand x d_model)",
+    "preemption needs a paged KV cache (kv_block_tokens > 0) and continuous batching",
+    "preemption by swap needs swap_bandwidth or a host link (the hardware's host_link)",
 };
 
 }  // namespace
@@ -328,6 +353,12 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double chunk = v[Param::prefill_chunk_tokens];
   if ((chunk > 0 || disagg) && is_static) return {PointStatus::infeasible, needs_continuous_batching};
   if (chunk > 0 && disagg) return {PointStatus::infeasible, chunked_with_disaggregation};
+  const int preempt = static_cast<int>(v[Param::preemption]);
+  const bool paged_continuous = v[Param::kv_block_tokens] > 0 && !is_static;
+  if (preempt > 0 && !paged_continuous) return {PointStatus::infeasible, preemption_needs_paged_cache};
+  const double swap_rate =
+      v[Param::swap_bandwidth] > 0 ? v[Param::swap_bandwidth] : hw.host_link_bandwidth_bytes_per_s;
+  if (preempt == kSwap && swap_rate <= 0) return {PointStatus::infeasible, swap_needs_host_link};
   // Without a bandwidth given, the KV moves over the accelerator links, the slower side's bounding it.
   const double link_bandwidth =
       phw != nullptr
@@ -406,7 +437,31 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     decode_iteration = gamma * draft_ratio * t_step + verify.total_s() + overhead;
     tokens_per_iteration = dsx::speculative_tokens_per_step(v[Param::acceptance_rate], gamma);
   }
-  const double t_token = gamma > 0 ? decode_iteration / tokens_per_iteration : t_step;
+  // Preemption (engine/serving.hpp paged_preemption): a sequence's held bytes grow by `swing` per GPU
+  // from admission to its last token; each ep group holds its own cache and sequences.
+  Preemption preempted;
+  double swing_gpu = 0;
+  if (paged_continuous) {
+    const auto growth_bytes = [&](const ServingShape& m) {
+      return (dsx::sequence_cache_bytes(m, full_context, dev.kv_bytes_per_element) -
+              dsx::sequence_cache_bytes(m, prompt, dev.kv_bytes_per_element)) *
+             kv_share_per_gpu(m, n_tp);
+    };
+    swing_gpu = growth_bytes(shape) + (draft != nullptr ? growth_bytes(*draft) : 0.0);
+    preempted = paged_preemption(sequences_per_group(B, n_ep), kv_seq_gpu, swing_gpu, output,
+                                 kv_seq_gpu - swing_gpu / 2, hw.memory_bytes - weights_gpu - kv_shared_gpu);
+  }
+  double preemption_time = 0;
+  if (preempt > 0 && preempted.sequences_per_step > 0) {
+    // Recompute: each evicted sequence is prefilled again as one prompt on the decode GPUs (section 4.5:
+    // "in one prompt phase iteration"); swap: its blocks go to host memory and come back, each GPU its shard.
+    const double per_sequence_s =
+        preempt == kSwap
+            ? 2 * (kv_seq_gpu - swing_gpu / 2) / swap_rate
+            : prefill_after_prefix_time(shape, dev, uncached, cached, 1, eta_prefill).total_s();
+    preemption_time = preempted.sequences_per_step * per_sequence_s;
+  }
+  const double t_token = (gamma > 0 ? decode_iteration / tokens_per_iteration : t_step) + preemption_time;
 
   // Prefill work per B x O output tokens, the TTFT and the longest inter-token gap, by how prefill runs.
   double prefill_work = t_prefill_batch;
@@ -529,6 +584,11 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[prefill_gpus] = pool_gpus;
   out[prefill_memory_bytes] = prefill_memory;
   out[prefill_gpu_hour_price_usd] = known_prefill_price;
+  out[kv_full_probability] = preempted.full_probability;
+  const double preemptions = preempt > 0 ? preempted.sequences_per_step * n_ep : 0.0;
+  out[preemptions_per_step] = preemptions;
+  out[preemptions_per_request] = preemptions * output / B;
+  out[preemption_s] = preemption_time;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   if (prefill_memory > (phw != nullptr ? phw : &hw)->memory_bytes) return {PointStatus::infeasible, prefill_exceeds_memory};

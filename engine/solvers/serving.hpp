@@ -58,11 +58,28 @@
 //    not a reservation. Under continuous batching a running sequence holds on average the mean context
 //    (prompt + output / 2, the context the decode step is priced at) plus (b - 1) / 2 empty slots of its
 //    last block; under static batching all sequences run to full length. memory_bytes and max_batch use
-//    that; preemption when a burst outgrows the cache is not modelled. b = 0 is the contiguous
+//    that. b = 0 is the contiguous
 //    reservation of prompt + output_tokens per sequence (the model before paging; a system that reserves
 //    the maximum length, as those PagedAttention compares against, reserves more).
 //    kv_fragmentation_fraction: allocated KV holding no token, over all allocated KV: contiguous, the
 //    reservation beyond the mean context; paged, the last blocks' empty slots.
+//  - preemption (paged, continuous; Kwon et al. 2023, arXiv:2309.06180, section 4.5): a batch whose
+//    mean occupancy fits the cache but whose full length does not finds the cache full on some steps
+//    (kv_full_probability, engine/serving.hpp paged_preemption: sequences at independent uniform
+//    positions, normal approximation), and those steps preempt the latest-admitted sequences, whole,
+//    to free the slots their new tokens take (preemptions_per_step, per replica; preemptions_per_request
+//    = that x output_tokens / batch). `preemption: recompute` prefills each evicted sequence again (its
+//    prompt, against a cached prefix as any prefill; the tokens it had generated are taken as none, the
+//    latest admitted having generated the fewest); `swap` moves its KV shard to host memory and back,
+//    2 x its held bytes at swap_bandwidth, or when 0 at the host link's full rate, which makes the swap
+//    time a lower bound: vLLM's many small block copies reach less (its section 7.3 measures
+//    recomputation never above 20 % of swapping's latency at small blocks). The CPU swap space is not
+//    checked.
+//    That time per decode step (preemption_s) adds to every output token's time, so to ITL and
+//    throughput. none (the default) leaves the step as before and reports only kv_full_probability.
+//    Infeasible with a contiguous cache or static batching (which hold every sequence at full length),
+//    and swap without swap_bandwidth on hardware without a host link. The mean occupancy must still
+//    fit (exceeds_memory).
 //  - prefix caching (prefix_hit_rate h): the first floor(h x prompt) prompt tokens (at most prompt - 1:
 //    the last prompt token always runs, as vLLM recomputes it for the logits) are cached; prefill runs
 //    the rest against all prompt keys (engine/serving.hpp prefill_after_prefix_time), shrinking TTFT and
@@ -182,6 +199,8 @@ class ServingSolver final : public TabledSolver {
     torus_x,
     torus_y,
     torus_z,
+    preemption,
+    swap_bandwidth,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -226,6 +245,10 @@ class ServingSolver final : public TabledSolver {
     draft_cost_ratio_used,
     prefill_memory_bytes,
     prefill_gpu_hour_price_usd,
+    kv_full_probability,
+    preemptions_per_step,
+    preemptions_per_request,
+    preemption_s,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -249,7 +272,9 @@ class ServingSolver final : public TabledSolver {
     prefill_needs_link,
     prefill_exceeds_memory,
     prefill_tp_needs_disaggregation,
-    tp_must_divide_channels
+    tp_must_divide_channels,
+    preemption_needs_paged_cache,
+    swap_needs_host_link,
   };
 
   ServingSolver();

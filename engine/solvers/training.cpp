@@ -186,6 +186,10 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
                     "outermost) or tp-cp-ep-pp-dp (--use-tp-pp-dp-mapping: a pipeline's stages share a node when "
                     "tp x cp x pp fits it, data-parallel peers are tp x cp x pp apart)",
      .has_default = true, .default_value = 0},
+    {.name = "host_memory_capacity", .kind = ParamKind::number, .dimension = Dimension::bytes,
+     .description = "host memory one GPU's offload may fill (a host's memory / the GPUs sharing it); needed by any "
+                    "offload; 0 = not given",
+     .has_default = true, .default_value = 0, .min_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -255,7 +259,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 20> kReasons = {
+constexpr std::array<std::string_view, 22> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -276,6 +280,9 @@ constexpr std::array<std::string_view, 20> kReasons = {
     "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
     "offloading weights or activations needs at least 3 layers per pipeline stage (Calculon)",
+    "offloading needs host_memory_capacity (the host memory one GPU may fill)",
+    "what offload moves to host memory (host_memory_per_gpu_bytes) exceeds the host memory one GPU may fill "
+    "(host_memory_capacity)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -351,6 +358,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const OffloadParts offloaded = kOffloadParts[static_cast<std::size_t>(v[Param::offload])];
   const bool offload = offloaded.optimizer;
   if (offload && v[Param::host_memory_bandwidth] <= 0) return {PointStatus::infeasible, offload_needs_host_bandwidth};
+  const bool any_offload = offloaded.optimizer || offloaded.weights || offloaded.activations;
+  if (any_offload && v[Param::host_memory_capacity] <= 0) return {PointStatus::infeasible, offload_needs_host_capacity};
   const bool weights_offloaded = offloaded.weights;
   const bool activations_offloaded = offloaded.activations;
   if ((weights_offloaded || activations_offloaded) && stage_layers < kMinLayersToOffload) {
@@ -404,12 +413,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   out[gradients_bytes] = tm.gradients_bytes;
   out[optimizer_bytes] = tm.optimizer_bytes;
   out[activations_bytes] = tm.activations_bytes;
-  out[host_memory_per_gpu_bytes] =
+  const double host_bytes =
       tm.host_gradients_bytes + tm.host_optimizer_bytes + tm.host_weights_bytes + tm.host_activations_bytes;
+  out[host_memory_per_gpu_bytes] = host_bytes;
   out[fleet_model_state_bytes_per_param] = (tm.weights_bytes + tm.gradients_bytes + tm.optimizer_bytes) * n / params;
   out[Metric::dp] = dp;
   out[Metric::microbatches] = m;
   if (!tm.fits) return {PointStatus::infeasible, exceeds_memory};
+  if (any_offload && host_bytes > v[Param::host_memory_capacity]) return {PointStatus::infeasible, exceeds_host_memory};
 
   const double nvlink = hw.accelerator_link_bandwidth_bytes_per_s > 0 ? hw.accelerator_link_bandwidth_bytes_per_s
                                                                       : hw.host_link_bandwidth_bytes_per_s;

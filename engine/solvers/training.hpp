@@ -136,7 +136,7 @@
 //    few FLOPs per parameter a vectorised CPU Adam hides), and the updated weights come back over the
 //    host link before the next forward; this replaces the device's optimizer update in optimizer_s.
 //    The paper's one-step delayed parameter update (which hides the host side behind the next step)
-//    is not modelled; host memory capacity is not checked.
+//    is not modelled.
 //  - offload: weights, activations and their combinations with optimizer (optimizer_weights,
 //    optimizer_activations, weights_activations, all): the weights and the stored activations (the
 //    layer inputs under full recomputation) live in host memory and stream over the host link a layer
@@ -150,7 +150,14 @@
 //    back to host memory once per step over the link, unhidden (in offload_exposed_s); with the
 //    optimizer offloaded too the host's update writes them where they live, and the copy back to the
 //    accelerator leaves optimizer_s. Fewer than 3 layers per pipeline stage: infeasible (Calculon's
-//    rule). Host memory capacity is not checked.
+//    rule).
+//  - host memory capacity (host_memory_capacity, the host memory one GPU may fill: a host's memory
+//    over the GPUs that share it, e.g. a DGX H100's 2 TB over 8 GPUs, NVIDIA DGX H100 datasheet; a
+//    GH200 superchip's 480 GB of LPDDR5X, NVIDIA GH200 datasheet): any offload needs it given (0 = not
+//    given: infeasible, as host_memory_bandwidth is for the optimizer), and a point whose
+//    host_memory_per_gpu_bytes exceeds it is infeasible, as Calculon refuses a second tier too small
+//    (calculon/llm/llm.py _check_mem_caps: "Mem tier2 needs ... but only has ..."). The host's own
+//    use of its memory (operating system, pinned staging buffers, the data loader) is not counted.
 //  - rank_order (which groups share a node): Megatron-Core's default tp-cp-ep-dp-pp, as above, or
 //    tp-cp-ep-pp-dp, the order NVIDIA Megatron-LM's --use-tp-pp-dp-mapping selects
 //    (megatron/training/initialize.py passes order='tp-cp-ep-pp-dp' to initialize_model_parallel).
@@ -212,6 +219,7 @@ class TrainingSolver final : public TabledSolver {
     torus_y,
     torus_z,
     rank_order,
+    host_memory_capacity,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -283,6 +291,8 @@ class TrainingSolver final : public TabledSolver {
     cp_needs_attention_only,
     torus_is_not_the_node,
     offload_needs_three_layers,
+    offload_needs_host_capacity,
+    exceeds_host_memory,
   };
 
   TrainingSolver();

@@ -314,6 +314,16 @@ TEST(Cli, CatalogListsSources) {
   EXPECT_NE(r.out.find("h100_sxm"), std::string::npos);
   EXPECT_NE(r.out.find("source:"), std::string::npos);
   EXPECT_EQ(dsx("catalog hardwar").exit_code, 2);
+  // A dated rental price is printed with its date; --json gives it per accelerator-hour, or null.
+  EXPECT_NE(r.out.find("rental: 1.08 USD per accelerator-hour on demand (2023-04-12), source: AWS Neuron"),
+            std::string::npos)
+      << r.out;
+  const Result j = dsx("catalog hardware --json");
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  EXPECT_NE(j.out.find("\"rental\": {\n        \"usd_per_hour\": 1.08175,\n        \"date\": \"2023-04-12\""),
+            std::string::npos)
+      << j.out.substr(0, 2000);
+  EXPECT_NE(j.out.find("\"rental\": null"), std::string::npos);
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ TEST(Install, TheInstalledTreeRunsAShippedStudyWithItsOwnData) {
   const std::string complete = "bash -c 'source \"" + prefix + "/share/bash-completion/completions/dsx\"; ";
   const CommandResult words = run_shell(complete + "COMP_WORDS=(\"" + dsx +
                                         "\" eval gemm hardware=h10); COMP_CWORD=3; _dsx; echo ${COMPREPLY[@]}'");
-  EXPECT_EQ(words.out, "hardware=h100_sxm hardware=h100_pcie\n");
+  EXPECT_EQ(words.out, "hardware=h100_sxm hardware=h100_pcie hardware=h100_nvl\n");
   const CommandResult diff_word =
       run_shell(complete + "COMP_WORDS=(\"" + dsx + "\" di); COMP_CWORD=1; _dsx; echo ${COMPREPLY[@]}'");
   EXPECT_EQ(diff_word.out, "diff\n");

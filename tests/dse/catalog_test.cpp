@@ -136,7 +136,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
       "GOP/s, TOP/s, POP/s, EOP/s, GOPS, TOPS, POPS";
   EXPECT_EQ(d.format(),
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
-            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, "
+            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, rental, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
             "max_threads_per_block, compute_units, cores, sparse_speedup, release_year, unchecked\n"
             "      colour: red\n"
@@ -450,6 +450,70 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   Catalog y = a;
   y.hardware[0].release_year = 2020;
   EXPECT_NE(catalog_hash(a), catalog_hash(y));
+  // A rental price, its date and its page are content too.
+  Catalog r = a;
+  r.hardware[0].rental_usd_per_hour = 4.1;
+  r.hardware[0].rental_date = "2022-02-26";
+  r.hardware[0].rental_source = "page";
+  EXPECT_NE(catalog_hash(a), catalog_hash(r));
+  Catalog r2 = r;
+  r2.hardware[0].rental_date = "2023-02-26";
+  EXPECT_NE(catalog_hash(r), catalog_hash(r2));
+}
+
+// `rental: {per_hour, date, source}` is optional; given, all three are required, the price is money
+// per accelerator-hour within [0.01, 1,000] USD unless marked deliberate, and the date reads
+// YYYY-MM-DD or YYYY-MM. A `base:` entry does not inherit its base's rental: it gives its own or has none.
+TEST(CatalogTest, RentalPricesAreOptionalDatedAndChecked) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: rented
+    base: a100_80gb_sxm
+    source: "t"
+    rental: {per_hour: 4.10 USD, date: 2022-02-26, source: "AWS P4 page, p4d.24xlarge / 8"}
+  - {id: copy, base: rented, source: "t"}
+  - {id: monthly, base: rented, source: "t", rental: {per_hour: 1.5 USD, date: 2023-06, source: "s"}}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_FALSE(c.find_hardware("a100_80gb_sxm")->rental_known());
+  const HardwareSpec* rented = c.find_hardware("rented");
+  ASSERT_NE(rented, nullptr);
+  EXPECT_TRUE(rented->rental_known());
+  EXPECT_DOUBLE_EQ(rented->rental_usd_per_hour, 4.10);
+  EXPECT_EQ(rented->rental_date, "2022-02-26");
+  EXPECT_EQ(rented->rental_source, "AWS P4 page, p4d.24xlarge / 8");
+  EXPECT_FALSE(c.find_hardware("copy")->rental_known());
+  EXPECT_TRUE(c.find_hardware("copy")->rental_source.empty());
+  EXPECT_EQ(c.find_hardware("monthly")->rental_date, "2023-06");
+  EXPECT_TRUE(implausible_hardware_fields(*rented).empty());
+
+  Diagnostics bad;
+  Catalog c2;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: r1, base: a100_80gb_sxm, source: "t", rental: {per_hour: 4 USD, date: 2022-02-26}}
+  - {id: r2, base: a100_80gb_sxm, source: "t", rental: {per_hour: 4 USD, date: 26/02/2022, source: "s"}}
+  - {id: r3, base: a100_80gb_sxm, source: "t", rental: {per_hour: 4000 USD, date: 2022-13, source: "s"}}
+  - {id: r4, base: a100_80gb_sxm, source: "t", rental: {per_hour: 0 USD, date: 2022-02, source: "s", price: 1 USD}}
+  - {id: r5, base: a100_80gb_sxm, source: "t", rental: {per_hour: 4000 USD, date: 2022-02, source: "s"}, unchecked: [rental]}
+)yaml", c2, bad);
+  const std::string text = bad.format();
+  for (const char* expected : {
+           "hw.yaml:24:56: error: hardware[2].rental: missing required key 'source'",
+           "hw.yaml:25:80: error: hardware[3].rental.date: '26/02/2022' is not a date: write YYYY-MM-DD or YYYY-MM "
+           "(2025-06-15, 2025-06)",
+           "hw.yaml:26:67: error: hardware[4].rental.per_hour = 4000 USD is outside the plausible range "
+           "[0.01 USD, 1000 USD]; if it is deliberate, add 'rental' to the entry's unchecked: list",
+           "hw.yaml:26:83: error: hardware[4].rental.date: '2022-13' is not a date",
+           "hw.yaml:27:67: error: hardware[5].rental.per_hour = 0 USD is out of range: it must be greater than 0 USD",
+           "hw.yaml:27:102: error: unknown key 'price' in hardware[5].rental; valid keys: per_hour, date, source",
+       }) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
+  }
+  EXPECT_EQ(bad.errors().size(), 6U) << text;
+  for (const char* id : {"r1", "r2", "r3", "r4"}) EXPECT_EQ(c2.find_hardware(id), nullptr) << id;
+  ASSERT_NE(c2.find_hardware("r5"), nullptr);
+  EXPECT_EQ(implausible_hardware_fields(*c2.find_hardware("r5")), (std::vector<std::string>{"rental"}));
+  EXPECT_NE(hardware_plausible_ranges_text().find("rental [0.01 USD, 1000 USD]"), std::string::npos)
+      << hardware_plausible_ranges_text();
 }
 
 }  // namespace

@@ -101,6 +101,8 @@ const std::vector<Datasheet>& datasheets() {
       // the 8GB module's 128-bit bus at 68 GB/s.
       {"jetson_orin_nano_4gb", Precision::int8, 10, 0.068 * 64 / 128,
        "Jetson Orin Nano 4GB: 10 dense INT8 TOPS; 68 GB/s x 64 / 128 bits"},
+      // NVIDIA H100 datasheet, H100 NVL column: BF16 Tensor Core 1,671 TFLOPS with sparsity, 3.9 TB/s.
+      {"h100_nvl", Precision::bf16, 1671.0 / 2, 3.9, "H100 datasheet, NVL: 1,671 sparse, 3.9 TB/s"},
   };
   return d;
 }
@@ -169,6 +171,62 @@ TEST(HardwareCatalog, UnknownTdpsAreExplained) {
     const HardwareSpec* cpu = catalog().find_hardware(id);
     ASSERT_NE(cpu, nullptr) << id;
     EXPECT_GT(cpu->cores, 0) << id;
+  }
+}
+
+// The H100 NVL against NVIDIA's own figures: the datasheet's FP8 3,341 sparse TFLOPS halve to 1,670.5
+// (not the 133 TFLOPS some GPU databases list, the non-tensor FP16 rate); the product brief's 6,016-bit
+// HBM3 at 2,619 MHz double data rate gives its 3,938 GB/s, within 1 % of the datasheet's 3.9 TB/s;
+// 132 SMs x 128 FP32 lanes x 2 x 1.785 GHz is the datasheet's 60 TFLOPS FP32; the ridge at BF16 is
+// 835.5 / 3.9 = 214 FLOP per byte, below the H100 SXM's 295 (more bandwidth, fewer FLOP/s).
+TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
+  const HardwareSpec* nvl = catalog().find_hardware("h100_nvl");
+  ASSERT_NE(nvl, nullptr);
+  EXPECT_DOUBLE_EQ(nvl->peak(Precision::fp8), 3341.0 / 2 * 1e12);
+  EXPECT_DOUBLE_EQ(nvl->peak(Precision::tf32), 835.0 / 2 * 1e12);
+  const double brief_bandwidth = 6016.0 / 8 * 2619e6 * 2;
+  EXPECT_NEAR(nvl->memory_bandwidth_bytes_per_s, brief_bandwidth, 0.01 * brief_bandwidth);
+  EXPECT_NEAR(nvl->peak(Precision::fp32), 132 * 128 * 2 * 1.785e9, 0.01 * nvl->peak(Precision::fp32));
+  EXPECT_NEAR(ridge_point_flop_per_byte(nvl->peak(Precision::bf16), nvl->memory_bandwidth_bytes_per_s), 214.2, 0.1);
+  EXPECT_DOUBLE_EQ(nvl->accelerator_link_bandwidth_bytes_per_s, 300e9);  // NVLink bridge 600 GB/s, halved
+  EXPECT_DOUBLE_EQ(nvl->tdp_w, 400);
+  EXPECT_EQ(nvl->sparse_speedup, 2.0);
+}
+
+// Rental prices against the instance prices their pages print, divided here by the instance's
+// accelerators: AWS Neuron's Inf2.48xlarge 12.981 USD per hour over 12 Inferentia2 chips, AWS's
+// p4d.24xlarge 32.77 USD over 8 A100s, p3.2xlarge 3.06 USD for one V100, Google's per-chip-hour
+// TPU v4 3.22 and v3 2.00 USD. Every rental is dated and sourced; a base entry (the 32GB V100)
+// does not inherit its base's.
+TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
+  const struct {
+    const char* id;
+    double instance_usd_per_hour;
+    int accelerators;
+    const char* date;
+  } expected[] = {
+      {"inf2", 12.981, 12, "2023-04-12"},      {"a100_40gb_sxm", 32.77, 8, "2022-02-26"},
+      {"v100_16gb_sxm2", 3.06, 1, "2018-06-08"}, {"tpu_v4", 3.22, 1, "2023-06-01"},
+      {"tpu_v3", 2.00, 1, "2021-11-17"},
+  };
+  std::set<std::string> priced;
+  for (const auto& e : expected) {
+    const HardwareSpec* hw = catalog().find_hardware(e.id);
+    ASSERT_NE(hw, nullptr) << e.id;
+    EXPECT_NEAR(hw->rental_usd_per_hour, e.instance_usd_per_hour / e.accelerators, 1e-9) << e.id;
+    EXPECT_EQ(hw->rental_date, e.date) << e.id;
+    priced.insert(e.id);
+  }
+  for (const HardwareSpec& hw : catalog().hardware) {
+    if (!hw.rental_known()) continue;
+    EXPECT_TRUE(priced.count(hw.id)) << hw.id << ": add its pricing-page arithmetic above";
+    EXPECT_FALSE(hw.rental_date.empty()) << hw.id;
+    EXPECT_NE(hw.rental_source.find("on-demand"), std::string::npos) << hw.id << ": say it is the on-demand price";
+  }
+  EXPECT_FALSE(catalog().find_hardware("v100_32gb_sxm2")->rental_known());
+  // The cloud-only parts the pages read do not price stay without one, never 0 USD.
+  for (const char* id : {"trn2", "tpu_v5p", "tpu_v5e", "tpu_v6e", "trn1", "gb200", "h100_sxm"}) {
+    EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
   }
 }
 

@@ -319,6 +319,54 @@ derived:
   }
 }
 
+// hardware_rental_usd_per_hour is the catalog entry's on-demand price of one accelerator-hour, and NaN
+// for a part without one: a dollar figure built on it is empty, never 0. A study's own entry may
+// carry a rental, and the resolved study writes it back.
+TEST(DerivedMetrics, ARentalPriceIsReadFromTheCatalogAndNaNWithoutOne) {
+  const Loaded l = load(R"(study: rental
+title: t
+question: q
+solver: inference
+catalog:
+  hardware:
+    - {id: h100_rented, base: h100_sxm, source: "test", rental: {per_hour: 6 USD, date: 2025-06, source: "test page"}}
+axes:
+  hardware: [inf2, h100_sxm, h100_rented]
+fixed:
+  model: resnet50
+  precision: bf16
+  batch: 8
+  eta: 0.4
+  launch_overhead: 10 us
+derived:
+  - {name: usd_per_million_samples, expr: "hardware_rental_usd_per_hour / 3600 / throughput_samples_per_s * 1e6", unit: USD}
+)");
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  ResultTable table = sweep(*l.study);
+  apply_formulas(*l.study, table);
+  const int usd = table.metric_column("usd_per_million_samples");
+  const int thr = table.metric_column("throughput_samples_per_s");
+  ASSERT_GE(usd, 0);
+  ASSERT_EQ(table.rows(), 3u);
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    ASSERT_EQ(table.status[r], PointStatus::ok) << table.status_detail[r];
+    const std::string& hw = table.label(r, 0);
+    const double value = table.metric(r, static_cast<std::size_t>(usd));
+    const double per_s = table.metric(r, static_cast<std::size_t>(thr));
+    if (hw == "h100_sxm") {
+      EXPECT_TRUE(std::isnan(value)) << value;
+    } else {
+      // inf2: AWS Neuron's Inf2.48xlarge on-demand rate, 12.981 USD per hour over 12 chips.
+      const double per_hour = hw == "inf2" ? 12.981 / 12 : 6.0;
+      EXPECT_NEAR(value, per_hour / 3600 / per_s * 1e6, 1e-9 * value) << hw;
+    }
+  }
+  const std::string resolved = resolved_study_yaml(*l.study);
+  EXPECT_NE(resolved.find("rental: {per_hour: 6 USD, date: 2025-06, source: test page}"),
+            std::string::npos)
+      << resolved;
+}
+
 TEST(DerivedMetrics, AssertionsAllAndAnyAndTopK) {
   const Loaded l = load(std::string(kHead) + kBlocks);
   ASSERT_TRUE(l.study) << l.diagnostics;

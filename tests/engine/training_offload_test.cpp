@@ -40,6 +40,7 @@ class TrainingOffload : public ::testing::Test {
     in.values[P::global_batch] = 8;
     in.values[P::recompute] = 2;
     in.values[P::zero_stage] = 0;
+    in.values[P::host_memory_capacity] = 2048e9;  // a DGX H100's 2 TB, all of it for the one GPU
     return in;
   }
 };
