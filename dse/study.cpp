@@ -582,6 +582,14 @@ void StudyLoader::keep_used_catalog_entries() {
     for (const std::size_t i : kept_hardware) kept.push_back(h.value_per_hardware[i]);
     h.value_per_hardware = std::move(kept);
   }
+  // A value scaled per chip whose kept chips all have factor 1 scales nothing here; its resolved
+  // file, whose catalog holds only those chips, would not scale it, so neither does the study.
+  std::erase_if(s_.hardware_scaled, [&](const ResolvedStudy::HardwareScaled& h) {
+    const FittedParameter* fitted = s_.calibration ? s_.calibration->parameter(s_.solver->name(), params[h.param].name) : nullptr;
+    return fitted != nullptr && std::all_of(s_.catalog.hardware.begin(), s_.catalog.hardware.end(), [&](const HardwareSpec& hw) {
+             return s_.calibration->hardware_factor(fitted->per_hardware, hw.id) == 1.0;
+           });
+  });
   for (const CatalogModel& m : catalog_.models) {
     if (used(models, m.id)) s_.catalog.models.push_back(m);
   }

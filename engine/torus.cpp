@@ -45,6 +45,34 @@ double multi_ring_s(double bytes, const TorusTopology& t, double alpha_s) {
   return total;
 }
 
+// Calls visit(block) for each block of `ranks` chips of `t` whose extent along each dimension divides
+// t's and is a multiple of unit[d], in lexicographic order of the extents; a block wraps where it
+// spans a wrapped dimension whole.
+template <typename Visit>
+void for_each_block(const TorusTopology& t, double ranks, const std::array<double, kMaxTorusDimensions>& unit,
+                    Visit&& visit) {
+  std::array<double, kMaxTorusDimensions> extent{};
+  const auto step = [&](auto&& self, std::size_t d, double left) -> void {
+    if (d == t.count) {
+      if (left != 1) return;
+      TorusTopology block = t;
+      for (std::size_t i = 0; i < t.count; ++i) {
+        block.dimensions[i].chips = extent[i];
+        block.dimensions[i].wraparound = t.dimensions[i].wraparound && extent[i] == t.dimensions[i].chips;
+      }
+      visit(block);
+      return;
+    }
+    const double chips = t.dimensions[d].chips;
+    for (double e = unit[d]; e <= chips && e <= left; e += unit[d]) {
+      if (std::fmod(chips, e) != 0 || std::fmod(left, e) != 0) continue;
+      extent[d] = e;
+      self(self, d + 1, left / e);
+    }
+  };
+  step(step, 0, ranks);
+}
+
 }  // namespace
 
 TorusTopology make_torus(const std::array<double, kMaxTorusDimensions>& chips, std::size_t count,
@@ -111,31 +139,15 @@ TorusTopology torus_group(const TorusTopology& t, double ranks) {
   if (ranks >= torus_chips(t)) return t;
   TorusTopology best;
   double best_s = std::numeric_limits<double>::infinity();
-  std::array<double, kMaxTorusDimensions> extent{};
-  // Enumerates the blocks (extent_d divides chips_d, product = ranks) in lexicographic order.
-  const auto visit = [&](auto&& self, std::size_t d, double left) -> void {
-    if (d == t.count) {
-      if (left != 1) return;
-      TorusTopology block = t;
-      for (std::size_t i = 0; i < t.count; ++i) {
-        block.dimensions[i].chips = extent[i];
-        block.dimensions[i].wraparound = t.dimensions[i].wraparound && extent[i] == t.dimensions[i].chips;
-      }
-      const double s = torus_all_reduce_s(1.0, block, 0.0);
-      if (s < best_s) {
-        best_s = s;
-        best = block;
-      }
-      return;
+  std::array<double, kMaxTorusDimensions> unit{};
+  unit.fill(1.0);
+  for_each_block(t, ranks, unit, [&](const TorusTopology& block) {
+    const double s = torus_all_reduce_s(1.0, block, 0.0);
+    if (s < best_s) {
+      best_s = s;
+      best = block;
     }
-    const double chips = t.dimensions[d].chips;
-    for (double e = 1; e <= chips && e <= left; ++e) {
-      if (std::fmod(chips, e) != 0 || std::fmod(left, e) != 0) continue;
-      extent[d] = e;
-      self(self, d + 1, left / e);
-    }
-  };
-  visit(visit, 0, ranks);
+  });
   if (best.count > 0) return best;
   TorusTopology line = t;
   for (std::size_t i = 0; i < t.count; ++i) line.dimensions[i].chips = 1;
@@ -169,6 +181,40 @@ TorusTopology torus_strided_group(const TorusTopology& t, double stride, double 
   return torus_peers(block, torus_group(block, stride));
 }
 
+double torus_block_hop_bandwidth_bytes_per_s(const TorusTopology& t, const TorusTopology& block) {
+  const TorusTopology peers = torus_peers(t, block);
+  double least = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d < peers.count; ++d) {
+    const TorusDimension& dim = peers.dimensions[d];
+    if (dim.chips <= 1) continue;
+    const bool two_faces = dim.chips == 2 && dim.wraparound && wraps(t.dimensions[d]);
+    least = std::min(least, (two_faces ? 2.0 : 1.0) * dim.link_bandwidth_bytes_per_s);
+  }
+  return std::isinf(least) ? 0.0 : least;
+}
+
+double torus_block_hop_s(double bytes, const TorusTopology& t, double block_chips, double blocks, double alpha_s) {
+  if (blocks <= 1) return 0.0;
+  const TorusTopology block = torus_group(t, block_chips);
+  double best_bytes_per_s = 0;
+  if (block.count == t.count) {
+    std::array<double, kMaxTorusDimensions> unit{};
+    for (std::size_t d = 0; d < t.count; ++d) unit[d] = block.dimensions[d].chips;
+    for_each_block(t, block_chips * blocks, unit, [&](const TorusTopology& group) {
+      TorusTopology inner = block;
+      for (std::size_t d = 0; d < t.count; ++d) {
+        inner.dimensions[d].wraparound = group.dimensions[d].wraparound && inner.dimensions[d].chips == group.dimensions[d].chips;
+      }
+      best_bytes_per_s = std::max(best_bytes_per_s, torus_block_hop_bandwidth_bytes_per_s(group, inner));
+    });
+  }
+  if (best_bytes_per_s == 0) {
+    const TorusTopology group = torus_group(t, block_chips * blocks);
+    best_bytes_per_s = torus_block_hop_bandwidth_bytes_per_s(group, torus_group(group, block_chips));
+  }
+  return point_to_point_s(bytes, best_bytes_per_s, alpha_s);
+}
+
 TorusTopology node_torus(double x, double y, double z, double chip_link_bandwidth_bytes_per_s) {
   std::array<double, kMaxTorusDimensions> chips{};
   std::size_t count = 0;
@@ -183,6 +229,33 @@ double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTo
   return torus_reduce_scatter_s(bytes, intra, f.intra_alpha_s) +
          ring_all_reduce_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
          torus_all_gather_s(bytes, intra, f.intra_alpha_s);
+}
+
+double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& inner, const TorusTopology& outer,
+                                       const HierarchicalFabric& f) {
+  const double shard = bytes / torus_chips(inner);
+  return torus_reduce_scatter_s(bytes, inner, f.intra_alpha_s) + torus_reduce_scatter_s(shard, outer, f.intra_alpha_s) +
+         ring_all_reduce_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
+         torus_all_gather_s(shard, outer, f.intra_alpha_s) + torus_all_gather_s(bytes, inner, f.intra_alpha_s);
+}
+
+double torus_hierarchical_reduce_scatter_s(double bytes, double nodes, const TorusTopology& intra,
+                                           const HierarchicalFabric& f) {
+  return torus_reduce_scatter_s(bytes, intra, f.intra_alpha_s) +
+         reduce_scatter_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s);
+}
+
+double torus_hierarchical_all_gather_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f) {
+  return all_gather_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
+         torus_all_gather_s(bytes, intra, f.intra_alpha_s);
+}
+
+double torus_hierarchical_all_to_all_s(double bytes_per_rank, double nodes, const TorusTopology& intra,
+                                       const HierarchicalFabric& f) {
+  const double g = f.gpus_per_node, n = g * nodes;
+  const double across_s = bytes_per_rank * (n - g) / n / inter_node_ring_bandwidth_bytes_per_s(f);
+  const double within_s = torus_all_to_all_s(bytes_per_rank * g / n, intra, 0.0);
+  return std::max(across_s, within_s) + (n - 1) * f.inter_alpha_s;
 }
 
 }  // namespace dsx

@@ -40,6 +40,21 @@
 // the complementary strided torus: n_d / e_d chips per dimension, each ring hop crossing e_d links
 // that the e_d interleaved groups share, so each sees B / e_d.
 //
+// Point-to-point traffic between the blocks of a group (pipeline stages, the ranks of a context-
+// parallel ring): "How to Scale Your Model" part 2 (TPUs): within a slice chips are connected only to
+// their nearest neighbours, so traffic between distant chips hops over the chips between them; part
+// 5 (training): pipeline stages pass activations "over a single hop". A group of blocks of `block`'s
+// shape tiling the block `t` (p pipeline stages of n / p chips; the cp ranks of a context-parallel
+// group, one per TP block; Liu et al., "Ring Attention with Blockwise Transformers for Near-Infinite
+// Context", arXiv:2310.01889, section 3: each host sends its key-value block to the next host of a
+// ring while it receives one from the previous) sends, every chip at once, to its counterpart in the
+// neighbouring block. The face between two blocks adjacent along dimension d has chips(block) / e_d
+// links (e_d the block's extent there), so each of the chips(block) senders gets B_d / e_d one way
+// (torus_peers' link); where the dimension wraps and holds just two blocks both faces join them
+// (2 B_d / e_d). A chain or ring of blocks across several dimensions takes its slowest. The routes
+// around the other side of a wrapped dimension carry the other pairs' traffic, so they add nothing.
+// One alpha per transfer, as per ring step above.
+//
 // Units: bytes, seconds, one-way bandwidths in bytes per second; a link's bandwidth is per
 // direction, as for NVLink in engine/collectives.hpp.
 #pragma once
@@ -90,6 +105,17 @@ TorusTopology torus_peers(const TorusTopology& t, const TorusTopology& group);
 // `stride` chips): the peers of a `stride`-chip block inside the block of stride x ranks chips.
 TorusTopology torus_strided_group(const TorusTopology& t, double stride, double ranks);
 
+// One chip's one-way bandwidth to its counterpart in the next block when blocks of `block`'s shape
+// tile `t` and every chip sends at once (see above); 0 when `t` holds one such block.
+double torus_block_hop_bandwidth_bytes_per_s(const TorusTopology& t, const TorusTopology& block);
+// One point-to-point transfer of `bytes` from every chip of a block to the next block of the group
+// of `blocks` blocks of `block_chips` chips each (the pipeline stages, or the ring of context-parallel
+// ranks with block_chips = tp). Each block is torus_group(t, block_chips), the shape its own
+// collectives use; the group is the block of t tiled by them (extents multiples of the block's) whose
+// hop is fastest, else, where none tiles, torus_group's block of block_chips x blocks chips. 0 for a
+// single block.
+double torus_block_hop_s(double bytes, const TorusTopology& t, double block_chips, double blocks, double alpha_s);
+
 // The torus of a node whose solver parameters torus_x, torus_y, torus_z give its chips per
 // dimension (0 = no such dimension; all 0: count 0, a switched node), wrapped in each, the chip's
 // one-way accelerator link shared evenly by its 2 x dimensions neighbour links (a v6e chip's 4 ICI
@@ -99,5 +125,23 @@ TorusTopology node_torus(double x, double y, double z, double chip_link_bandwidt
 // engine/collectives.hpp's hierarchical all-reduce with its reduce-scatter and all-gather inside a
 // node on the torus group `intra` instead of a switch; f.gpus_per_node is intra's chip count.
 double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f);
+// Its two halves over `nodes` nodes (pod slices joined by a data-center network): the reduce-scatter
+// inside the node on `intra`, then g concurrent rings over the nodes of bytes / g each; the all-gather
+// the reverse. Their sum is torus_hierarchical_all_reduce_s.
+double torus_hierarchical_reduce_scatter_s(double bytes, double nodes, const TorusTopology& intra,
+                                           const HierarchicalFabric& f);
+double torus_hierarchical_all_gather_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f);
+// All-to-all of `bytes_per_rank` over nodes x g ranks, g = chips(intra): each chip sends (n - g) / n
+// of its buffer over its share of the node's NICs and (g - 1) / n on the node's torus (an all-to-all
+// of g / n of its buffer over intra, bound by intra's bisection), both at once; (n - 1) steps of
+// the fabric's alpha, as engine/solvers/collectives.hpp's switched nodes.
+double torus_hierarchical_all_to_all_s(double bytes_per_rank, double nodes, const TorusTopology& intra,
+                                       const HierarchicalFabric& f);
+// The same with the node's ranks the product of two groups, `inner` and `outer` (cp ranks tp apart and
+// dp ranks tp x cp x pp apart): reduce-scatter over inner, then over outer on 1 / chips(inner) of the
+// buffer, the ring over the nodes, and the all-gathers back; f.gpus_per_node is chips(inner) x
+// chips(outer).
+double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& inner, const TorusTopology& outer,
+                                       const HierarchicalFabric& f);
 
 }  // namespace dsx

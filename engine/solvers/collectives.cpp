@@ -126,14 +126,18 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
       }
       break;
     case all_gather:
-      t = on_torus && !multi_node ? torus_all_gather_s(S, group, alpha_in) : all_gather_s(S, n, slowest, alpha);
+      t = !on_torus     ? all_gather_s(S, n, slowest, alpha)
+          : multi_node ? torus_hierarchical_all_gather_s(S, n / g, group, nodes)
+                       : torus_all_gather_s(S, group, alpha_in);
       break;
     case reduce_scatter:
-      t = on_torus && !multi_node ? torus_reduce_scatter_s(S, group, alpha_in) : reduce_scatter_s(S, n, slowest, alpha);
+      t = !on_torus     ? reduce_scatter_s(S, n, slowest, alpha)
+          : multi_node ? torus_hierarchical_reduce_scatter_s(S, n / g, group, nodes)
+                       : torus_reduce_scatter_s(S, group, alpha_in);
       break;
     case all_to_all:
-      if (on_torus && !multi_node) {
-        t = torus_all_to_all_s(S, group, alpha_in);
+      if (on_torus) {
+        t = multi_node ? torus_hierarchical_all_to_all_s(S, n / g, group, nodes) : torus_all_to_all_s(S, group, alpha_in);
       } else if (multi_node) {
         const double across = S * (n - g) / n / fabric, within = g > 1 ? S * (g - 1) / n / intra : 0.0;
         t = std::max(across, within) + (n - 1) * alpha_out;
@@ -152,8 +156,11 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
   out[algorithm_bandwidth_bytes_per_s] = S / t;
   out[bus_bandwidth_bytes_per_s] = S / t * factor;
   out[bus_factor] = factor;
-  out[link_bandwidth_bytes_per_s] =
-      on_torus && !multi_node ? torus.dimensions[0].link_bandwidth_bytes_per_s : slowest;
+  const double torus_link = torus.dimensions[0].link_bandwidth_bytes_per_s;
+  out[link_bandwidth_bytes_per_s] = !on_torus     ? slowest
+                                    : !multi_node ? torus_link
+                                    : g > 1       ? std::min(torus_link, fabric)
+                                                  : fabric;
   out[tree_chosen] = tree_used ? 1.0 : 0.0;
   return {};
 }

@@ -23,8 +23,14 @@
 // chips, laid out as its fastest block), the in-node all-reduce, reduce-scatter, all-gather and
 // all-to-all are the torus's: multi-dimensional bidirectional rings and the bisection-bound
 // all-to-all, alpha per neighbour hop, every link at the accelerator link / (2 x dimensions) x
-// bus_efficiency (the `algorithm` choice does not apply); the all-reduce over several such nodes is
-// hierarchical with the torus inside. link_bandwidth_bytes_per_s is then one torus link's.
+// bus_efficiency (the `algorithm` choice does not apply). Over several such nodes (pod slices joined
+// by the data-center network, fabric_bandwidth per chip) the node's ranks are the same block and the
+// operations are hierarchical with the torus inside (engine/torus.hpp): the all-reduce reduce-
+// scatters on the block, runs g concurrent rings of S / g over the nodes and all-gathers back; the
+// reduce-scatter is its first half (block, then the rings' reduce-scatter), the all-gather its second
+// (the rings' all-gather, then the block); the all-to-all sends (n - g) / n of S over the fabric while
+// the block carries (g - 1) / n of it as its own all-to-all, bound by the block's bisection.
+// link_bandwidth_bytes_per_s is then one torus link's (the slower of it and the fabric over nodes).
 // bus_efficiency is the fraction of the one-way link bandwidth a large message achieves (default 1,
 // the datasheet; the calibration profile gives what published nccl-tests results imply). NCCL's
 // in-switch reductions (NVLS on NVSwitch systems) and its LL/LL128 protocols are not modelled: a

@@ -7,6 +7,8 @@
 
 #include "engine/collectives.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/solvers/torus_params.hpp"
+#include "engine/torus.hpp"
 
 namespace dsx {
 
@@ -101,6 +103,9 @@ constexpr std::array<ParamSpec, DataPipelineSolver::kParamCount> kParams = {{
     {.name = "tf32_eta", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "achieved fraction of the TF32 tensor-core peak at precision tf32; 0 = eta",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    torus_param("torus_x"),
+    torus_param("torus_y"),
+    torus_param("torus_z"),
 }};
 
 constexpr std::array<MetricSpec, DataPipelineSolver::kMetricCount> kMetrics = {{
@@ -141,11 +146,12 @@ constexpr std::array<MetricSpec, DataPipelineSolver::kMetricCount> kMetrics = {{
     {"total_samples_per_s", Dimension::rate, "gpus x pipeline_samples_per_s: what the job trains"},
 }};
 
-constexpr std::array<std::string_view, 5> kReasons = {
+constexpr std::array<std::string_view, 6> kReasons = {
     kPrecisionUnsupported, "training step does not fit in device memory",
     "step_model stated_rate needs stated_samples_per_s > 0",
     "GPU decode needs gpu_decode_bandwidth > 0",
-    "gpus above gpus_per_node must fill whole nodes (a multiple of gpus_per_node)"};
+    "gpus above gpus_per_node must fill whole nodes (a multiple of gpus_per_node)",
+    "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node"};
 
 }  // namespace
 
@@ -201,7 +207,15 @@ PointResult DataPipelineSolver::evaluate(const PointInputs& in, std::span<double
   fabric.nic_bandwidth_bytes_per_s = in.values[Param::fabric_bandwidth];
   fabric.nics_per_node = fabric.gpus_per_node;  // one NIC per GPU
   fabric.inter_alpha_s = in.values[Param::fabric_latency];
-  const double reduce_s = hierarchical_all_reduce_s(gradient_bytes, n_gpus / fabric.gpus_per_node, fabric);
+  // A torus node reduces inside the node on the replicas' block of its torus (engine/torus.hpp).
+  const TorusTopology torus = node_torus(in.values[Param::torus_x], in.values[Param::torus_y],
+                                         in.values[Param::torus_z], fabric.intra_bandwidth_bytes_per_s);
+  if (torus.count > 0 && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
+  const double nodes = n_gpus / fabric.gpus_per_node;
+  const double reduce_s =
+      torus.count > 0
+          ? torus_hierarchical_all_reduce_s(gradient_bytes, nodes, torus_group(torus, fabric.gpus_per_node), fabric)
+          : hierarchical_all_reduce_s(gradient_bytes, nodes, fabric);
   const double last_bucket_share = std::min(1.0, in.values[Param::bucket_bytes] / gradient_bytes);
   const double exposed_s = std::max({0.0, reduce_s * last_bucket_share,
                                      reduce_s - in.values[Param::overlap] * kBackwardShare * compute_step});

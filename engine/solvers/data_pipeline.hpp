@@ -55,6 +55,11 @@
 // all-reduce; scaling_efficiency = compute step / that step; the totals are gpus x the per-GPU rates.
 // The crossover batch holds the exposed all-reduce at its value at the evaluated batch. A job larger
 // than a node must fill whole nodes (gpus a multiple of gpus_per_node), else it is infeasible.
+// On a torus node (torus_x, torus_y, torus_z, which a node's topology sets; engine/torus.hpp) the
+// reduce-scatter and all-gather inside the node run on the torus block of the node's replicas
+// (multi-dimensional bidirectional rings, each chip's link shared by its 2 x dimensions neighbour
+// links), as the training solver's data-parallel all-reduce; a torus whose chips are not
+// gpus_per_node is infeasible.
 //
 // binding_constraint codes (the slowest stage; ties go to the lower code):
 //   0 accelerator, compute (also every stated-rate step); 1 accelerator, memory traffic;
@@ -101,6 +106,9 @@ class DataPipelineSolver final : public TabledSolver {
     gradient_bytes_per_parameter,
     cuda_core_eta,
     tf32_eta,
+    torus_x,
+    torus_y,
+    torus_z,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -152,7 +160,8 @@ class DataPipelineSolver final : public TabledSolver {
     exceeds_memory,
     missing_stated_rate,
     missing_gpu_decode_bandwidth,
-    gpus_do_not_fill_nodes
+    gpus_do_not_fill_nodes,
+    torus_is_not_the_node
   };
 
   DataPipelineSolver();

@@ -259,7 +259,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 23> kReasons = {
+constexpr std::array<std::string_view, 22> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -280,7 +280,6 @@ constexpr std::array<std::string_view, 23> kReasons = {
     "cp > 1 splits attention (ring attention); a hybrid model's Mamba layers scan the whole sequence",
     "the torus dimensions (torus_x x torus_y x torus_z) must multiply to gpus_per_node",
     "offloading weights or activations needs at least 3 layers per pipeline stage (Calculon)",
-    "rank_order tp-cp-ep-pp-dp is not modelled on a torus node (its data-parallel peers are not one strided group)",
     "offloading needs host_memory_capacity (the host memory one GPU may fill)",
     "what offload moves to host memory (host_memory_per_gpu_bytes) exceeds the host memory one GPU may fill "
     "(host_memory_capacity)",
@@ -326,7 +325,6 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const bool on_torus = torus.count > 0;
   if (on_torus && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
   const bool pp_inside_dp = v[Param::rank_order] == 1;
-  if (on_torus && pp_inside_dp) return {PointStatus::infeasible, rank_order_on_torus};
   const double tc = t * cp;
   if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
@@ -451,9 +449,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
   // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
   const double expert_dp = dp_group / e;
+  const double expert_stride = t * e * (pp_inside_dp ? p : 1.0);
   // Megatron-Core's expert grid orders tp-ep-dp-pp (tp-ep-pp-dp with pp inside dp).
-  const double expert_dp_in_node =
-      std::min(expert_dp, std::max(1.0, std::floor(node / (t * e * (pp_inside_dp ? p : 1.0)))));
+  const double expert_dp_in_node = std::min(expert_dp, std::max(1.0, std::floor(node / expert_stride)));
   const HierarchicalFabric expert_fabric = {.gpus_per_node = expert_dp_in_node,
                                             .intra_bandwidth_bytes_per_s = nvlink,
                                             .intra_alpha_s = kNvlinkAlphaS,
@@ -461,7 +459,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                             .nics_per_node = expert_dp_in_node,
                                             .inter_alpha_s = fabric_alpha};
   const TorusTopology expert_torus =
-      on_torus ? torus_strided_group(torus, t * e, expert_fabric.gpus_per_node) : TorusTopology{};
+      on_torus ? torus_strided_group(torus, expert_stride, expert_fabric.gpus_per_node) : TorusTopology{};
   const auto expert_all_reduce_s = [&](double bytes) {
     const double nodes = expert_dp / expert_fabric.gpus_per_node;
     return on_torus ? torus_hierarchical_all_reduce_s(bytes, nodes, expert_torus, expert_fabric)
@@ -471,15 +469,17 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const bool ep_in_node = t * e <= node;
   const double dispatch_bytes = b * s * shape.experts_per_token * h * element_bytes / t / cp;
   // Ring attention: cp - 1 steps, each passing one rank's K and V chunk (b s / cp tokens of this TP
-  // rank's KV heads; a GQA model with fewer KV heads than tp keeps one per rank).
+  // rank's KV heads; a GQA model with fewer KV heads than tp keeps one per rank). On a torus node
+  // each step crosses the faces between neighbouring TP blocks (engine/torus.hpp torus_block_hop_s).
   const bool cp_in_node = tc <= node;
   const double kv_elements_per_layer = shape.kv_elements_per_token / shape.attention_layers;
   const double kv_chunk_bytes = b * s / cp * kv_elements_per_layer / std::min(t, std::max(1.0, shape.kv_heads)) *
                                 element_bytes;
   const double cp_exchange_s =
-      cp > 1 ? (cp - 1) * point_to_point_s(kv_chunk_bytes, cp_in_node ? nvlink : nic,
-                                           cp_in_node ? kNvlinkAlphaS : fabric_alpha)
-             : 0.0;
+      !(cp > 1)                 ? 0.0
+      : cp_in_node && on_torus ? (cp - 1) * torus_block_hop_s(kv_chunk_bytes, torus, t, cp, kNvlinkAlphaS)
+                               : (cp - 1) * point_to_point_s(kv_chunk_bytes, cp_in_node ? nvlink : nic,
+                                                             cp_in_node ? kNvlinkAlphaS : fabric_alpha);
 
   StepInput step;
   step.parameters = lora ? active_adapters : active;
@@ -567,13 +567,25 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double pipeline_block = tc * p;
   const bool pp_in_node =
       pp_inside_dp ? n <= node || (pipeline_block <= node && std::fmod(node, pipeline_block) == 0) : n <= node;
-  step.pp_p2p_s = pp_in_node ? point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS)
-                             : point_to_point_s(activation_message / t, nic, fabric_alpha);
+  // On a torus node the stages are neighbouring blocks of tp x cp x dp chips (tp x cp with pp inside
+  // dp) and each transfer crosses the faces between them (engine/torus.hpp torus_block_hop_s).
+  const double stage_chips = pp_inside_dp ? tc : n / p;
+  step.pp_p2p_s = !pp_in_node ? point_to_point_s(activation_message / t, nic, fabric_alpha)
+                  : on_torus  ? torus_block_hop_s(activation_message / t, torus, stage_chips, p, kNvlinkAlphaS)
+                              : point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS);
   const double dp_nodes = dp_group / dp_in_node;
-  const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_in_node) : TorusTopology{};
+  // On a torus node the in-node DP x CP ranks are the peers of the TP blocks (tp apart); with pp (> 1)
+  // inside dp they are two strided groups, the cp ranks tp apart and the dp ranks tp x cp x pp apart,
+  // reduced one after the other.
+  const double dp_inner_ranks = pp_inside_dp && p > 1 && tc < node ? cp : dp_in_node;
+  const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_inner_ranks) : TorusTopology{};
+  const TorusTopology dp_outer_torus =
+      on_torus && dp_inner_ranks < dp_in_node ? torus_strided_group(torus, tc * p, dp_in_node / dp_inner_ranks)
+                                              : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {
-    return on_torus ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
-                    : hierarchical_all_reduce_s(bytes, dp_nodes, fabric);
+    return !on_torus                      ? hierarchical_all_reduce_s(bytes, dp_nodes, fabric)
+           : dp_inner_ranks == dp_in_node ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
+                                          : torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, dp_outer_torus, fabric);
   };
   if (lora && zero >= 3) {
     // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base

@@ -25,7 +25,8 @@
 //  - cp: context parallelism (engine/parallelism.hpp; Liu et al. 2023, Ring Attention; NVIDIA
 //    Megatron-Core context parallel): gpus = tp x pp x cp x dp; each rank holds s / cp tokens, so
 //    activations, TP/PP messages and MoE dispatch shrink by cp; the K/V ring runs on NVLink while
-//    tp x cp <= gpus_per_node, else on the NIC (alpha fabric_latency), and tp x cp must nest with the
+//    tp x cp <= gpus_per_node (between TP blocks on a torus node, below), else on the NIC (alpha
+//    fabric_latency), and tp x cp must nest with the
 //    node; seq_len must divide into 2 x cp chunks (Megatron-Core's load-balanced causal split). The
 //    gradient all-reduce and ZeRO sharding run over the dp x cp ranks holding the same weights.
 //  - sequence_parallel: off keeps the Korthikanti et al. 2022 Table 2 "tensor parallel" activations
@@ -109,7 +110,11 @@
 //    the EP ranks' strided group (bound by its bisection), and the in-node parts of the DP and
 //    expert-DP all-reduces on the strided torus of the DP peers, each chip's accelerator link shared
 //    by its 2 x dimensions neighbour links; a torus whose chips are not gpus_per_node is infeasible.
-//    Pipeline and context-parallel point-to-point transfers keep the chip's whole link.
+//    Pipeline stages in the node are neighbouring blocks of n / pp chips (tp x cp with pp inside
+//    dp), and a context-parallel ring's ranks neighbouring TP blocks: each transfer crosses the face
+//    between two blocks, chips(block) / e_d links for the block's chips ("How to Scale Your Model",
+//    parts 2 and 5: nearest-neighbour ICI links, stages one hop apart; engine/torus.hpp
+//    torus_block_hop_s), so a stage of a 2 x 16 block of a 16 x 16 pod gets half a link per chip.
 //  - failures (engine/reliability.hpp): fleet MTBF of gpus / gpus_per_node nodes from mlsysim's
 //    component MTTFs (gpus_per_node GPUs and NICs, 2 PSUs per node); a checkpoint of 14 B per
 //    parameter (bf16 weights + fp32 master, momentum, variance; checkpoint_bytes) written at
@@ -162,7 +167,9 @@
 //    transfers run on NVLink when such blocks tile a node (or the whole job is one node), else on
 //    the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp ranks of
 //    whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks; TP,
-//    CP and EP groups are where they were. Not modelled on torus nodes (infeasible).
+//    CP and EP groups are where they were. On a torus node the pipeline is a block of tp x cp x pp
+//    chips whose stages are its tp x cp blocks; the DP x CP all-reduce reduces over the cp ranks (tp
+//    apart) and then over the dp ranks (tp x cp x pp apart), each a strided group of the torus.
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -286,7 +293,6 @@ class TrainingSolver final : public TabledSolver {
     cp_needs_attention_only,
     torus_is_not_the_node,
     offload_needs_three_layers,
-    rank_order_on_torus,
     offload_needs_host_capacity,
     exceeds_host_memory,
   };

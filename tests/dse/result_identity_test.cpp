@@ -83,6 +83,22 @@ breakeven:
     alternatives: hardware
 )yaml";
 
+// TPU chips have no calibrated factor of their own (factor 1); with the chip set by a node axis the
+// study once kept a per-chip scaling its resolved file, which holds only these chips, did not.
+TEST(ResultIdentity, ChipsWithoutAFactorOfTheirOwnKeepItThroughTheResolvedFile) {
+  const std::string text =
+      "study: s\ntitle: t\nquestion: q\nsolver: training\naxes:\n  node: [tpu_v6e_pod, trn2_48xlarge]\nfixed:\n  model: llama3_8b\n"
+      "  gpus: 256\n  tp: 4\n  micro_batch: 1\n  global_batch: 256\n";
+  Diagnostics d;
+  const auto study = load_study_text("s.yaml", text, kSourceDir + "/studies/catalog", d);
+  ASSERT_TRUE(study.has_value()) << d.format();
+  EXPECT_TRUE(study->hardware_scaled.empty());
+  Diagnostics again;
+  const auto reloaded = load_study_text("resolved.yaml", resolved_study_yaml(*study), "", again);
+  ASSERT_TRUE(reloaded.has_value()) << again.format();
+  EXPECT_EQ(result_identity(*reloaded), result_identity(*study));
+}
+
 TEST(ResultIdentity, ShippedStudiesKeepItThroughTheirResolvedFile) {
   int count = 0;
   for (const auto& entry : fs::directory_iterator(kSourceDir + "/studies")) {

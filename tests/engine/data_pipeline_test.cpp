@@ -393,5 +393,29 @@ TEST(DataPipelineSolver, EfficiencyOfTheUnitThePrecisionRunsOn) {
   EXPECT_DOUBLE_EQ(run(in)[S::step_compute_s], training_step(g, hw, Precision::tf32, 256, 0.5, 10e-6).compute_s);
 }
 
+// A 4 x 4 torus node (the A100's 300 GB/s one way shared by 4 links of 75 GB/s; engine/torus.hpp).
+// All 16 chips: the wrapped torus is bandwidth-optimal, 2 x 15/16 S / 300 GB/s as on a switch, in 2 x
+// (3 + 3) hops instead of 30. Eight chips: a 2 x 4 block, wrapped along its 4 only: per reduce-scatter
+// max(1/2 x S/2 / 75, 3/4 x S/2 / 150) + max(3/4 x S/4 / 150, 1/2 x S/8 / 75) = 11/32 S / 75 GB/s in
+// 3 + 3 hops, twice for the all-reduce.
+TEST(DataPipelineSolver, OnATorusNodeTheReplicasReduceOnTheirBlock) {
+  const HardwareSpec hw = a100();
+  PointInputs in = seed_point(hw);
+  in.values[S::overlap] = 0;
+  in.values[S::gpus_per_node] = 16;
+  in.values[S::torus_x] = 4;
+  in.values[S::torus_y] = 4;
+  in.values[S::gpus] = 16;
+  Out o = run(in);
+  ASSERT_EQ(o.result.status, PointStatus::ok);
+  EXPECT_NEAR(o[S::all_reduce_s], 2.0 * 15 / 16 * kGradientBytes / 300e9 + 12 * 0.5e-6, 1e-15);
+  in.values[S::gpus] = 8;
+  o = run(in);
+  ASSERT_EQ(o.result.status, PointStatus::ok);
+  EXPECT_NEAR(o[S::all_reduce_s], 2 * (11.0 / 32 * kGradientBytes / 75e9 + 6 * 0.5e-6), 1e-15);
+  in.values[S::torus_y] = 2;
+  EXPECT_EQ(run(in).result.reason, S::torus_is_not_the_node);
+}
+
 }  // namespace
 }  // namespace dsx

@@ -16,7 +16,6 @@ namespace {
 
 using P = TrainingSolver::Param;
 using M = TrainingSolver::Metric;
-using R = TrainingSolver::Reason;
 
 constexpr double kNvlink = 450e9, kNvlinkAlpha = 0.5e-6, kNic = 50e9, kNicAlpha = 5e-6;
 
@@ -95,14 +94,26 @@ TEST_F(TrainingRankOrder, APipelineLongerThanTheNodeStaysOnTheNic) {
   EXPECT_NEAR(out[M::dp_comm_s], dp_s, 1e-9 * dp_s);
 }
 
-TEST_F(TrainingRankOrder, TheDefaultIsMegatronsOrderAndATorusNodeRefusesTheOther) {
-  PointInputs in = layout();
+TEST_F(TrainingRankOrder, TheDefaultIsMegatronsOrder) {
+  const PointInputs in = layout();
   EXPECT_EQ(in.values[P::rank_order], 0);
+}
+
+// On a 2 x 2 x 2 torus node (450 GB/s per chip over 6 links: 75 GB/s each) a pipeline of tp 2 x pp 4
+// fills the node: its stages are pairs of chips whose neighbours are one link away (S / 75 GB/s), and
+// its DP peers, 8 apart, are one per node on the NICs, as on a switched node.
+TEST_F(TrainingRankOrder, ATorusNodeHoldsAWholePipeline) {
+  PointInputs in = layout();
   in.values[P::rank_order] = 1;
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const std::vector<double> switched = out;
   in.values[P::torus_x] = 2;
   in.values[P::torus_y] = 2;
   in.values[P::torus_z] = 2;
-  EXPECT_EQ(solver.evaluate(in, out).reason, R::rank_order_on_torus);
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const double message = 2048.0 * 8192 * 2 / 2;
+  EXPECT_NEAR(out[M::pp_comm_s], 2 * 8 * (kNvlinkAlpha + message / 75e9), 1e-12);
+  EXPECT_DOUBLE_EQ(out[M::dp_comm_s], switched[M::dp_comm_s]);
 }
 
 }  // namespace
