@@ -9,7 +9,7 @@
 
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
-#include "tests/engine/solver_inputs.hpp"
+#include "tests/engine/training_one_gpu.hpp"
 
 namespace dsx {
 namespace {
@@ -38,17 +38,7 @@ class TrainingHostMemory : public ::testing::Test {
   std::vector<double> out = std::vector<double>(TrainingSolver::kMetricCount);
 
   PointInputs one_gpu(const PreparedModel& model, double offload, double capacity) const {
-    PointInputs in;
-    in.hardware = &hw;
-    in.model = &model;
-    set_defaults(solver, in);
-    in.values[P::gpus] = 1;
-    in.values[P::tp] = 1;
-    in.values[P::pp] = 1;
-    in.values[P::micro_batch] = 1;
-    in.values[P::global_batch] = 8;
-    in.values[P::recompute] = 2;
-    in.values[P::zero_stage] = 0;
+    PointInputs in = one_gpu_training(solver, hw, model);
     in.values[P::offload] = offload;
     in.values[P::host_memory_bandwidth] = 100e9;
     in.values[P::host_memory_capacity] = capacity;

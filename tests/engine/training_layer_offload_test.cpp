@@ -11,7 +11,7 @@
 #include "engine/offload.hpp"
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
-#include "tests/engine/solver_inputs.hpp"
+#include "tests/engine/training_one_gpu.hpp"
 
 namespace dsx {
 namespace {
@@ -38,17 +38,7 @@ class TrainingLayerOffload : public ::testing::Test {
 
   // One H100, full recomputation, 8 micro-batches of one sequence, ZeRO 0, eta 0.5, attention_eta 0.5.
   PointInputs one_gpu(const PreparedModel& model) const {
-    PointInputs in;
-    in.hardware = &hw;
-    in.model = &model;
-    set_defaults(solver, in);
-    in.values[P::gpus] = 1;
-    in.values[P::tp] = 1;
-    in.values[P::pp] = 1;
-    in.values[P::micro_batch] = 1;
-    in.values[P::global_batch] = 8;
-    in.values[P::recompute] = 2;
-    in.values[P::zero_stage] = 0;
+    PointInputs in = one_gpu_training(solver, hw, model);
     in.values[P::host_memory_capacity] = 2048e9;  // a DGX H100's 2 TB, all of it for the one GPU
     return in;
   }

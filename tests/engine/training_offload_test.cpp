@@ -9,7 +9,7 @@
 #include "engine/model_builders.hpp"
 #include "engine/solvers/training.hpp"
 #include "tests/engine/published_specs.hpp"
-#include "tests/engine/solver_inputs.hpp"
+#include "tests/engine/training_one_gpu.hpp"
 
 namespace dsx {
 namespace {
@@ -29,17 +29,7 @@ class TrainingOffload : public ::testing::Test {
 
   // Llama 3 8B on one H100, full recomputation, 8 micro-batches of one sequence.
   PointInputs one_gpu(const PreparedModel& model, const HardwareSpec& on) const {
-    PointInputs in;
-    in.hardware = &on;
-    in.model = &model;
-    set_defaults(solver, in);
-    in.values[P::gpus] = 1;
-    in.values[P::tp] = 1;
-    in.values[P::pp] = 1;
-    in.values[P::micro_batch] = 1;
-    in.values[P::global_batch] = 8;
-    in.values[P::recompute] = 2;
-    in.values[P::zero_stage] = 0;
+    PointInputs in = one_gpu_training(solver, on, model);
     in.values[P::host_memory_capacity] = 2048e9;  // a DGX H100's 2 TB, all of it for the one GPU
     return in;
   }
