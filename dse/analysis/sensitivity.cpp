@@ -78,9 +78,14 @@ void scale_field(HardwareSpec& hw, HardwareField field, double factor) {
   }
 }
 
+bool field_applies_to(const UncertainInput& in, const HardwareSpec* hw) {
+  return in.target == InputTarget::hardware_field && hw != nullptr && (in.hardware_id.empty() || in.hardware_id == hw->id);
+}
+
+// Whether a hardware-field input changes the point: its chip, or its second chip (serving's prefill
+// chip) when it has one.
 bool field_applies(const UncertainInput& in, const PointInputs& point) {
-  return in.target == InputTarget::hardware_field && point.hardware != nullptr &&
-         (in.hardware_id.empty() || in.hardware_id == point.hardware->id);
+  return field_applies_to(in, point.hardware) || field_applies_to(in, point.second_hardware);
 }
 
 double clip(double v, const InputBounds& b) {
@@ -91,7 +96,7 @@ double clip(double v, const InputBounds& b) {
 }
 
 // Evaluates one design point with the inputs set to given values; owns a copy of the point's
-// hardware entry when a field input applies to it.
+// hardware entry, and of its second chip's, when a field input applies to it.
 class InputEvaluator {
  public:
   InputEvaluator(const Solver& solver, std::vector<UncertainInput> inputs, const PointInputs& point, std::size_t metric,
@@ -103,10 +108,13 @@ class InputEvaluator {
       if (in.target == InputTarget::parameter && in.param >= solver.params().size()) {
         throw std::invalid_argument("sensitivity: input '" + in.name + "' names no parameter");
       }
-      applies_.push_back(field_applies(in, base_));
+      applies_.push_back(field_applies_to(in, base_.hardware));
+      applies_second_.push_back(field_applies_to(in, base_.second_hardware));
       uses_hardware_ = uses_hardware_ || applies_.back();
+      uses_second_hardware_ = uses_second_hardware_ || applies_second_.back();
     }
     if (uses_hardware_) work_ = *base_.hardware;
+    if (uses_second_hardware_) work_second_ = *base_.second_hardware;
   }
 
   std::size_t size() const { return inputs_.size(); }
@@ -118,12 +126,17 @@ class InputEvaluator {
       copy_numbers(*base_.hardware, work_);
       in.hardware = &work_;
     }
+    if (uses_second_hardware_) {
+      copy_numbers(*base_.second_hardware, work_second_);
+      in.second_hardware = &work_second_;
+    }
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       if (inputs_[i].target == InputTarget::parameter) {
         in.values[inputs_[i].param] = x[i];
-      } else if (applies_[i]) {
-        scale_field(work_, inputs_[i].field, x[i]);
+        continue;
       }
+      if (applies_[i]) scale_field(work_, inputs_[i].field, x[i]);
+      if (applies_second_[i]) scale_field(work_second_, inputs_[i].field, x[i]);
     }
     try {
       if (solver_.evaluate(in, out_).status != PointStatus::ok) return kNaN;
@@ -141,9 +154,9 @@ class InputEvaluator {
   std::size_t metric_;
   MetricValue value_;
   std::vector<double> out_;
-  std::vector<bool> applies_;
-  bool uses_hardware_ = false;
-  HardwareSpec work_;
+  std::vector<bool> applies_, applies_second_;
+  bool uses_hardware_ = false, uses_second_hardware_ = false;
+  HardwareSpec work_, work_second_;
 };
 
 std::vector<double> nominal_values(const std::vector<UncertainInput>& inputs, const PointInputs& point) {
@@ -242,9 +255,10 @@ InputBounds input_bounds(const Solver& solver, const UncertainInput& input, cons
     return {p.min_value, p.max_value, p.min_exclusive};
   }
   InputBounds b{0, kInf, true};
-  if (input.field == HardwareField::idle_power_fraction && field_applies(input, point) &&
-      point.hardware->idle_power_fraction > 0) {
-    b.max = 1 / point.hardware->idle_power_fraction;
+  if (input.field == HardwareField::idle_power_fraction) {
+    for (const HardwareSpec* hw : {point.hardware, point.second_hardware}) {
+      if (field_applies_to(input, hw) && hw->idle_power_fraction > 0) b.max = std::min(b.max, 1 / hw->idle_power_fraction);
+    }
   }
   return b;
 }

@@ -95,7 +95,10 @@ struct UncertainInput {
   InputTarget target = InputTarget::parameter;
   std::size_t param = 0;                       // parameter: index into solver->params() (a number)
   HardwareField field = HardwareField::price;  // hardware_field
-  std::string hardware_id;  // hardware_field: only this entry; empty = the design point's own hardware
+  // hardware_field: only this entry; empty = the design point's own hardware. A point with a second
+  // chip (serving's prefill_hardware) has the field scaled on whichever of its chips the input names
+  // (both, when empty).
+  std::string hardware_id;
   double lo = 0;  // range for Morris and Sobol: SI value (parameter) or scale factor (field)
   double hi = 0;
 };

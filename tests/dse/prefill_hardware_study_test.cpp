@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dse/analysis/derived.hpp"
+#include "dse/analysis/sensitivity.hpp"
 #include "dse/calibration/profile.hpp"
 #include "dse/grid.hpp"
 #include "dse/result_identity.hpp"
@@ -164,6 +165,40 @@ TEST(PrefillHardwareStudy, ExpressionsReadThePrefillChipsCatalogValues) {
   EXPECT_DOUBLE_EQ(formulas.derived(1), 3.35e12);
   EXPECT_NEAR(formulas.derived(2), 989e12, 1e12);
   EXPECT_DOUBLE_EQ(formulas.derived(3), 400);
+}
+
+// A sensitivity input on a chip's field reaches the prefill chip too: doubling the H100's peak
+// shortens the TTFT of A100 decode with H100 prefill, and the A100's own peak leaves that prefill alone.
+TEST(PrefillHardwareStudy, ASensitivityInputScalesThePrefillChipsFields) {
+  const Loaded l = load(kStudy);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const Grid grid(*l.study);
+  SensitivityProblem p;
+  p.solver = l.study->solver;
+  grid.inputs(1, p.base);
+  ASSERT_NE(p.base.second_hardware, nullptr);
+  ASSERT_EQ(p.base.second_hardware->id, "h100_sxm");
+  p.metric = ServingSolver::Metric::ttft_s;
+  const auto field = [](std::string id) {
+    UncertainInput in;
+    in.name = id + ".peak_flops";
+    in.target = InputTarget::hardware_field;
+    in.field = HardwareField::peak_flops;
+    in.hardware_id = std::move(id);
+    in.lo = 0.5;
+    in.hi = 2;
+    return in;
+  };
+  p.inputs = {field("h100_sxm")};
+  const ScalarModel on_prefill_chip = scalar_model(p);
+  const double nominal = on_prefill_chip(std::vector<double>{1.0});
+  ASSERT_TRUE(std::isfinite(nominal));
+  EXPECT_LT(on_prefill_chip(std::vector<double>{2.0}), 0.8 * nominal);
+  p.inputs = {field("a100_80gb_sxm")};
+  const ScalarModel on_decode_chip = scalar_model(p);
+  EXPECT_DOUBLE_EQ(on_decode_chip(std::vector<double>{2.0}), nominal);
+  const UncertainInput on_prefill = field("h100_sxm");
+  EXPECT_TRUE(input_bounds(*l.study->solver, on_prefill, p.base).max > 1);
 }
 
 }  // namespace
