@@ -120,7 +120,12 @@ std::string plausible_range_text(const PlausibleRange& r) {
   const auto label = [&](double v) {
     return r.dimension == Dimension::count ? number_text(v) : exact_quantity_label(v, r.dimension);
   };
-  return "[" + label(r.min_value) + ", " + label(r.max_value) + "]" + (r.zero_allowed ? " or 0" : "");
+  std::string text = "[";
+  text += label(r.min_value);
+  text += ", ";
+  text += label(r.max_value);
+  text += r.zero_allowed ? "] or 0" : "]";
+  return text;
 }
 
 // Reports `value` (written at `node`) when it is outside the plausible range of field `key` and the

@@ -78,7 +78,9 @@ std::string cite_references(const std::string& markdown) {
     while (number < cited.size() && cited[number] != r) ++number;
     if (number == cited.size()) cited.push_back(r);
     out.append(text, copied, p - copied);
-    out += "[" + std::to_string(number + 1) + "]";
+    out += '[';
+    out += std::to_string(number + 1);
+    out += ']';
     copied = p + handle_size;
     p = copied - 1;
   }

@@ -22,7 +22,7 @@ TEST(Install, TheInstalledTreeRunsAShippedStudyWithItsOwnData) {
   TempDir dir("install");
   const std::string prefix = dir.path() + "/prefix";
   const CommandResult install =
-      run_shell("'" + std::string(DSX_CMAKE) + "' --install '" + DSX_BUILD_DIR + "' --prefix '" + prefix + "'");
+      run_shell(std::string("'") + DSX_CMAKE + "' --install '" + DSX_BUILD_DIR + "' --prefix '" + prefix + "'");
   ASSERT_EQ(install.exit_code, 0) << install.out;
   const std::string dsx = prefix + "/bin/dsx";
   ASSERT_TRUE(fs::exists(dsx));

@@ -127,7 +127,9 @@ TEST_F(KeptScript, AKeptScriptThatWouldRunACommandIsRefusedAndTheReportWrittenWi
   fs::remove(out_ + "/report.md");
   const CommandResult report = run_dsx("report '" + out_ + "'");
   EXPECT_EQ(report.exit_code, 5) << report.out;
-  const std::string where = ":" + std::to_string(std::count(script.begin(), script.end(), '\n') + 1) + ":5: ";
+  std::string where = ":";
+  where += std::to_string(std::count(script.begin(), script.end(), '\n') + 1);
+  where += ":5: ";
   const std::string why = "'system' runs a shell command; figure 'waterfall' is not drawn";
   EXPECT_NE(report.out.find("dsx: error: " + figure("waterfall.gp") + where + why), std::string::npos) << report.out;
   EXPECT_NE(report.out.find("the report is written without 1 figure"), std::string::npos) << report.out;

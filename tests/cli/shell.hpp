@@ -27,6 +27,6 @@ inline CommandResult run_shell(const std::string& command) {
 }
 
 // `dsx ARGS` with the binary under test.
-inline CommandResult run_dsx(const std::string& args) { return run_shell("'" + std::string(DSX_BINARY) + "' " + args); }
+inline CommandResult run_dsx(const std::string& args) { return run_shell(std::string("'") + DSX_BINARY + "' " + args); }
 
 }  // namespace dsx

@@ -316,13 +316,19 @@ TEST(KeptFront, DominanceMatchesAScanOfTheFront) {
       for (double& x : v) x = next();
       const bool scan = dominated_by(front, k, dirs, v);
       const bool fast = kept.dominates(v);
-      if (fast) EXPECT_TRUE(scan);  // never a point the front does not dominate
-      if (k == 2) EXPECT_EQ(fast, scan);
+      if (fast) {
+        EXPECT_TRUE(scan);  // never a point the front does not dominate
+      }
+      if (k == 2) {
+        EXPECT_EQ(fast, scan);
+      }
       agree += fast == scan;
       found += fast;
     }
     EXPECT_GT(found, 100U) << k;
-    if (k == 2) EXPECT_EQ(agree, 2000U);
+    if (k == 2) {
+      EXPECT_EQ(agree, 2000U);
+    }
   }
 }
 
