@@ -26,11 +26,12 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 23> kHardwareKeys = {
+constexpr std::array<std::string_view, 24> kHardwareKeys = {
     "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
     "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price", "rental",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
-    "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "release_year", "unchecked"};
+    "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "fp8_gemm_relative_efficiency",
+    "release_year", "unchecked"};
 constexpr std::array<std::string_view, 3> kRentalKeys = {"per_hour", "date", "source"};
 constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
@@ -64,7 +65,7 @@ constexpr std::array<HardwareField, 7> kHardwareFields = {{
 // Optional GPU kernel limits: absent (or 0) means unknown; a `base:` entry's values are kept.
 constexpr QuantityBounds kNonNegativeCount{
     .bounded = true, .min_value = 0, .max_value = kInfinity, .integer = true};
-constexpr std::array<HardwareField, 8> kOptionalHardwareFields = {{
+constexpr std::array<HardwareField, 9> kOptionalHardwareFields = {{
     {"shared_memory_per_block", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_block_bytes},
     {"shared_memory_per_sm", Dimension::bytes, kNonNegative, &HardwareSpec::shared_memory_per_sm_bytes},
     {"registers_per_thread", Dimension::count, kNonNegativeCount, &HardwareSpec::registers_per_thread},
@@ -73,6 +74,7 @@ constexpr std::array<HardwareField, 8> kOptionalHardwareFields = {{
     {"compute_units", Dimension::count, kNonNegativeCount, &HardwareSpec::compute_units},
     {"cores", Dimension::count, kNonNegativeCount, &HardwareSpec::cores},
     {"sparse_speedup", Dimension::dimensionless, kNonNegative, &HardwareSpec::sparse_speedup},
+    {"fp8_gemm_relative_efficiency", Dimension::dimensionless, kNonNegative, &HardwareSpec::fp8_gemm_relative_efficiency},
 }};
 
 // Whether a field of kHardwareFields may be left out (it then means "unknown", 0).
@@ -91,7 +93,7 @@ struct PlausibleRange {
   double max_value;
   bool zero_allowed;  // 0 means "none" / "unknown"
 };
-constexpr std::array<PlausibleRange, 11> kPlausibleRanges = {{
+constexpr std::array<PlausibleRange, 12> kPlausibleRanges = {{
     {"peak_flops", Dimension::flop_rate, 1e6, 1e18, true},    // 1 MFLOP/s .. 1 EFLOP/s per precision
     {"memory", Dimension::bytes, 1024.0, 70368744177664.0, false},  // 1 KiB .. 64 TiB
     {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
@@ -103,6 +105,7 @@ constexpr std::array<PlausibleRange, 11> kPlausibleRanges = {{
     {"release_year", Dimension::count, 1970, 2040, false},
     {"cores", Dimension::count, 1, 1e5, true},                       // 1 .. 100,000 CPU cores, or 0 = unknown
     {"sparse_speedup", Dimension::dimensionless, 1, 4, true},        // 1x .. 4x the dense rate, or 0 = none
+    {"fp8_gemm_relative_efficiency", Dimension::dimensionless, 0.25, 2, true},  // or 0 = not measured
 }};
 
 const PlausibleRange& plausible_range(std::string_view key) {
@@ -333,7 +336,9 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       const std::string name = path + "." + std::string(f.key);
       if (auto q = r.quantity(*n, f.dimension, name, f.bounds)) {
         hw.*f.member = q->value;
-        if (f.key == "cores" || f.key == "sparse_speedup") check_plausible(r, *n, f.key, name, q->value, unchecked);
+        if (f.key == "cores" || f.key == "sparse_speedup" || f.key == "fp8_gemm_relative_efficiency") {
+          check_plausible(r, *n, f.key, name, q->value, unchecked);
+        }
       }
     }
   }
@@ -701,6 +706,7 @@ std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
   if (h.release_year != 0) check("release_year", h.release_year);
   check("cores", h.cores);
   check("sparse_speedup", h.sparse_speedup);
+  check("fp8_gemm_relative_efficiency", h.fp8_gemm_relative_efficiency);
   if (h.rental_known()) check("rental", h.rental_usd_per_hour);
   return out;
 }

@@ -71,6 +71,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("compute_units", h.compute_units, Dimension::count);
   optional("cores", h.cores, Dimension::count);
   optional("sparse_speedup", h.sparse_speedup, Dimension::dimensionless);
+  optional("fp8_gemm_relative_efficiency", h.fp8_gemm_relative_efficiency, Dimension::dimensionless);
   if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
   if (h.rental_known()) {
     out += "      rental: {per_hour: " + yaml_scalar(exact_quantity_label(h.rental_usd_per_hour, Dimension::money)) +

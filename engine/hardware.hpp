@@ -48,10 +48,23 @@ struct HardwareSpec {
   // NVIDIA Ampere and later, whose datasheets print sparse rates at twice the dense ones: NVIDIA A100
   // Tensor Core GPU Architecture whitepaper, "Fine-Grained Structured Sparsity"); 0 = no such support.
   double sparse_speedup = 0;
+  // The fraction of the fp8 peak that the chip's best fp8 GEMMs reach, over the fraction of the bf16
+  // peak that its best bf16 GEMMs reach, as one benchmark measures both on one chip (stas00/ml-engineering,
+  // compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table": H100 SXM fp8
+  // 1,402.6 of 1,979 TFLOP/s, bf16 794.5 of 989, (1402.6 / 1979) / (794.5 / 989) = 0.882). Its
+  // mamf-finder.py times torch._scaled_mm without fast accumulation, the mode Transformer Engine runs its
+  // dgrad and wgrad GEMMs in (transformer_engine/pytorch/module/base.py: _2X_ACC_DGRAD = _2X_ACC_WGRAD =
+  // True; the forward's _2X_ACC_FPROP = False has no measured ratio and gets the same one). fp8 GEMMs run
+  // at eta x this x the fp8 peak; 0 = not measured: the same fraction as bf16 (a ratio of 1).
+  double fp8_gemm_relative_efficiency = 0;
   int release_year = 0;  // year the part first shipped or was announced for sale; 0 = unknown
   std::string source;
 
   double peak(Precision p) const { return peak_flops_per_s[index_of(p)]; }
+  // The rate a GEMM of precision p reaches at efficiency 1: the peak, times the fp8 ratio for fp8.
+  double gemm_peak(Precision p) const {
+    return p == Precision::fp8 && fp8_gemm_relative_efficiency > 0 ? peak(p) * fp8_gemm_relative_efficiency : peak(p);
+  }
   bool supports(Precision p) const { return peak(p) > 0; }
   bool tdp_known() const { return tdp_w > 0; }
   bool rental_known() const { return rental_usd_per_hour > 0; }

@@ -200,6 +200,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       }
       if (hw.cores > 0) entry["cores"] = static_cast<long long>(hw.cores);
       if (hw.sparse_speedup > 0) entry["sparse_speedup"] = hw.sparse_speedup;
+      if (hw.fp8_gemm_relative_efficiency > 0) entry["fp8_gemm_relative_efficiency"] = hw.fp8_gemm_relative_efficiency;
       entry["release_year"] = hw.release_year > 0 ? nlohmann::ordered_json(hw.release_year) : nullptr;
       entry["source"] = hw.source;
       out["hardware"].push_back(entry);

@@ -100,7 +100,7 @@ PointResult GemmSolver::evaluate(const PointInputs& in, std::span<double> out) c
   if (!hw.supports(p)) return {PointStatus::infeasible, precision_unsupported};
   if ((v[Param::tile_m] == 0) != (v[Param::tile_n] == 0)) return {PointStatus::infeasible, tile_needs_both_sides};
   const double M = v[Param::m], N = v[Param::n], K = v[Param::k], B = v[Param::batch];
-  const double rate = v[Param::eta] * hw.peak(p);
+  const double rate = v[Param::eta] * hw.gemm_peak(p);
   const double units = hw.compute_units;
   GemmTiling best;
   double tm = v[Param::tile_m], tn = v[Param::tile_n];

@@ -17,7 +17,9 @@
 //    8-bit and narrower inputs write 16-bit outputs by default), at memory_efficiency x the
 //    datasheet bandwidth; time = launch_overhead + max(compute, memory) (the roofline of Williams,
 //    Waterman and Patterson, CACM 52(4), 2009).
-// eta is the fraction of the dense peak full waves of full tiles reach, memory_efficiency the
+// eta is the fraction of the dense peak full waves of full tiles reach (for fp8 of the fp8 peak times the
+// hardware's fp8_gemm_relative_efficiency, engine/hardware.hpp, so that one eta serves bf16 and fp8 GEMMs
+// on a chip whose fp8 GEMMs reach less of their peak), memory_efficiency the
 // fraction of the memory bandwidth, launch_overhead the fixed time of one call; they default to the
 // ideal (1, 1, 0 s) and the calibration profile (studies/catalog/calibration/default.yaml) replaces
 // them with what published GEMM measurements imply. Hardware whose entry gives no compute_units has

@@ -11,7 +11,9 @@
 //    peak, as before). fp32 and tf32 keep 4-byte weights, gradients and activations and no master copy;
 //    bf16 and fp16 2-byte ones plus the fp32 master. fp8 follows NVIDIA Transformer Engine's default
 //    recipe (engine/parallelism.hpp; formats of Micikevicius et al., "FP8 Formats for Deep Learning",
-//    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak, attention (scores,
+//    arXiv 2209.05433, 2022): the linear layers' GEMMs run at the fp8 peak times the hardware's
+//    fp8_gemm_relative_efficiency (fp8 GEMMs reach less of their doubled peak than bf16 ones reach of
+//    theirs: engine/hardware.hpp), attention (scores,
 //    softmax, context) and the LM head (no TE module in Megatron-Core or llm-foundry) at the bf16
 //    peak; weights stay bf16 with an fp32 master copy, activations and communication bf16 (the fp8
 //    copies TE holds for backward are not counted in memory; the casts' traffic is, in the step: the

@@ -138,7 +138,8 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
             "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, rental, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
-            "max_threads_per_block, compute_units, cores, sparse_speedup, release_year, unchecked\n"
+            "max_threads_per_block, compute_units, cores, sparse_speedup, fp8_gemm_relative_efficiency, release_year, "
+            "unchecked\n"
             "      colour: red\n"
             "      ^~~~~~\n"
             "hw.yaml:5:27: error: unknown FLOP/s unit 'TFLOPs'; did you mean 'TFLOPS'? valid FLOP/s units: " +
@@ -283,6 +284,29 @@ TEST(CatalogTest, KernelLimitsAreCheckedLikeOtherFields) {
             "hw.yaml:29:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
             "      max_threads_per_block: -1\n"
             "                             ^~\n");
+}
+
+// fp8_gemm_relative_efficiency is optional (left out: 0, the same fraction of peak as bf16), kept by a
+// base: copy, and checked against its plausible range like the other ratios.
+TEST(CatalogTest, Fp8GemmRelativeEfficiencyIsOptionalAndChecked) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: r, base: a100_80gb_sxm, source: "t", fp8_gemm_relative_efficiency: 0.882}
+  - {id: copy, base: r, source: "copy keeps the ratio"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->fp8_gemm_relative_efficiency, 0.0);
+  EXPECT_DOUBLE_EQ(c.find_hardware("r")->fp8_gemm_relative_efficiency, 0.882);
+  EXPECT_DOUBLE_EQ(c.find_hardware("copy")->fp8_gemm_relative_efficiency, 0.882);
+
+  Diagnostics bad;
+  Catalog b;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: r1, base: a100_80gb_sxm, source: "t", fp8_gemm_relative_efficiency: 88.2}
+)yaml", b, bad);
+  EXPECT_NE(bad.format().find("hardware[2].fp8_gemm_relative_efficiency = 88.2 is outside the plausible range "
+                              "[0.25, 2]"),
+            std::string::npos)
+      << bad.format();
 }
 
 TEST(CatalogTest, ReleaseYearIsOptionalAndChecked) {

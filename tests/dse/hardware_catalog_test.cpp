@@ -257,3 +257,42 @@ TEST(HardwareCatalog, SparseTensorCoresAreNvidiaAmpereOrLater) {
 
 }  // namespace
 }  // namespace dsx
+
+namespace dsx {
+namespace {
+
+// fp8_gemm_relative_efficiency against the TFLOP/s of stas00/ml-engineering's Maximum Achievable
+// Matmul FLOPS table (compute/accelerator/README.md): (fp8 MAMF / fp8 peak) / (bf16 MAMF / bf16
+// peak), the H200's bf16 from the H100 SXM row ("H200 is the same"). A base entry keeps its base's
+// ratio (the GH200 96GB's GPU is the H100 SXM's); a chip the table does not measure has none.
+TEST(HardwareCatalog, Fp8GemmRelativeEfficiencyIsTheMamfRatio) {
+  const struct {
+    const char* id;
+    double fp8_tflops, fp8_peak, bf16_tflops, bf16_peak;
+  } expected[] = {
+      {"h100_sxm", 1402.6, 1979, 794.5, 989},   {"h200", 1453.4, 1979, 794.5, 989},
+      {"gh200_141gb", 1535.0, 1979, 828.6, 989}, {"b200", 3432.5, 4500, 1745.0, 2250},
+      {"b300", 3353.3, 4500, 1769.0, 2250},      {"gb200", 3615.6, 5000, 1822.0, 2500},
+      {"gaudi2", 826.5, 865, 418.7, 432},        {"gaudi3", 1289.5, 1677, 1243.0, 1677},
+  };
+  for (const auto& e : expected) {
+    const HardwareSpec* hw = catalog().find_hardware(e.id);
+    ASSERT_NE(hw, nullptr) << e.id;
+    EXPECT_NEAR(hw->fp8_gemm_relative_efficiency, (e.fp8_tflops / e.fp8_peak) / (e.bf16_tflops / e.bf16_peak), 0.0005)
+        << e.id;
+    EXPECT_NE(hw->source.find("fp8_gemm_relative_efficiency: stas00/ml-engineering"), std::string::npos) << e.id;
+  }
+  const HardwareSpec* h100 = catalog().find_hardware("h100_sxm");
+  EXPECT_DOUBLE_EQ(h100->gemm_peak(Precision::fp8), 1979e12 * 0.882);
+  EXPECT_DOUBLE_EQ(h100->gemm_peak(Precision::bf16), 989e12);
+  EXPECT_DOUBLE_EQ(catalog().find_hardware("gh200_96gb")->fp8_gemm_relative_efficiency, 0.882);
+  for (const char* id : {"mi300x", "h100_pcie", "a100_80gb_sxm", "l40s"}) {
+    const HardwareSpec* hw = catalog().find_hardware(id);
+    ASSERT_NE(hw, nullptr) << id;
+    EXPECT_EQ(hw->fp8_gemm_relative_efficiency, 0.0) << id;
+    EXPECT_DOUBLE_EQ(hw->gemm_peak(Precision::fp8), hw->peak(Precision::fp8)) << id;
+  }
+}
+
+}  // namespace
+}  // namespace dsx
