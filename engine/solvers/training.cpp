@@ -47,6 +47,8 @@ constexpr std::array<OffloadParts, 8> kOffloadParts = {{{false, false, false},
                                                         {false, true, true},
                                                         {true, true, true}}};
 constexpr std::array<std::string_view, 2> kRankOrders = {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
+constexpr std::array<std::string_view, 2> kFp8WeightCasts = {"per_microbatch", "cached"};
+constexpr int kFp8WeightCastCached = 1;
 constexpr int kLora = 1, kQlora = 2;
 constexpr double kNf4BytesPerParam = 4.127 / 8;  // QLoRA section 3: NF4 + double-quantized constants
 constexpr double kQloraRank = 64;                // QLoRA's r for its Guanaco runs (Dettmers et al. 2023)
@@ -191,6 +193,11 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "host memory one GPU's offload may fill (a host's memory / the GPUs sharing it); needed by any "
                     "offload; 0 = not given",
      .has_default = true, .default_value = 0, .min_value = 0},
+    {.name = "fp8_weight_cast", .kind = ParamKind::choice, .choices = kFp8WeightCasts,
+     .description = "fp8 only: per_microbatch (Transformer Engine casts the linear weights to fp8 on every forward "
+                    "pass, its default and llm-foundry's) or cached (cast once per step and reused by the other "
+                    "micro-batches and the recomputed forward: Megatron-Core's is_first_microbatch)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -523,10 +530,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     split_bytes += 4.0 * (shape.linear_input_elements_per_token * (recompute >= 2 ? 2.0 : 1.0) +
                           shape.linear_output_elements_per_token);
     // It casts this GPU's share of the linear layers' weights the same way on every forward pass (TE
-    // Linear caches them over micro-batches only when the caller passes is_first_microbatch).
+    // Linear caches them over micro-batches only when the caller passes is_first_microbatch); cached:
+    // once per step, spread over its m micro-batches.
     const double expert_weights = std::min(shape.expert_weight_elements, shape.linear_weight_elements);
     const double gpu_weights = (shape.linear_weight_elements - expert_weights) / (t * p) + expert_weights / (t * p * e);
-    step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (recompute >= 2 ? 2.0 : 1.0);
+    const bool cached = static_cast<int>(v[Param::fp8_weight_cast]) == kFp8WeightCastCached;
+    step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (cached ? 1.0 / m : (recompute >= 2 ? 2.0 : 1.0));
   }
   step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;

@@ -18,7 +18,10 @@
 //    peak; weights stay bf16 with an fp32 master copy, activations and communication bf16 (the fp8
 //    copies TE holds for backward are not counted in memory; the casts' traffic is, in the step: the
 //    GEMM inputs and output gradients, and the GPU's linear weights on every forward pass, TE's
-//    default without is_first_microbatch). MFU/HFU and the TFLOP/s metrics are against the training precision's
+//    default without is_first_microbatch; fp8_weight_cast: cached casts them once per step, as
+//    Megatron-Core's TE wrappers do: megatron/core/extensions/transformer_engine.py passes
+//    is_first_microbatch to TE and clears it after the first call, unless
+//    disable_parameter_transpose_cache). MFU/HFU and the TFLOP/s metrics are against the training precision's
 //    peak, for fp8 against the bf16 peak (a stated choice, so that fp8 and bf16 runs compare on one
 //    scale; the fp8 speed-up then shows as MFU above eta).
 //  - optimizer: state bytes per parameter in engine/training_memory.hpp (AdamW as Adam: decoupled weight
@@ -224,6 +227,7 @@ class TrainingSolver final : public TabledSolver {
     torus_z,
     rank_order,
     host_memory_capacity,
+    fp8_weight_cast,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -137,6 +137,34 @@ TEST_F(TrainingPrecisionTest, Fp8FullRecomputationRecastsTheWeights) {
               1e-12);
 }
 
+// fp8_weight_cast: cached casts the GPU's linear weights (68.45 B / (tp 8 x pp 4), 4 B per element)
+// once per step instead of in each of the 32 micro-batches, and the recomputed forward of full
+// recomputation reuses the cached copy: 31 (selective) or 63 (full) casts fewer per step. bf16 runs
+// do not cast and do not change.
+TEST_F(TrainingPrecisionTest, CachedFp8WeightsAreCastOncePerStep) {
+  const double cast_s = 4 * model.serving_shape.linear_weight_elements / (8 * 4) / (3.35e12 * 0.8);
+  for (const double recompute : {1.0, 2.0}) {
+    PointInputs in = point(kFp8, hw);
+    in.values[P::recompute] = recompute;
+    std::vector<double> every(TrainingSolver::kMetricCount), cached(TrainingSolver::kMetricCount);
+    ASSERT_EQ(solver.evaluate(in, every).status, PointStatus::ok);
+    in.values[P::fp8_weight_cast] = 1;
+    ASSERT_EQ(solver.evaluate(in, cached).status, PointStatus::ok);
+    const double casts_saved = recompute == 2.0 ? 63 : 31;
+    EXPECT_NEAR(every[M::memory_bound_s] - cached[M::memory_bound_s], casts_saved * cast_s, 1e-12) << recompute;
+    EXPECT_NEAR(every[M::compute_s] - cached[M::compute_s], casts_saved * cast_s, 1e-12) << recompute;
+    EXPECT_LT(cached[M::step_time_s], every[M::step_time_s]);
+    in.values[P::precision] = kBf16;
+    std::vector<double> bf16_every(TrainingSolver::kMetricCount), bf16_cached(TrainingSolver::kMetricCount);
+    ASSERT_EQ(solver.evaluate(in, bf16_cached).status, PointStatus::ok);
+    in.values[P::fp8_weight_cast] = 0;
+    ASSERT_EQ(solver.evaluate(in, bf16_every).status, PointStatus::ok);
+    EXPECT_DOUBLE_EQ(bf16_cached[M::step_time_s], bf16_every[M::step_time_s]);
+  }
+  EXPECT_EQ(solver.params()[P::fp8_weight_cast].choices[0], "per_microbatch");
+  EXPECT_EQ(solver.params()[P::fp8_weight_cast].default_value, 0);
+}
+
 TEST_F(TrainingPrecisionTest, Fp16RunsAtItsOwnPeak) {
   const std::vector<double> bf16 = run(kBf16), fp16 = run(kFp16);
   EXPECT_DOUBLE_EQ(fp16[M::step_time_s], bf16[M::step_time_s]);  // H100: 989 TFLOP/s both
