@@ -265,6 +265,9 @@ TEST(Cli, EvalTakesTheCatalogRentalPrice) {
   const Result bad = dsx("eval serving model=llama3_8b precision=fp16 hardware=h100_sxm gpu_hour_price=catalgo");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("did you mean 'catalog'?"), std::string::npos) << bad.out;
+  const Result solvers = dsx("catalog solvers --json");
+  ASSERT_EQ(solvers.exit_code, 0);
+  EXPECT_NE(solvers.out.find("\"kind\": \"amount of money or catalog\""), std::string::npos);
 }
 
 TEST(Cli, EvalTakesARegionAndShowsWhatItSets) {

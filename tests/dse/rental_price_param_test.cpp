@@ -167,5 +167,16 @@ TEST(RentalPriceParam, SensitivityRefusesAPriceGivenAsTheWord) {
       << l.diagnostics;
 }
 
+// A break-even runs along numbers: an axis that also takes the word has no place for it.
+TEST(RentalPriceParam, ABreakevenCannotRunAlongAnAxisWithTheWord) {
+  const Loaded l = load(std::string(kServing) + R"(breakeven:
+  - {name: b, metric: cost_per_million_tokens_usd, along: gpu_hour_price, alternatives: hardware}
+)");
+  ASSERT_FALSE(l.study);
+  EXPECT_NE(l.diagnostics.find("the gpu_hour_price axis takes 'catalog', a word with no place among its numbers"),
+            std::string::npos)
+      << l.diagnostics;
+}
+
 }  // namespace
 }  // namespace dsx
