@@ -1,6 +1,7 @@
 #include "dse/study_loader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cmath>
 #include <map>
@@ -59,6 +60,18 @@ std::optional<AxisValue> StudyLoader::read_value(const ParamSpec& p, const YamlN
       return lookup(names, std::string(p.name) + " choice");
     }
     case ParamKind::number: {
+      if (!p.word.empty() && node.is_scalar()) {
+        if (node.text == p.word) return AxisValue{node.text, kParamWord};
+        // A word that is not a number: the parameter's word misspelt, or no value at all.
+        const unsigned char first = node.text.empty() ? ' ' : static_cast<unsigned char>(node.text.front());
+        if (std::isalpha(first) != 0) {
+          const std::string word(p.word);
+          const std::string near = closest_match(node.text, std::span<const std::string>(&word, 1));
+          r_.error(node, path + ": expected " + expected_phrase(p) + ", got '" + node.text + "'" +
+                             (near.empty() ? "" : "; did you mean '" + near + "'?"));
+          return std::nullopt;
+        }
+      }
       const auto q = r_.quantity(node, p.dimension, p.name, bounds_of(p));
       if (!q) return std::nullopt;
       return AxisValue{node.text, q->value};
@@ -73,7 +86,9 @@ std::string StudyLoader::expected_phrase(const ParamSpec& p) const {
     case ParamKind::model: return p.has_default ? "a model id or none" : "a model id";
     case ParamKind::precision: return "a precision";
     case ParamKind::choice: return "one of " + join(std::vector<std::string>(p.choices.begin(), p.choices.end()));
-    case ParamKind::number: return dimension_phrase(p.dimension);
+    case ParamKind::number:
+      return dimension_phrase(p.dimension) + (p.word.empty() ? "" : " such as '" + std::string(unit_example(p.dimension)) +
+                                                                        "' or the word '" + std::string(p.word) + "'");
   }
   return "a value";
 }

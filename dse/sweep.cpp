@@ -158,7 +158,17 @@ void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock
   table.status.push_back(r.status);
   switch (r.status) {
     case PointStatus::ok: table.status_detail.emplace_back(); break;
-    case PointStatus::infeasible: table.status_detail.push_back(table.reasons.at(r.reason)); break;
+    case PointStatus::infeasible: {
+      const std::string& reason = table.reasons.at(r.reason);
+      if (reason.find(kReasonHardware) == std::string::npos) {
+        table.status_detail.push_back(reason);
+      } else {
+        PointInputs in;
+        grid.inputs(index, in);
+        table.status_detail.push_back(reason_text(reason, in.hardware));
+      }
+      break;
+    }
     case PointStatus::error: table.status_detail.push_back(block.errors[i]); break;
   }
   table.metrics.insert(table.metrics.end(), block.metrics.begin() + static_cast<std::ptrdiff_t>(i * metric_count),

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "engine/fusion.hpp"
@@ -42,7 +43,18 @@ struct ParamSpec {
   // of the second hardware parameter's chip when that one is set, of the first otherwise: the
   // parameter describes work that runs on the second hardware (serving's prefill eta).
   bool scaled_by_second_hardware = false;
+  // A number parameter may also take one word, which reaches the solver as kParamWord (outside every
+  // such parameter's range): serving's and scaling's gpu_hour_price take `catalog`, the point's chip's
+  // dated on-demand rental price (HardwareSpec::rental_usd_per_hour).
+  std::string_view word = {};
 };
+
+inline constexpr double kParamWord = -1;
+// The word of a price per GPU-hour that asks for the chip's catalog rental price.
+inline constexpr std::string_view kCatalogWord = "catalog";
+
+// Whether `value` of parameter `p` is its word rather than a number.
+constexpr bool is_param_word(const ParamSpec& p, double value) { return !p.word.empty() && value == kParamWord; }
 
 // Where a metric's values can lie, so that an interval around a prediction (dse/calibration/
 // intervals.hpp) stays where the quantity can be. `unspecified` takes the dimension's: times, sizes,
@@ -102,6 +114,13 @@ enum class PointStatus : std::uint8_t { ok, infeasible, error };
 
 // The infeasibility reason of every solver whose hardware lacks the point's precision.
 inline constexpr std::string_view kPrecisionUnsupported = "precision not supported by the hardware";
+
+// A reason may name the point's chip: "{hardware}" in its text stands for the hardware id, filled in
+// where a point's reason is shown or stored (reason_text), so that evaluate() formats nothing.
+inline constexpr std::string_view kReasonHardware = "{hardware}";
+std::string reason_text(std::string_view reason, const HardwareSpec* hardware);
+// Whether `text` is `reason` with its "{hardware}" filled in by some id (or `reason` itself).
+bool reason_matches(std::string_view reason, std::string_view text);
 
 struct PointResult {
   PointStatus status = PointStatus::ok;

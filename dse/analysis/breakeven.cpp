@@ -312,6 +312,12 @@ std::vector<RequestProblem> check_breakeven(const ResolvedStudy& study, const Br
     if (r.refine.value_or(false) && ps.kind != ParamKind::number) {
       problems.push_back({"refine", "'" + r.along + "' is not a number parameter; only its axis values can bracket a crossing"});
     }
+    const auto& values = study.axes[static_cast<std::size_t>(along)].values;
+    if (std::any_of(values.begin(), values.end(), [&](const AxisValue& v) { return is_param_word(ps, v.value); })) {
+      problems.push_back({"along", "the " + r.along + " axis takes '" + std::string(ps.word) +
+                                       "', a word with no place among its numbers, so no crossing can lie along it; "
+                                       "sweep numbers only, or compare the word as an alternative"});
+    }
     if (study.axes[static_cast<std::size_t>(along)].values.size() < 2) {
       problems.push_back({"along", "the " + r.along + " axis has one value; a crossing needs at least two"});
     }

@@ -104,7 +104,10 @@ PointFormulas::PointFormulas(const ResolvedStudy& study) {
   solver_metrics_ = solver.metrics().size();
   for (std::size_t p = 0; p < solver.params().size(); ++p) {
     const ParamSpec& ps = solver.params()[p];
-    if (ps.kind == ParamKind::number) number_params_.push_back(p);
+    if (ps.kind == ParamKind::number) {
+      number_params_.push_back(p);
+      takes_word_.push_back(!ps.word.empty());
+    }
     if (ps.kind == ParamKind::precision && precision_param_ < 0) precision_param_ = static_cast<int>(p);
   }
   has_hardware_ = has_param_kind(solver, ParamKind::hardware);
@@ -151,7 +154,11 @@ std::optional<std::size_t> PointFormulas::broken_grid_constraint(const PointInpu
 }
 
 void PointFormulas::load_input_slots(const PointInputs& in) {
-  for (std::size_t i = 0; i < number_params_.size(); ++i) slots_[param_slot_ + i] = in.values[number_params_[i]];
+  // A parameter given as its word (gpu_hour_price: catalog) has no number: an expression reads NaN.
+  for (std::size_t i = 0; i < number_params_.size(); ++i) {
+    const double x = in.values[number_params_[i]];
+    slots_[param_slot_ + i] = takes_word_[i] && x == kParamWord ? kNaN : x;
+  }
   if (has_hardware_) fill_hardware_values(in.hardware, precision_param_, in, &slots_[hardware_slot_]);
   // A second chip that is not set does the work on the first (serving: prefill_hardware none).
   if (has_second_hardware_) {

@@ -79,6 +79,7 @@ class PointFormulas {
  private:
   std::size_t solver_metrics_ = 0;
   std::vector<std::size_t> number_params_;  // solver parameter index of each parameter slot
+  std::vector<bool> takes_word_;             // per parameter slot: the parameter takes a word (read as NaN)
   std::size_t param_slot_ = 0, hardware_slot_ = 0, second_hardware_slot_ = 0, model_slot_ = 0, derived_slot_ = 0;
   bool has_hardware_ = false, has_second_hardware_ = false, has_model_ = false;
   int precision_param_ = -1;

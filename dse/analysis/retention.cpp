@@ -395,7 +395,8 @@ void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
   for (std::size_t row = 0; row < stored.rows(); ++row) {
     PointResult r{stored.status[row], 0};
     if (r.status == PointStatus::infeasible) {
-      const auto it = std::find(reasons.begin(), reasons.end(), stored.status_detail[row]);
+      const auto it = std::find_if(reasons.begin(), reasons.end(),
+                                   [&](std::string_view reason) { return reason_matches(reason, stored.status_detail[row]); });
       r.reason = static_cast<std::uint8_t>(it == reasons.end() ? 0 : it - reasons.begin());
     }
     for (std::size_t m = 0; m < cols.size(); ++m) metrics[m] = stored.metric(row, cols[m]);

@@ -623,6 +623,17 @@ ResolvedInput resolve_input(const ResolvedStudy& study, const UncertainDecl& dec
       problems.push_back({field, "'" + decl.name + "' takes integers; sweep it as an axis instead"});
       return r;
     }
+    const auto pi = static_cast<std::size_t>(p);
+    bool word = !study.is_axis[pi] && is_param_word(ps, study.fixed_values[pi]);
+    for (const Axis& axis : study.axes) {
+      if (axis.is_bundle() || axis.param_index != pi) continue;
+      for (const AxisValue& v : axis.values) word = word || is_param_word(ps, v.value);
+    }
+    if (word) {
+      problems.push_back({field, "'" + decl.name + "' is '" + std::string(ps.word) +
+                                     "' in this study, a word and not a number to vary; give it a number to vary it"});
+      return r;
+    }
     r.input.target = InputTarget::parameter;
     r.input.param = static_cast<std::size_t>(p);
     r.ok = true;

@@ -442,7 +442,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
       const Solver& solver = *rows[i].m->point->solver;
       const PointResult res = solver.evaluate(rows[i].inputs, metrics);
       f.problem = res.status == PointStatus::infeasible
-                      ? "infeasible: " + std::string(solver.reasons()[res.reason])
+                      ? "infeasible: " + reason_text(solver.reasons()[res.reason], rows[i].inputs.hardware)
                       : "the solver gives no positive " + std::string(solver.metrics()[rows[i].m->metric].name);
       out.notes.push_back("measurement '" + rows[i].m->id + "' cannot be predicted: " + f.problem);
     }

@@ -80,6 +80,7 @@ ParamFacts param_facts(const ParamSpec& p) {
     case ParamKind::number: {
       const std::string phrase = dimension_phrase(p.dimension);  // "a bandwidth": the article goes
       f.kind = phrase.substr(phrase.find(' ') + 1);
+      if (!p.word.empty()) f.kind += " or " + std::string(p.word);
       break;
     }
   }
@@ -147,7 +148,7 @@ nlohmann::ordered_json point_json(const ResolvedStudy& study, const PointInputs&
   const auto metrics = study.solver->metrics();
   const std::string status(status_name(result.status));
   const std::string reason =
-      result.status == PointStatus::infeasible ? std::string(study.solver->reasons()[result.reason]) : "";
+      result.status == PointStatus::infeasible ? reason_text(study.solver->reasons()[result.reason], inputs.hardware) : "";
   nlohmann::ordered_json out;
   out["solver"] = std::string(study.solver->name());
   for (const Axis& axis : study.axes) {
@@ -335,7 +336,7 @@ int eval_command(const std::vector<std::string>& args) {
   const PointResult result = study->solver->evaluate(inputs, values);
   const std::string status(status_name(result.status));
   const std::string reason =
-      result.status == PointStatus::infeasible ? std::string(study->solver->reasons()[result.reason]) : "";
+      result.status == PointStatus::infeasible ? reason_text(study->solver->reasons()[result.reason], inputs.hardware) : "";
   if (json) {
     fmt::print("{}\n", point_json(*study, inputs, values, result).dump(2));
     return eval_exit_code(result.status);

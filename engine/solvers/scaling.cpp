@@ -43,8 +43,8 @@ constexpr std::array<ParamSpec, ScalingSolver::kParamCount> kParams = {{
     {.name = "gpus", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "accelerators training the model", .min_value = 1, .max_value = 1e9, .integer = true},
     {.name = "gpu_hour_price", .kind = ParamKind::number, .dimension = Dimension::money,
-     .description = "price of one GPU-hour", .has_default = true, .default_value = 0, .min_value = 0,
-     .max_value = 1e6},
+     .description = "price of one GPU-hour; catalog = the chip's dated rental price (its catalog rental: per_hour)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .word = kCatalogWord},
 }};
 
 constexpr std::array<MetricSpec, ScalingSolver::kMetricCount> kMetrics = {{
@@ -59,10 +59,11 @@ constexpr std::array<MetricSpec, ScalingSolver::kMetricCount> kMetrics = {{
     {"cost_usd", Dimension::money, "gpu_time_s / 3,600 x gpu_hour_price"},
 }};
 
-constexpr std::array<std::string_view, 3> kReasons = {
+constexpr std::array<std::string_view, 4> kReasons = {
     kPrecisionUnsupported,
     "input compute needs compute_budget > 0",
     "input parameters needs parameters > 0",
+    "gpu_hour_price is catalog, but {hardware} has no rental price in the catalog",
 };
 
 constexpr double kAlphaPlusBeta = kChinchillaAlpha + kChinchillaBeta;
@@ -93,6 +94,9 @@ PointResult ScalingSolver::evaluate(const PointInputs& in, std::span<double> out
   const bool from_compute = static_cast<Input>(v[Param::input]) == Input::compute;
   if (from_compute && !(v[Param::compute_budget] > 0)) return {PointStatus::infeasible, no_compute_budget};
   if (!from_compute && !(v[Param::parameters] > 0)) return {PointStatus::infeasible, no_parameters};
+  const bool rented = is_param_word(kParams[Param::gpu_hour_price], v[Param::gpu_hour_price]);
+  if (rented && !in.hardware->rental_known()) return {PointStatus::infeasible, no_rental_price};
+  const double hour_price = rented ? in.hardware->rental_usd_per_hour : v[Param::gpu_hour_price];
 
   double n = 0, d = 0;
   if (static_cast<Rule>(v[Param::rule]) == Rule::ratio) {
@@ -118,7 +122,7 @@ PointResult ScalingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[eta_used] = eta;
   out[training_time_s] = t;
   out[gpu_time_s] = v[Param::gpus] * t;
-  out[cost_usd] = run_cost_usd(v[Param::gpu_hour_price], v[Param::gpus], t);
+  out[cost_usd] = run_cost_usd(hour_price, v[Param::gpus], t);
   return {};
 }
 

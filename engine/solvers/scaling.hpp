@@ -19,7 +19,9 @@
 //   (nats per token on the paper's MassiveText; not transferable to another data set).
 // Training time = 6 N D / (gpus x peak x eta) (engine/laws.hpp training_time_s; eta, the model FLOPs
 // utilization, defaults to the seeds/004 training_large regime, engine/efficiency.hpp); GPU-hours and
-// cost = gpus x time x gpu_hour_price (engine/economics.hpp run_cost_usd).
+// cost = gpus x time x gpu_hour_price (engine/economics.hpp run_cost_usd); gpu_hour_price: catalog
+// takes the chip's dated on-demand rental price from the catalog, and a chip without one makes the
+// point infeasible.
 #pragma once
 
 #include "engine/solver.hpp"
@@ -53,7 +55,7 @@ class ScalingSolver final : public TabledSolver {
     cost_usd,
     kMetricCount
   };
-  enum Reason : std::uint8_t { precision_unsupported, no_compute_budget, no_parameters };
+  enum Reason : std::uint8_t { precision_unsupported, no_compute_budget, no_parameters, no_rental_price };
   enum Input : std::uint8_t { compute, parameter_count };
   enum Rule : std::uint8_t { ratio, parametric };
 

@@ -70,8 +70,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "Poisson request arrivals per second at one replica; 0 = no queue", .has_default = true,
      .default_value = 0, .min_value = 0, .max_value = 1e9},
     {.name = "gpu_hour_price", .kind = ParamKind::number, .dimension = Dimension::money,
-     .description = "USD per GPU-hour; 0 = catalog price amortised over lifetime", .has_default = true,
-     .default_value = 0, .min_value = 0, .max_value = 1e6},
+     .description = "USD per GPU-hour; 0 = catalog price amortised over lifetime; catalog = the chip's dated "
+                    "rental price (its catalog rental: per_hour)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .word = kCatalogWord},
     {.name = "lifetime", .kind = ParamKind::number, .dimension = Dimension::time,
      .description = "amortisation period of the purchase price (default 3 years)", .has_default = true,
      .default_value = 3 * kSecondsPerYear, .min_value = 0, .max_value = 1e10, .min_exclusive = true},
@@ -145,7 +146,8 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .has_default = true, .default_value = -1},
     {.name = "prefill_gpu_hour_price", .kind = ParamKind::number, .dimension = Dimension::money,
      .description = "USD per prefill GPU-hour when prefill_hardware is given; 0 = its catalog price amortised over "
-                    "lifetime (unknown when gpu_hour_price prices the decode GPUs)",
+                    "lifetime, its rental price when gpu_hour_price is catalog (unknown when gpu_hour_price gives "
+                    "the decode GPUs' price)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6},
     {.name = "prefill_tp", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "disaggregated: tensor-parallel GPUs of one prefill instance (DistServe sizes each phase's "
@@ -234,7 +236,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 23> kReasons = {
+constexpr std::array<std::string_view, 25> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -258,6 +260,9 @@ constexpr std::array<std::string_view, 23> kReasons = {
     "tp must divide the Mamba channels (expand x d_model)",
     "preemption needs a paged KV cache (kv_block_tokens > 0) and continuous batching",
     "preemption by swap needs swap_bandwidth or a host link (the hardware's host_link)",
+    "gpu_hour_price is catalog, but {hardware} has no rental price in the catalog",
+    "gpu_hour_price is catalog, but the prefill hardware has no rental price in the catalog "
+    "(give prefill_gpu_hour_price)",
 };
 
 }  // namespace
@@ -527,15 +532,24 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     p99_wait = mmc_wait_quantile_s(q, lambda, mu, B, kP99);
     concurrency_value = lambda * (e2e + q.mean_wait_s);
   }
-  const double hour_price =
-      v[Param::gpu_hour_price] > 0 ? v[Param::gpu_hour_price] : hw.price_usd / (v[Param::lifetime] / kSecondsPerHour);
-  // A prefill hardware's GPU-hour: its own price, or its catalog price amortised; a rental price given for
-  // the decode GPUs says nothing of it.
+  // gpu_hour_price: catalog rents every chip at its catalog rental price; a chip without one makes the
+  // point infeasible rather than free.
+  const bool rented = is_param_word(kParams[Param::gpu_hour_price], v[Param::gpu_hour_price]);
+  if (rented && !hw.rental_known()) return {PointStatus::infeasible, no_rental_price};
+  const double hour_price = rented                          ? hw.rental_usd_per_hour
+                            : v[Param::gpu_hour_price] > 0 ? v[Param::gpu_hour_price]
+                                                           : hw.price_usd / (v[Param::lifetime] / kSecondsPerHour);
+  // A prefill hardware's GPU-hour: its own price, its rental price when every chip is rented, or its
+  // catalog price amortised; a price given for the decode GPUs says nothing of it.
   double prefill_hour_price = disagg ? hour_price : 0;
   if (phw != nullptr) {
+    if (rented && v[Param::prefill_gpu_hour_price] <= 0 && !phw->rental_known()) {
+      return {PointStatus::infeasible, no_prefill_rental_price};
+    }
     prefill_hour_price = v[Param::prefill_gpu_hour_price] > 0 ? v[Param::prefill_gpu_hour_price]
-                         : v[Param::gpu_hour_price] > 0        ? 0
-                                                               : phw->price_usd / (v[Param::lifetime] / kSecondsPerHour);
+                         : rented                             ? phw->rental_usd_per_hour
+                         : v[Param::gpu_hour_price] > 0       ? 0
+                                                              : phw->price_usd / (v[Param::lifetime] / kSecondsPerHour);
   }
 
   out[ttft_s] = ttft;

@@ -27,7 +27,9 @@
 //  - cost_per_million_tokens_usd = gpus x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
 //    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
 //    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and
-//    hosting are not included.
+//    hosting are not included. gpu_hour_price: catalog takes the chip's dated on-demand rental price
+//    (its catalog `rental:`, a cloud instance's hourly price over its accelerators); a chip without one
+//    makes the point infeasible, its reason naming the chip.
 //  - eta (prefill) defaults to the seeds/004 regime prefill_long_context (0.40); eta_decode defaults to
 //    a log-linear interpolation in batch between decode_bs1 (0.03 at batch 1) and decode_batched
 //    (0.25 at batch 32 and above) (engine/efficiency.hpp).
@@ -134,7 +136,8 @@
 //    a torus describes the decode node), at prefill_tp, with the decode side's ep, eta and step_overhead; its
 //    memory must hold prefill_memory_bytes. The KV moves at kv_transfer_bandwidth or, when 0, at the
 //    slower of the two chips' accelerator links. Prefill GPUs cost prefill_gpu_hour_price or, when 0,
-//    the prefill chip's catalog price over `lifetime`; when gpu_hour_price prices the decode GPUs and
+//    the prefill chip's catalog price over `lifetime`, or its rental price when gpu_hour_price is
+//    catalog (infeasible without one); when gpu_hour_price gives the decode GPUs' price and
 //    prefill_gpu_hour_price is 0 the prefill price is unknown (cost NaN). The calibration profile's
 //    per-chip factor of eta follows the prefill chip (ParamSpec::scaled_by_second_hardware; dse/grid.cpp);
 //    memory_efficiency and step_overhead are fitted without per-chip factors and apply to both pools.
@@ -275,6 +278,8 @@ class ServingSolver final : public TabledSolver {
     tp_must_divide_channels,
     preemption_needs_paged_cache,
     swap_needs_host_link,
+    no_rental_price,
+    no_prefill_rental_price,
   };
 
   ServingSolver();

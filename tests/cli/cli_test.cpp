@@ -244,6 +244,32 @@ TEST(Cli, EvalTakesAPrefillHardwareOrNone) {
   EXPECT_NE(colocated.out.find("prefill_hardware needs disaggregated: on"), std::string::npos) << colocated.out;
 }
 
+// gpu_hour_price=catalog rents each chip at its catalog rental price: the A100 80GB at AWS p4de's
+// 40.96 USD over 8 GPUs, its H100 prefill pool at p5's 98.32 USD over 8; a chip without one is
+// infeasible (exit 4) and named, and a misspelt word is an error (exit 2) with the closest match.
+TEST(Cli, EvalTakesTheCatalogRentalPrice) {
+  const std::string point = "eval serving model=llama3_8b precision=fp16 batch=16 gpu_hour_price=catalog";
+  const Result r = dsx(point + " hardware=a100_80gb_sxm disaggregated=on prefill_hardware=h100_sxm --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"gpu_hour_price\": \"catalog\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"gpu_hour_price_usd\": 5.12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 12.29"), std::string::npos) << r.out;
+  const Result unpriced = dsx(point + " hardware=b200");
+  EXPECT_EQ(unpriced.exit_code, 4) << unpriced.out;
+  EXPECT_NE(unpriced.out.find("gpu_hour_price is catalog, but b200 has no rental price in the catalog"),
+            std::string::npos)
+      << unpriced.out;
+  const Result prefill = dsx(point + " hardware=h100_sxm disaggregated=on prefill_hardware=b200");
+  EXPECT_EQ(prefill.exit_code, 4) << prefill.out;
+  EXPECT_NE(prefill.out.find("the prefill hardware has no rental price"), std::string::npos) << prefill.out;
+  const Result bad = dsx("eval serving model=llama3_8b precision=fp16 hardware=h100_sxm gpu_hour_price=catalgo");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("did you mean 'catalog'?"), std::string::npos) << bad.out;
+  const Result solvers = dsx("catalog solvers --json");
+  ASSERT_EQ(solvers.exit_code, 0);
+  EXPECT_NE(solvers.out.find("\"kind\": \"amount of money or catalog\""), std::string::npos);
+}
+
 TEST(Cli, EvalTakesARegionAndShowsWhatItSets) {
   const Result r = dsx("eval training region=quebec node=dgx_h100 model=llama3_70b tp=8 pp=8 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;

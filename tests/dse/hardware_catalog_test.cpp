@@ -194,10 +194,12 @@ TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
 }
 
 // Rental prices against the instance prices their pages print, divided here by the instance's
-// accelerators: AWS Neuron's Inf2.48xlarge 12.981 USD per hour over 12 Inferentia2 chips, AWS's
-// p4d.24xlarge 32.77 USD over 8 A100s, p3.2xlarge 3.06 USD for one V100, Google's per-chip-hour
-// TPU v4 3.22 and v3 2.00 USD. Every rental is dated and sourced; a base entry (the 32GB V100)
-// does not inherit its base's.
+// accelerators: AWS Neuron's Inf2.48xlarge 12.981 USD per hour over 12 Inferentia2 chips and
+// trn1.32xlarge 21.50 USD over 16 Trainium chips, AWS's p4d.24xlarge 32.77 USD over 8 A100 40GB,
+// p4de.24xlarge 40.96 USD over 8 A100 80GB, p5.48xlarge 98.32 USD over 8 H100 and an 8-GPU H200
+// P5 size at 84.80 USD, p3.2xlarge 3.06 USD for one V100, Azure's one-GPU NC24ads A100 v4 3.67 USD
+// and NC40ads H100 v5 6.98 USD, Google's per-chip-hour TPU v3 2.00, v4 3.22, v5e 1.20 and v6e
+// 2.70 USD. Every rental is dated and sourced; a base entry (the 32GB V100) does not inherit its base's.
 TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   const struct {
     const char* id;
@@ -207,7 +209,11 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   } expected[] = {
       {"inf2", 12.981, 12, "2023-04-12"},      {"a100_40gb_sxm", 32.77, 8, "2022-02-26"},
       {"v100_16gb_sxm2", 3.06, 1, "2018-06-08"}, {"tpu_v4", 3.22, 1, "2023-06-01"},
-      {"tpu_v3", 2.00, 1, "2021-11-17"},
+      {"tpu_v3", 2.00, 1, "2021-11-17"},      {"trn1", 21.50, 16, "2023-02-08"},
+      {"a100_80gb_sxm", 40.96, 8, "2025-03-02"}, {"h100_sxm", 98.32, 8, "2025-03-17"},
+      {"h200", 84.80, 8, "2025-03-17"},        {"a100_80gb_pcie", 3.67, 1, "2025-03-02"},
+      {"h100_nvl", 6.98, 1, "2025-03-17"},     {"tpu_v5e", 1.20, 1, "2025-03-03"},
+      {"tpu_v6e", 2.70, 1, "2025-03-03"},
   };
   std::set<std::string> priced;
   for (const auto& e : expected) {
@@ -225,7 +231,7 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   }
   EXPECT_FALSE(catalog().find_hardware("v100_32gb_sxm2")->rental_known());
   // The cloud-only parts the pages read do not price stay without one, never 0 USD.
-  for (const char* id : {"trn2", "tpu_v5p", "tpu_v5e", "tpu_v6e", "trn1", "gb200", "h100_sxm"}) {
+  for (const char* id : {"trn2", "tpu_v5p", "tpu7x", "gb200", "b200", "mi300x", "l4", "h100_pcie"}) {
     EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
   }
 }
