@@ -108,18 +108,24 @@ TEST_F(TrainingTorusP2p, PipelinesInsideDataParallelismAreBlocksOfTheTorus) {
 
 // With cp 2 as well (tp 4, cp 2, pp 2, dp 4 in the pipeline-inside order), the gradient all-reduce
 // runs over 8 ranks in the node that are not one strided group: the 2 cp ranks, 4 apart (the peers of
-// 2 x 2 TP blocks in a 2 x 4 block: one ring of 2 at half a link), then the 4 dp ranks, 16 apart (the
-// peers of wrapped 1 x 16 pipelines in a 4 x 16 block: a ring of 4 without wraparound at a whole
-// link) on half the gradients; each reduce-scatter, then each all-gather back.
-TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceOneGroupAfterTheOther) {
+// 2 x 2 TP blocks in a 2 x 4 block: a ring of 2 along the second dimension at half a link), and the 4
+// dp ranks, 16 apart (the peers of wrapped 1 x 16 pipelines in a 4 x 16 block: a ring of 4 along the
+// first dimension without wraparound at a whole link). One schedule over both rings (engine/torus.hpp
+// torus_product_reduce_scatter_s), two parts of G / 2: phase one 1/2 x G/2 / (L/2) on the cp ring
+// while 3/4 x G/2 / L runs on the dp ring's other links, phase two 3/4 x G/4 / L and 1/2 x G/8 / (L/2):
+// G/L x (1/2 + 3/16) and 3 + 3 hops per reduce-scatter, against G/L x (1 + 3/8) one group after the
+// other; then the all-gather back.
+TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceAsOneSchedule) {
   PointInputs in = layout(4, 2, 2, true, hw);
   in.values[P::rank_order] = 1;
   in.values[P::overlap] = 0;
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   ASSERT_EQ(out[M::dp], 4);
   const double gradients = llama8b.serving_shape.parameter_count / 8 * 2;
-  const double reduce_scatter_s = 0.5 * gradients / (kLink / 2) + kAlpha + 0.75 * (gradients / 2) / kLink + 3 * kAlpha;
+  const double reduce_scatter_s = (0.5 + 3.0 / 16) * gradients / kLink + 6 * kAlpha;
   EXPECT_NEAR(out[M::dp_comm_s], 2 * reduce_scatter_s, 1e-12 * out[M::dp_comm_s]);
+  const double one_after_the_other = 0.5 * gradients / (kLink / 2) + kAlpha + 0.75 * (gradients / 2) / kLink + 3 * kAlpha;
+  EXPECT_LT(out[M::dp_comm_s], 2 * one_after_the_other);
   // Without a pipeline the two orders are one order: the same step.
   in = layout(4, 1, 2, true, hw);
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
