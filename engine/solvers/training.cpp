@@ -660,9 +660,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double dp_inner_ranks = dp_one_group ? dp_in_node : cp_inside_dp ? cp_in_node_ranks : dp_in_node_ranks;
   const TorusTopology dp_torus =
       on_torus ? torus_strided_group(torus, dp_inner_stride, dp_inner_ranks) : TorusTopology{};
-  const TorusTopology dp_outer_torus =
-      on_torus && !dp_one_group ? torus_strided_group(torus, std::max(cp_stride, dp_stride), dp_in_node / dp_inner_ranks)
-                                : TorusTopology{};
+  const double dp_outer_stride = std::max(cp_stride, dp_stride);
+  const TorusTopology dp_outer_torus = on_torus && !dp_one_group
+                                           ? torus_strided_group(torus, dp_outer_stride, dp_in_node / dp_inner_ranks)
+                                           : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {
     return !on_torus                      ? hierarchical_all_reduce_s(bytes, dp_nodes, fabric)
            : dp_one_group ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
@@ -683,9 +684,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   }
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
+  const TorusTopology ep_torus =
+      e > 1 && ep_in_node && on_torus ? torus_strided_group(torus, expert_strides[kEpGroup], e) : TorusTopology{};
   step.ep_all_to_all_s = e <= 1                     ? 0.0
-                         : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, torus_strided_group(torus, expert_strides[kEpGroup], e),
-                                                                       kNvlinkAlphaS)
+                         : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, ep_torus, kNvlinkAlphaS)
                                                   : all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
                                                                  ep_in_node ? kNvlinkAlphaS : fabric_alpha);
   step.dp_overlap = v[Param::overlap];
