@@ -399,8 +399,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const std::array<double, kRankGroups> strides = rank_strides(order, {t, cp, 1.0, dp, p});
   const std::array<double, kRankGroups> expert_strides = rank_strides(order, {t, 1.0, e, dp * cp / e, p});
   // A node holds whole blocks of the innermost groups, or a block spans whole nodes: every product
-  // of the innermost degrees below the job nests with the node.
+  // of the innermost degrees below the job nests with the node. Megatron-Core's two orders keep the
+  // checks they always had (tp and tp x cp nest) and place a block that straddles nodes by the whole
+  // blocks a node holds, as before.
+  const bool megatron_order = v[Param::rank_order] < 2;
   for (const auto* grid : {&strides, &expert_strides}) {
+    if (megatron_order || n <= node) break;
     for (const double inside : *grid) {
       if (inside < n && std::fmod(inside > node ? inside : node, inside > node ? node : inside) != 0) {
         return {PointStatus::infeasible, rank_order_does_not_nest};

@@ -180,8 +180,10 @@
 //    one choice parameter and the ranks' strides, which the torus placement below needs. Every product
 //    of the innermost degrees below the job must divide gpus_per_node or be a multiple of it (in both
 //    grids; otherwise infeasible: a group would straddle nodes unevenly, as Calculon refuses a tier
-//    that "isn't fully used"). Megatron-Core's two orders give what they gave before this choice was
-//    widened. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its
+//    that "isn't fully used"); a job of at most one node is never refused. Megatron-Core's two orders
+//    give what they gave before this choice was widened: they keep the checks they had (tp and tp x cp
+//    nest with the node) and count a node's share of a group that straddles nodes unevenly by the
+//    whole blocks it holds. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its
 //    point-to-point transfers run on NVLink when such blocks tile a node (or the whole job is one
 //    node), else on the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp
 //    ranks of whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks.
