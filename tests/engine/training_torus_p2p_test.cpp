@@ -6,6 +6,7 @@
 // a 2D torus's 4 links at 112.5 GB/s each).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/solvers/training.hpp"
@@ -133,6 +134,30 @@ TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceAsOneSchedule) {
   in.values[P::rank_order] = 1;
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   EXPECT_EQ(out[M::step_time_s], outer[M::step_time_s]);
+}
+
+// pp-tp-cp-ep-dp on the 16 x 16 torus, tp 4 and pp 2: a TP group's ranks are 2 apart, the peers of
+// the 1 x 2 pipelines in a 2 x 4 block: a 2 x 2 strided torus without wraparound whose hops cross
+// one link along the first dimension (L) and two along the second, shared by the two interleaved
+// groups (L / 2). Its reduce-scatter, two parts of S / 2: max(1/2 x S/2 / L, 1/2 x S/2 / (L/2)) then
+// max(1/2 x S/4 / (L/2), 1/2 x S/4 / L), 3/4 S / L and 2 hops; the all-reduce twice that. Megatron-Core's
+// order puts the 4 ranks in a 2 x 2 block at L a link: 3/8 S / L per reduce-scatter, half as long.
+TEST_F(TrainingTorusP2p, AStridedTpGroupIsThePeersOfTheBlocksInsideIt) {
+  const auto choices = solver.params()[P::rank_order].choices;
+  const auto stages_inside = std::find(choices.begin(), choices.end(), "pp-tp-cp-ep-dp");
+  ASSERT_NE(stages_inside, choices.end());
+  PointInputs in = layout(4, 2, 1, true, hw);
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const std::vector<double> megatron = out;
+  in.values[P::rank_order] = static_cast<double>(stages_inside - choices.begin());
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const double m = out[M::microbatches];
+  const double activation = 2048.0 * 4096 * 2;
+  // 4 all-reduces per layer (selective recomputation), 16 layers per stage.
+  const double strided = 4 * 16 * m * (2 * (0.75 * activation / kLink + 2 * kAlpha));
+  const double block = 4 * 16 * m * (2 * (0.375 * activation / kLink + 2 * kAlpha));
+  EXPECT_NEAR(out[M::tp_comm_s], strided, 1e-9 * strided);
+  EXPECT_NEAR(megatron[M::tp_comm_s], block, 1e-9 * block);
 }
 
 }  // namespace
