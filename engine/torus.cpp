@@ -231,12 +231,45 @@ double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTo
          torus_all_gather_s(bytes, intra, f.intra_alpha_s);
 }
 
+double torus_product_reduce_scatter_s(double bytes, const TorusTopology& inner, const TorusTopology& outer,
+                                      double alpha_s) {
+  struct Ring {
+    double chips = 1, bytes_per_s = 0;
+    std::size_t dimension = 0;  // of the torus, whose links it crosses
+  };
+  std::array<Ring, 2 * kMaxTorusDimensions> rings{};
+  std::size_t count = 0;
+  for (const TorusTopology* group : {&inner, &outer}) {
+    for (std::size_t d = 0; d < group->count; ++d) {
+      const TorusDimension& dim = group->dimensions[d];
+      if (dim.chips > 1) rings[count++] = Ring{dim.chips, torus_ring_bandwidth_bytes_per_s(dim), d};
+    }
+  }
+  if (count == 0) return 0.0;
+  const double part = bytes / static_cast<double>(count);
+  double total = 0;
+  for (std::size_t phase = 0; phase < count; ++phase) {
+    std::array<double, kMaxTorusDimensions> link_s{};
+    double steps = 0;
+    for (std::size_t p = 0; p < count; ++p) {
+      double shrink = 1;
+      for (std::size_t q = 0; q < phase; ++q) shrink *= rings[(p + q) % count].chips;
+      const Ring& r = rings[(p + phase) % count];
+      link_s[r.dimension] += (r.chips - 1) / r.chips * part / shrink / r.bytes_per_s;
+      steps = std::max(steps, r.chips - 1);
+    }
+    total += *std::max_element(link_s.begin(), link_s.end()) + steps * alpha_s;
+  }
+  // Rings that share a dimension's links may do better one group after the other.
+  const double one_after_the_other =
+      torus_reduce_scatter_s(bytes, inner, alpha_s) + torus_reduce_scatter_s(bytes / torus_chips(inner), outer, alpha_s);
+  return std::min(total, one_after_the_other);
+}
+
 double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& inner, const TorusTopology& outer,
                                        const HierarchicalFabric& f) {
-  const double shard = bytes / torus_chips(inner);
-  return torus_reduce_scatter_s(bytes, inner, f.intra_alpha_s) + torus_reduce_scatter_s(shard, outer, f.intra_alpha_s) +
-         ring_all_reduce_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s) +
-         torus_all_gather_s(shard, outer, f.intra_alpha_s) + torus_all_gather_s(bytes, inner, f.intra_alpha_s);
+  return 2.0 * torus_product_reduce_scatter_s(bytes, inner, outer, f.intra_alpha_s) +
+         ring_all_reduce_s(bytes / f.gpus_per_node, nodes, inter_node_ring_bandwidth_bytes_per_s(f), f.inter_alpha_s);
 }
 
 double torus_hierarchical_reduce_scatter_s(double bytes, double nodes, const TorusTopology& intra,

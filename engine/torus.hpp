@@ -137,10 +137,21 @@ double torus_hierarchical_all_gather_s(double bytes, double nodes, const TorusTo
 // the fabric's alpha, as engine/solvers/collectives.hpp's switched nodes.
 double torus_hierarchical_all_to_all_s(double bytes_per_rank, double nodes, const TorusTopology& intra,
                                        const HierarchicalFabric& f);
-// The same with the node's ranks the product of two groups, `inner` and `outer` (cp ranks tp apart and
-// dp ranks tp x cp x pp apart): reduce-scatter over inner, then over outer on 1 / chips(inner) of the
-// buffer, the ring over the nodes, and the all-gathers back; f.gpus_per_node is chips(inner) x
-// chips(outer).
+// Reduce-scatter (equivalently all-gather) over a group that is the product of two strided groups of
+// one torus, `inner` and `outer` (the cp ranks tp apart and the dp ranks a pipeline apart; each from
+// torus_strided_group, its dimensions indexed as the torus's), as one schedule: the rings of both
+// groups' dimensions are the dimensions of one multi-dimensional ring (the rotated parts above), so
+// the two groups reduce at the same time instead of one after the other. Each ring's bandwidth is
+// already its share of the links it crosses (torus_peers: the interleaved groups, disjoint blocks
+// reducing at once); two rings of one phase that run along the same dimension of the torus cross the
+// same links and share them, so their times in that phase add. Where that schedule is slower than
+// reducing over inner and then over outer on 1 / chips(inner) of the buffer, the latter is taken (both
+// are schedules a collective library may run).
+double torus_product_reduce_scatter_s(double bytes, const TorusTopology& inner, const TorusTopology& outer,
+                                      double alpha_s);
+// The hierarchical all-reduce with the node's ranks the product of `inner` and `outer`: the product
+// reduce-scatter above, the ring over the nodes, the product all-gather back; f.gpus_per_node is
+// chips(inner) x chips(outer).
 double torus_hierarchical_all_reduce_s(double bytes, double nodes, const TorusTopology& inner, const TorusTopology& outer,
                                        const HierarchicalFabric& f);
 

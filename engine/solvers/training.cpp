@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "engine/carbon.hpp"
@@ -46,7 +47,53 @@ constexpr std::array<OffloadParts, 8> kOffloadParts = {{{false, false, false},
                                                         {true, false, true},
                                                         {false, true, true},
                                                         {true, true, true}}};
-constexpr std::array<std::string_view, 2> kRankOrders = {"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"};
+// Rank orders, innermost first (engine/solvers/training.hpp, rank_order): Megatron-Core's default and
+// --use-tp-pp-dp-mapping's order keep the indices 0 and 1 they always had; the other 118 orders of the
+// five groups follow in lexicographic order of their group indices.
+enum RankGroup : std::uint8_t { kTpGroup, kCpGroup, kEpGroup, kDpGroup, kPpGroup, kRankGroups };
+constexpr std::size_t kRankOrderCount = 120;  // 5!
+struct RankOrderTable {
+  std::array<std::array<std::uint8_t, kRankGroups>, kRankOrderCount> groups{};
+  std::array<std::array<char, 14>, kRankOrderCount> text{};
+};
+constexpr RankOrderTable make_rank_orders() {
+  constexpr std::array<std::string_view, kRankGroups> names = {"tp", "cp", "ep", "dp", "pp"};
+  RankOrderTable table;
+  const std::array<std::uint8_t, kRankGroups> megatron = {0, 1, 2, 3, 4}, pipelines_inside = {0, 1, 2, 4, 3};
+  table.groups[0] = megatron;
+  table.groups[1] = pipelines_inside;
+  std::size_t next = 2;
+  std::array<std::uint8_t, kRankGroups> order = megatron;
+  do {
+    if (order != megatron && order != pipelines_inside) table.groups[next++] = order;
+  } while (std::next_permutation(order.begin(), order.end()));
+  for (std::size_t i = 0; i < kRankOrderCount; ++i) {
+    for (std::size_t g = 0; g < kRankGroups; ++g) {
+      table.text[i][3 * g] = names[table.groups[i][g]][0];
+      table.text[i][3 * g + 1] = names[table.groups[i][g]][1];
+      if (g + 1 < kRankGroups) table.text[i][3 * g + 2] = '-';
+    }
+  }
+  return table;
+}
+constexpr RankOrderTable kRankOrderTable = make_rank_orders();
+constexpr std::array<std::string_view, kRankOrderCount> kRankOrders = [] {
+  std::array<std::string_view, kRankOrderCount> views{};
+  for (std::size_t i = 0; i < kRankOrderCount; ++i) views[i] = std::string_view(kRankOrderTable.text[i].data(), 14);
+  return views;
+}();
+// Ranks between neighbouring members of each group (the product of the degrees of the groups inside
+// it) under `order`, for the group degrees `degree` (indexed by RankGroup).
+std::array<double, kRankGroups> rank_strides(const std::array<std::uint8_t, kRankGroups>& order,
+                                             const std::array<double, kRankGroups>& degree) {
+  std::array<double, kRankGroups> stride{};
+  double inside = 1;
+  for (const std::uint8_t g : order) {
+    stride[g] = inside;
+    inside *= degree[g];
+  }
+  return stride;
+}
 constexpr std::array<std::string_view, 2> kFp8WeightCasts = {"per_microbatch", "cached"};
 constexpr int kFp8WeightCastCached = 1;
 constexpr int kLora = 1, kQlora = 2;
@@ -185,9 +232,11 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     torus_param("torus_y"),
     torus_param("torus_z"),
     {.name = "rank_order", .kind = ParamKind::choice, .choices = kRankOrders,
-     .description = "Megatron-Core's rank order, innermost first: tp-cp-ep-dp-pp (its default: pipeline stages "
-                    "outermost) or tp-cp-ep-pp-dp (--use-tp-pp-dp-mapping: a pipeline's stages share a node when "
-                    "tp x cp x pp fits it, data-parallel peers are tp x cp x pp apart)",
+     .description = "order of the tp, cp, ep, dp and pp ranks, innermost first (Megatron-Core's RankGenerator): a "
+                    "group whose ranks span at most a node talks on NVLink/ICI, the others on the NIC. "
+                    "tp-cp-ep-dp-pp is Megatron-Core's default (stages outermost), tp-cp-ep-pp-dp its "
+                    "--use-tp-pp-dp-mapping (a pipeline's stages share a node when tp x cp x pp fits it); any of "
+                    "the 120 orders, e.g. pp-tp-cp-ep-dp (stages inside a node, TP across nodes)",
      .has_default = true, .default_value = 0},
     {.name = "host_memory_capacity", .kind = ParamKind::number, .dimension = Dimension::bytes,
      .description = "host memory one GPU's offload may fill (a host's memory / the GPUs sharing it); needed by any "
@@ -267,7 +316,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 22> kReasons = {
+constexpr std::array<std::string_view, 23> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -291,6 +340,8 @@ constexpr std::array<std::string_view, 22> kReasons = {
     "offloading needs host_memory_capacity (the host memory one GPU may fill)",
     "what offload moves to host memory (host_memory_per_gpu_bytes) exceeds the host memory one GPU may fill "
     "(host_memory_capacity)",
+    "rank_order places a group unevenly: every product of the innermost degrees (in the dense grid, and in the "
+    "expert grid of tp, ep, dp x cp / ep, pp) must divide gpus_per_node or be a multiple of it",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -332,7 +383,6 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                                                : hw.host_link_bandwidth_bytes_per_s);
   const bool on_torus = torus.count > 0;
   if (on_torus && torus_chips(torus) != node) return {PointStatus::infeasible, torus_is_not_the_node};
-  const bool pp_inside_dp = v[Param::rank_order] == 1;
   const double tc = t * cp;
   if (cp > 1 && std::fmod(tc > node ? tc : node, tc > node ? node : tc) != 0) {
     return {PointStatus::infeasible, tp_cp_and_node_do_not_nest};
@@ -351,6 +401,24 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
   if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
   if (e > 1 && t > 1 && v[Param::sequence_parallel] != 1) return {PointStatus::infeasible, ep_tp_needs_sequence_parallel};
+  // Where each group sits: its members' stride in rank order, in the grid of the dense layers (no EP)
+  // and in Megatron-Core's expert grid (the same order, no CP, dp x cp / ep expert-DP ranks).
+  const auto& order = kRankOrderTable.groups[static_cast<std::size_t>(v[Param::rank_order])];
+  const std::array<double, kRankGroups> strides = rank_strides(order, {t, cp, 1.0, dp, p});
+  const std::array<double, kRankGroups> expert_strides = rank_strides(order, {t, 1.0, e, dp * cp / e, p});
+  // A node holds whole blocks of the innermost groups, or a block spans whole nodes: every product
+  // of the innermost degrees below the job nests with the node. Megatron-Core's two orders keep the
+  // checks they always had (tp and tp x cp nest) and place a block that straddles nodes by the whole
+  // blocks a node holds, as before.
+  const bool megatron_order = v[Param::rank_order] < 2;
+  for (const auto* grid : {&strides, &expert_strides}) {
+    if (megatron_order || n <= node) break;
+    for (const double inside : *grid) {
+      if (inside < n && std::fmod(inside > node ? inside : node, inside > node ? node : inside) != 0) {
+        return {PointStatus::infeasible, rank_order_does_not_nest};
+      }
+    }
+  }
   const Precision precision = kComputePrecision[static_cast<std::size_t>(v[Param::precision])];
   // bf16 on hardware without a bf16 peak runs at its fp16 peak, as the solver always has.
   const double bf16_peak = hw.supports(Precision::bf16) ? hw.peak(Precision::bf16) : hw.peak(Precision::fp16);
@@ -439,10 +507,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // apart and the dp ranks are tp x cp x pp apart: a node holds its cp ranks and as many dp ranks as
   // whole tp x cp x pp blocks fit in it.
   const double dp_group = dp * cp;
-  const double dp_in_node =
-      pp_inside_dp ? (tc >= node ? std::min(cp, std::max(1.0, std::floor(node / t)))
-                                 : cp * std::min(dp, std::max(1.0, std::floor(node / (tc * p)))))
-                   : std::min(dp_group, std::max(1.0, std::floor(node / t)));
+  const auto in_node = [node](double stride_ranks, double ranks) {
+    return std::min(ranks, std::max(1.0, std::floor(node / stride_ranks)));
+  };
+  const double cp_in_node_ranks = in_node(strides[kCpGroup], cp), dp_in_node_ranks = in_node(strides[kDpGroup], dp);
+  const double dp_in_node = cp_in_node_ranks * dp_in_node_ranks;
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
@@ -455,11 +524,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double dense_gradient_bytes = (lora ? adapters : params - expert_params) / (t * p) * element_bytes;
   const double expert_gradient_bytes = lora ? 0.0 : expert_params / (t * p * e) * element_bytes;
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
-  // Expert gradients are reduced over the dp / ep expert-DP ranks, `t x ep` apart in rank order.
+  // Expert gradients are reduced over the dp x cp / ep expert-DP ranks, the expert grid's DP group
+  // (t x ep apart in Megatron-Core's default order, t x ep x pp with pp inside dp).
   const double expert_dp = dp_group / e;
-  const double expert_stride = t * e * (pp_inside_dp ? p : 1.0);
-  // Megatron-Core's expert grid orders tp-ep-dp-pp (tp-ep-pp-dp with pp inside dp).
-  const double expert_dp_in_node = std::min(expert_dp, std::max(1.0, std::floor(node / expert_stride)));
+  const double expert_stride = expert_strides[kDpGroup];
+  const double expert_dp_in_node = in_node(expert_stride, expert_dp);
   const HierarchicalFabric expert_fabric = {.gpus_per_node = expert_dp_in_node,
                                             .intra_bandwidth_bytes_per_s = nvlink,
                                             .intra_alpha_s = kNvlinkAlphaS,
@@ -474,18 +543,19 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                     : hierarchical_all_reduce_s(bytes, nodes, expert_fabric);
   };
   const double expert_dp_s = expert_gradient_bytes > 0 ? expert_all_reduce_s(expert_gradient_bytes) : 0.0;
-  const bool ep_in_node = t * e <= node;
+  const bool ep_in_node = expert_strides[kEpGroup] * e <= node;
   const double dispatch_bytes = b * s * shape.experts_per_token * h * element_bytes / t / cp;
   // Ring attention: cp - 1 steps, each passing one rank's K and V chunk (b s / cp tokens of this TP
   // rank's KV heads; a GQA model with fewer KV heads than tp keeps one per rank). On a torus node
-  // each step crosses the faces between neighbouring TP blocks (engine/torus.hpp torus_block_hop_s).
-  const bool cp_in_node = tc <= node;
+  // each step crosses the faces between neighbouring blocks of the ranks inside CP (TP blocks in
+  // Megatron-Core's orders; engine/torus.hpp torus_block_hop_s).
+  const bool cp_in_node = strides[kCpGroup] * cp <= node;
   const double kv_elements_per_layer = shape.kv_elements_per_token / shape.attention_layers;
   const double kv_chunk_bytes = b * s / cp * kv_elements_per_layer / std::min(t, std::max(1.0, shape.kv_heads)) *
                                 element_bytes;
   const double cp_exchange_s =
       !(cp > 1)                 ? 0.0
-      : cp_in_node && on_torus ? (cp - 1) * torus_block_hop_s(kv_chunk_bytes, torus, t, cp, kNvlinkAlphaS)
+      : cp_in_node && on_torus ? (cp - 1) * torus_block_hop_s(kv_chunk_bytes, torus, strides[kCpGroup], cp, kNvlinkAlphaS)
                                : (cp - 1) * point_to_point_s(kv_chunk_bytes, cp_in_node ? nvlink : nic,
                                                              cp_in_node ? kNvlinkAlphaS : fabric_alpha);
 
@@ -569,33 +639,49 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     }
   }
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
-  step.tp_all_reduce_s = t > node   ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
-                         : on_torus ? torus_all_reduce_s(activation_message, torus_group(torus, t), kNvlinkAlphaS)
+  // So does one whose ranks (strides[tp] apart) span more than a node. Inside a torus node a TP group
+  // of consecutive ranks is a block, a strided one the peers of the blocks inside it.
+  const double tp_stride = strides[kTpGroup];
+  step.tp_all_reduce_s = tp_stride * t > node ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
+                         : on_torus ? torus_all_reduce_s(activation_message,
+                                                         tp_stride == 1 ? torus_group(torus, t)
+                                                                        : torus_strided_group(torus, tp_stride, t),
+                                                         kNvlinkAlphaS)
                                     : ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
-  // Pipeline stages are the outermost rank dimension: neighbours share a node only when the whole job
-  // does. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks, in one node
-  // when such blocks tile it.
-  const double pipeline_block = tc * p;
-  const bool pp_in_node =
-      pp_inside_dp ? n <= node || (pipeline_block <= node && std::fmod(node, pipeline_block) == 0) : n <= node;
-  // On a torus node the stages are neighbouring blocks of tp x cp x dp chips (tp x cp with pp inside
-  // dp) and each transfer crosses the faces between them (engine/torus.hpp torus_block_hop_s).
-  const double stage_chips = pp_inside_dp ? tc : n / p;
+  // A pipeline spans strides[pp] x pp ranks: in one node when such blocks tile it (or the whole job
+  // is one node). Megatron-Core's default puts the stages outermost, so they share a node only when
+  // the job does; with pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks.
+  const double pipeline_block = strides[kPpGroup] * p;
+  const bool pp_in_node = n <= node || (pipeline_block <= node && std::fmod(node, pipeline_block) == 0);
+  // On a torus node the stages are neighbouring blocks of strides[pp] chips (tp x cp x dp in the
+  // default order, tp x cp with pp inside dp) and each transfer crosses the faces between them
+  // (engine/torus.hpp torus_block_hop_s).
+  const double stage_chips = strides[kPpGroup];
   step.pp_p2p_s = !pp_in_node ? point_to_point_s(activation_message / t, nic, fabric_alpha)
                   : on_torus  ? torus_block_hop_s(activation_message / t, torus, stage_chips, p, kNvlinkAlphaS)
                               : point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS);
   const double dp_nodes = dp_group / dp_in_node;
-  // On a torus node the in-node DP x CP ranks are the peers of the TP blocks (tp apart); with pp (> 1)
-  // inside dp they are two strided groups, the cp ranks tp apart and the dp ranks tp x cp x pp apart,
-  // reduced one after the other.
-  const double dp_inner_ranks = pp_inside_dp && p > 1 && tc < node ? cp : dp_in_node;
-  const TorusTopology dp_torus = on_torus ? torus_strided_group(torus, t, dp_inner_ranks) : TorusTopology{};
-  const TorusTopology dp_outer_torus =
-      on_torus && dp_inner_ranks < dp_in_node ? torus_strided_group(torus, tc * p, dp_in_node / dp_inner_ranks)
-                                              : TorusTopology{};
+  // On a torus node the in-node DP x CP ranks are one strided group when their cp and dp ranks are
+  // adjacent in rank order or only one of the two has more than one rank in the node (the peers of
+  // the TP blocks, tp apart, in Megatron-Core's default); otherwise (pp inside dp: the cp ranks tp
+  // apart, the dp ranks tp x cp x pp apart) they are the product of two strided groups, reduced as
+  // one schedule over both (engine/torus.hpp torus_product_reduce_scatter_s).
+  const double cp_stride = strides[kCpGroup], dp_stride = strides[kDpGroup];
+  const bool dp_one_group = cp_in_node_ranks == 1 || dp_in_node_ranks == 1 || dp_stride == cp_stride * cp ||
+                            cp_stride == dp_stride * dp;
+  const bool cp_inside_dp = cp_stride < dp_stride;
+  const double dp_inner_stride =
+      cp_in_node_ranks == 1 ? dp_stride : dp_in_node_ranks == 1 ? cp_stride : std::min(cp_stride, dp_stride);
+  const double dp_inner_ranks = dp_one_group ? dp_in_node : cp_inside_dp ? cp_in_node_ranks : dp_in_node_ranks;
+  const TorusTopology dp_torus =
+      on_torus ? torus_strided_group(torus, dp_inner_stride, dp_inner_ranks) : TorusTopology{};
+  const double dp_outer_stride = std::max(cp_stride, dp_stride);
+  const TorusTopology dp_outer_torus = on_torus && !dp_one_group
+                                           ? torus_strided_group(torus, dp_outer_stride, dp_in_node / dp_inner_ranks)
+                                           : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {
     return !on_torus                      ? hierarchical_all_reduce_s(bytes, dp_nodes, fabric)
-           : dp_inner_ranks == dp_in_node ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
+           : dp_one_group ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
                                           : torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, dp_outer_torus, fabric);
   };
   if (lora && zero >= 3) {
@@ -613,9 +699,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   }
   step.expert_parallel = e;
   step.moe_layers = shape.moe_layers;
+  const TorusTopology ep_torus =
+      e > 1 && ep_in_node && on_torus ? torus_strided_group(torus, expert_strides[kEpGroup], e) : TorusTopology{};
   step.ep_all_to_all_s = e <= 1                     ? 0.0
-                         : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, torus_strided_group(torus, t, e),
-                                                                       kNvlinkAlphaS)
+                         : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, ep_torus, kNvlinkAlphaS)
                                                   : all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
                                                                  ep_in_node ? kNvlinkAlphaS : fabric_alpha);
   step.dp_overlap = v[Param::overlap];

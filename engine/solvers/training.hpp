@@ -76,7 +76,7 @@
 //    4.2.2). The 1F1B bubble stretches compute by (p-1)/m; TP: 4 ring all-reduces of b s h x 2 B
 //    per layer per micro-batch (6 with full recomputation) on the one-way NVLink rate, alpha 0.5 us
 //    (mlsysim's NVLink latency), or, for a TP group larger than a node (tp a multiple of
-//    gpus_per_node), on the NIC, whose hops bound the ring;
+//    gpus_per_node) or spread over nodes by rank_order, on the NIC, whose hops bound the ring;
 //    PP: 2 point-to-point transfers of b s h x 2 B / tp per micro-batch on the NIC, alpha
 //    `fabric_latency` (default 5 us, mlsysim's IB NDR latency), or on NVLink when the whole job fits
 //    one node (pp is the outermost dimension of Megatron-Core's rank order, so stage neighbours
@@ -165,16 +165,39 @@
 //    host_memory_per_gpu_bytes exceeds it is infeasible, as Calculon refuses a second tier too small
 //    (calculon/llm/llm.py _check_mem_caps: "Mem tier2 needs ... but only has ..."). The host's own
 //    use of its memory (operating system, pinned staging buffers, the data loader) is not counted.
-//  - rank_order (which groups share a node): Megatron-Core's default tp-cp-ep-dp-pp, as above, or
-//    tp-cp-ep-pp-dp, the order NVIDIA Megatron-LM's --use-tp-pp-dp-mapping selects
-//    (megatron/training/initialize.py passes order='tp-cp-ep-pp-dp' to initialize_model_parallel).
-//    With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its point-to-point
-//    transfers run on NVLink when such blocks tile a node (or the whole job is one node), else on
-//    the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp ranks of
-//    whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks; TP,
-//    CP and EP groups are where they were. On a torus node the pipeline is a block of tp x cp x pp
-//    chips whose stages are its tp x cp blocks; the DP x CP all-reduce reduces over the cp ranks (tp
-//    apart) and then over the dp ranks (tp x cp x pp apart), each a strided group of the torus.
+//  - rank_order (which groups share a node): the order of the tp, cp, ep, dp and pp ranks, innermost
+//    first, as Megatron-Core's RankGenerator takes it (megatron/core/parallel_state.py, order
+//    "tp-cp-ep-dp-pp" by default; NVIDIA Megatron-LM's --use-tp-pp-dp-mapping passes
+//    order='tp-cp-ep-pp-dp', megatron/training/initialize.py): any of the 120 orders. A group's ranks
+//    are the product of the degrees inside it apart (its stride); the dense layers' grid has ep = 1 and
+//    Megatron-Core's expert grid the same order with cp = 1, ep and dp x cp / ep expert-DP ranks. A
+//    group whose ranks span at most a node (stride x degree <= gpus_per_node) talks on NVLink (on the
+//    torus, below), the others on the NIC: TP and CP rings and pipeline hops then run at the NIC's
+//    rate, the EP all-to-all on the NIC, and the DP x CP all-reduce is hierarchical with a node's
+//    share of each of its cp and dp groups (node / stride, at most the degree) inside and the rest
+//    across. This is Calculon's choice of a network tier for each of TP, PP and DP (calculon-ai/
+//    calculon calculon/llm/llm.py: tensor_par_net, pipeline_par_net, data_par_net; a tier must hold
+//    the product of the degrees assigned to it, _check_network_assignments: "Network tier isn't big
+//    enough"): the groups a node holds are the innermost ones, so putting them first expresses every
+//    such assignment on dsx's two tiers, e.g. pp-tp-cp-ep-dp for the stages inside a node and TP
+//    across nodes, dp-tp-cp-ep-pp for data parallelism inside the node; an order also places groups
+//    that straddle the node, which Calculon cannot. A rank order rather than one tier per group keeps
+//    one choice parameter and the ranks' strides, which the torus placement below needs. Every product
+//    of the innermost degrees below the job must divide gpus_per_node or be a multiple of it (in both
+//    grids; otherwise infeasible: a group would straddle nodes unevenly, as Calculon refuses a tier
+//    that "isn't fully used"); a job of at most one node is never refused. Megatron-Core's two orders
+//    give what they gave before this choice was widened: they keep the checks they had (tp and tp x cp
+//    nest with the node) and count a node's share of a group that straddles nodes unevenly by the
+//    whole blocks it holds. With pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks: its
+//    point-to-point transfers run on NVLink when such blocks tile a node (or the whole job is one
+//    node), else on the NIC; the DP x CP all-reduce keeps the cp ranks inside the node and only the dp
+//    ranks of whole blocks that fit it (node / (tp cp pp)), the expert-DP one node / (tp ep pp) ranks.
+//    On a torus node a pipeline is a block of stride x pp chips whose stages are its blocks of stride
+//    chips; a TP group of strided ranks is the peers of the blocks inside it (torus_strided_group);
+//    the DP x CP all-reduce runs over one strided group when the in-node cp and dp ranks are adjacent in
+//    the order, else over the product of the two strided groups (the cp ranks tp apart and the dp ranks
+//    tp x cp x pp apart with pp inside dp) as one schedule whose rings share the links they cross
+//    (engine/torus.hpp torus_product_reduce_scatter_s).
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -301,6 +324,7 @@ class TrainingSolver final : public TabledSolver {
     offload_needs_three_layers,
     offload_needs_host_capacity,
     exceeds_host_memory,
+    rank_order_does_not_nest,
   };
 
   TrainingSolver();

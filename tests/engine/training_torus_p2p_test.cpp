@@ -6,6 +6,7 @@
 // a 2D torus's 4 links at 112.5 GB/s each).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/solvers/training.hpp"
@@ -108,18 +109,24 @@ TEST_F(TrainingTorusP2p, PipelinesInsideDataParallelismAreBlocksOfTheTorus) {
 
 // With cp 2 as well (tp 4, cp 2, pp 2, dp 4 in the pipeline-inside order), the gradient all-reduce
 // runs over 8 ranks in the node that are not one strided group: the 2 cp ranks, 4 apart (the peers of
-// 2 x 2 TP blocks in a 2 x 4 block: one ring of 2 at half a link), then the 4 dp ranks, 16 apart (the
-// peers of wrapped 1 x 16 pipelines in a 4 x 16 block: a ring of 4 without wraparound at a whole
-// link) on half the gradients; each reduce-scatter, then each all-gather back.
-TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceOneGroupAfterTheOther) {
+// 2 x 2 TP blocks in a 2 x 4 block: a ring of 2 along the second dimension at half a link), and the 4
+// dp ranks, 16 apart (the peers of wrapped 1 x 16 pipelines in a 4 x 16 block: a ring of 4 along the
+// first dimension without wraparound at a whole link). One schedule over both rings (engine/torus.hpp
+// torus_product_reduce_scatter_s), two parts of G / 2: phase one 1/2 x G/2 / (L/2) on the cp ring
+// while 3/4 x G/2 / L runs on the dp ring's other links, phase two 3/4 x G/4 / L and 1/2 x G/8 / (L/2):
+// G/L x (1/2 + 3/16) and 3 + 3 hops per reduce-scatter, against G/L x (1 + 3/8) one group after the
+// other; then the all-gather back.
+TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceAsOneSchedule) {
   PointInputs in = layout(4, 2, 2, true, hw);
   in.values[P::rank_order] = 1;
   in.values[P::overlap] = 0;
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   ASSERT_EQ(out[M::dp], 4);
   const double gradients = llama8b.serving_shape.parameter_count / 8 * 2;
-  const double reduce_scatter_s = 0.5 * gradients / (kLink / 2) + kAlpha + 0.75 * (gradients / 2) / kLink + 3 * kAlpha;
+  const double reduce_scatter_s = (0.5 + 3.0 / 16) * gradients / kLink + 6 * kAlpha;
   EXPECT_NEAR(out[M::dp_comm_s], 2 * reduce_scatter_s, 1e-12 * out[M::dp_comm_s]);
+  const double one_after_the_other = 0.5 * gradients / (kLink / 2) + kAlpha + 0.75 * (gradients / 2) / kLink + 3 * kAlpha;
+  EXPECT_LT(out[M::dp_comm_s], 2 * one_after_the_other);
   // Without a pipeline the two orders are one order: the same step.
   in = layout(4, 1, 2, true, hw);
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
@@ -127,6 +134,30 @@ TEST_F(TrainingTorusP2p, CpAndDpPeersOfPipelinesReduceOneGroupAfterTheOther) {
   in.values[P::rank_order] = 1;
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   EXPECT_EQ(out[M::step_time_s], outer[M::step_time_s]);
+}
+
+// pp-tp-cp-ep-dp on the 16 x 16 torus, tp 4 and pp 2: a TP group's ranks are 2 apart, the peers of
+// the 1 x 2 pipelines in a 2 x 4 block: a 2 x 2 strided torus without wraparound whose hops cross
+// one link along the first dimension (L) and two along the second, shared by the two interleaved
+// groups (L / 2). Its reduce-scatter, two parts of S / 2: max(1/2 x S/2 / L, 1/2 x S/2 / (L/2)) then
+// max(1/2 x S/4 / (L/2), 1/2 x S/4 / L), 3/4 S / L and 2 hops; the all-reduce twice that. Megatron-Core's
+// order puts the 4 ranks in a 2 x 2 block at L a link: 3/8 S / L per reduce-scatter, half as long.
+TEST_F(TrainingTorusP2p, AStridedTpGroupIsThePeersOfTheBlocksInsideIt) {
+  const auto choices = solver.params()[P::rank_order].choices;
+  const auto stages_inside = std::find(choices.begin(), choices.end(), "pp-tp-cp-ep-dp");
+  ASSERT_NE(stages_inside, choices.end());
+  PointInputs in = layout(4, 2, 1, true, hw);
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const std::vector<double> megatron = out;
+  in.values[P::rank_order] = static_cast<double>(stages_inside - choices.begin());
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const double m = out[M::microbatches];
+  const double activation = 2048.0 * 4096 * 2;
+  // 4 all-reduces per layer (selective recomputation), 16 layers per stage.
+  const double strided = 4 * 16 * m * (2 * (0.75 * activation / kLink + 2 * kAlpha));
+  const double block = 4 * 16 * m * (2 * (0.375 * activation / kLink + 2 * kAlpha));
+  EXPECT_NEAR(out[M::tp_comm_s], strided, 1e-9 * strided);
+  EXPECT_NEAR(megatron[M::tp_comm_s], block, 1e-9 * block);
 }
 
 }  // namespace
