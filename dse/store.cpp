@@ -228,7 +228,9 @@ struct ResultStore::BackgroundCheckpoints::Impl {
   sqlite3* db = nullptr;  // the checkpointer's own connection
   std::mutex mutex;
   std::condition_variable wanted;
+  std::condition_variable idle;
   bool pending = false;
+  bool running = false;
   bool quit = false;
   std::thread thread;
 
@@ -237,9 +239,13 @@ struct ResultStore::BackgroundCheckpoints::Impl {
     auto* impl = static_cast<Impl*>(self);
     // The WAL starts again from its beginning only at a write that finds every frame copied, which
     // a writer that never pauses may not give the passive checkpoints for a while: past four times
-    // the threshold, the commit copies what is left itself, as SQLite's own checkpoint would.
+    // the threshold, the commit waits for the checkpoint in progress and copies what is left itself.
+    // (SQLite refuses a second checkpoint beside a running one instead of waiting for it.)
     if (frames >= 4 * impl->store.wal_checkpoint_pages_) {
-      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      std::unique_lock lock(impl->mutex);
+      impl->idle.wait(lock, [&] { return !impl->running; });
+      impl->pending = false;
+      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_FULL, nullptr, nullptr);
     } else if (frames >= impl->store.wal_checkpoint_pages_) {
       {
         const std::lock_guard lock(impl->mutex);
@@ -256,10 +262,13 @@ struct ResultStore::BackgroundCheckpoints::Impl {
       wanted.wait(lock, [&] { return quit || pending; });
       if (quit) return;
       pending = false;
+      running = true;
       lock.unlock();
       // SQLITE_BUSY (the writer is restarting the WAL) or an I/O error leaves the frames for the next.
       sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
       lock.lock();
+      running = false;
+      idle.notify_all();
     }
   }
 };
