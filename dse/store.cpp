@@ -6,6 +6,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -148,7 +151,8 @@ ResultStore::ResultStore(std::string path, StoreMode mode) : path_(std::move(pat
         Stmt s(prepare("PRAGMA page_size"));
         if (sqlite3_step(s.get()) == SQLITE_ROW) page_bytes = std::max(sqlite3_column_int(s.get(), 0), 512);
       }
-      exec(("PRAGMA wal_autocheckpoint=" + std::to_string(kStoreWalCheckpointBytes / page_bytes)).c_str());
+      wal_checkpoint_pages_ = kStoreWalCheckpointBytes / page_bytes;
+      exec(("PRAGMA wal_autocheckpoint=" + std::to_string(wal_checkpoint_pages_)).c_str());
       exec("PRAGMA synchronous=NORMAL");
     }
     int version = 0;
@@ -196,6 +200,7 @@ ResultStore::~ResultStore() { close(); }
 ResultStore::ResultStore(ResultStore&& other) noexcept
     : path_(std::move(other.path_)),
       db_(std::exchange(other.db_, nullptr)),
+      wal_checkpoint_pages_(other.wal_checkpoint_pages_),
       has_schema_(std::exchange(other.has_schema_, false)),
       axis_names_(std::move(other.axis_names_)),
       metric_names_(std::move(other.metric_names_)),
@@ -207,6 +212,7 @@ ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
     close();
     path_ = std::move(other.path_);
     db_ = std::exchange(other.db_, nullptr);
+    wal_checkpoint_pages_ = other.wal_checkpoint_pages_;
     has_schema_ = std::exchange(other.has_schema_, false);
     axis_names_ = std::move(other.axis_names_);
     metric_names_ = std::move(other.metric_names_);
@@ -214,6 +220,85 @@ ResultStore& ResultStore::operator=(ResultStore&& other) noexcept {
     insert_many_ = std::exchange(other.insert_many_, nullptr);
   }
   return *this;
+}
+
+struct ResultStore::BackgroundCheckpoints::Impl {
+  explicit Impl(ResultStore& s) : store(s) {}
+  ResultStore& store;
+  sqlite3* db = nullptr;  // the checkpointer's own connection
+  std::mutex mutex;
+  std::condition_variable wanted;
+  std::condition_variable idle;
+  bool pending = false;
+  bool running = false;
+  bool quit = false;
+  std::thread thread;
+
+  // SQLite calls this on the committing thread after each commit, with the frames in the WAL.
+  static int on_commit(void* self, sqlite3* db, const char* schema, int frames) {
+    auto* impl = static_cast<Impl*>(self);
+    // The WAL starts again from its beginning only at a write that finds every frame copied, which
+    // a writer that never pauses may not give the passive checkpoints for a while: past four times
+    // the threshold, the commit waits for the checkpoint in progress and copies what is left itself.
+    // (SQLite refuses a second checkpoint beside a running one instead of waiting for it.)
+    if (frames >= 4 * impl->store.wal_checkpoint_pages_) {
+      std::unique_lock lock(impl->mutex);
+      impl->idle.wait(lock, [&] { return !impl->running; });
+      impl->pending = false;
+      sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_FULL, nullptr, nullptr);
+    } else if (frames >= impl->store.wal_checkpoint_pages_) {
+      {
+        const std::lock_guard lock(impl->mutex);
+        impl->pending = true;
+      }
+      impl->wanted.notify_one();
+    }
+    return SQLITE_OK;
+  }
+
+  void run() {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      wanted.wait(lock, [&] { return quit || pending; });
+      if (quit) return;
+      pending = false;
+      running = true;
+      lock.unlock();
+      // SQLITE_BUSY (the writer is restarting the WAL) or an I/O error leaves the frames for the next.
+      sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      lock.lock();
+      running = false;
+      idle.notify_all();
+    }
+  }
+};
+
+ResultStore::BackgroundCheckpoints::BackgroundCheckpoints(ResultStore& store) : impl_(std::make_unique<Impl>(store)) {
+  Impl& impl = *impl_;
+  if (store.db_ == nullptr || store.wal_checkpoint_pages_ == 0) {
+    throw std::logic_error(store.path_ + ": background checkpoints of a store not opened read_write");
+  }
+  if (sqlite3_open_v2(store.path_.c_str(), &impl.db, SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    const std::string message = impl.db != nullptr ? sqlite3_errmsg(impl.db) : "out of memory";
+    sqlite3_close_v2(impl.db);
+    throw std::runtime_error(store.path_ + ": cannot open a checkpoint connection: " + message);
+  }
+  sqlite3_busy_timeout(impl.db, 10'000);
+  sqlite3_exec(impl.db, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
+  impl.thread = std::thread([&impl] { impl.run(); });
+  sqlite3_wal_hook(store.db_, &Impl::on_commit, &impl);  // replaces the automatic checkpoint
+}
+
+ResultStore::BackgroundCheckpoints::~BackgroundCheckpoints() {
+  Impl& impl = *impl_;
+  if (impl.store.db_ != nullptr) sqlite3_wal_autocheckpoint(impl.store.db_, impl.store.wal_checkpoint_pages_);
+  {
+    const std::lock_guard lock(impl.mutex);
+    impl.quit = true;
+  }
+  impl.wanted.notify_one();
+  impl.thread.join();
+  sqlite3_close_v2(impl.db);
 }
 
 void ResultStore::close() noexcept {

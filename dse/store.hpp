@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -118,6 +119,25 @@ class ResultStore {
   ResultStore& operator=(const ResultStore&) = delete;
 
   const std::string& path() const { return path_; }
+
+  // While it lives, the WAL is copied into the database by a thread of its own, over a connection
+  // of its own, instead of by the commit that fills it past kStoreWalCheckpointBytes: a commit then
+  // only appends to the WAL and never waits for the checkpoint's reads, writes and fsyncs. The
+  // checkpoint is SQLite's PASSIVE one, which runs beside the writer, so a commit is as durable as
+  // without it. A checkpoint that fails (a full disk) is retried with the next; the rows stay in the
+  // WAL meanwhile, as with SQLite's own automatic checkpoint, which is back once it is destroyed.
+  // The store must outlive it; it is for a store opened read_write.
+  class BackgroundCheckpoints {
+   public:
+    explicit BackgroundCheckpoints(ResultStore& store);
+    ~BackgroundCheckpoints();
+    BackgroundCheckpoints(const BackgroundCheckpoints&) = delete;
+    BackgroundCheckpoints& operator=(const BackgroundCheckpoints&) = delete;
+
+   private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+  };
 
   // Creates the results table for `columns`' axis_names and metric_names (rows are ignored) and
   // replaces the stored reasons with `columns.reasons`; when the table exists, checks that its
@@ -219,6 +239,7 @@ class ResultStore {
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  int wal_checkpoint_pages_ = 0;  // SQLite's automatic checkpoint threshold for this store's pages
   bool has_schema_ = false;
   std::vector<std::string> axis_names_;
   std::vector<std::string> metric_names_;

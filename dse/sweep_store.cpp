@@ -1,6 +1,10 @@
 #include "dse/sweep_store.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "dse/result_identity.hpp"
 #include "dse/study_loader.hpp"
@@ -58,14 +62,110 @@ void take_and_commit(RowKeeper& keeper, const SweepBlock& block, ResultStore& st
   store.commit_block(change.added, change.removed, meta);
 }
 
+namespace {
+
+// Commits taken blocks on a thread of its own, in the order they were handed over, so that the
+// sweep evaluates and keeps block n + 1 (and n + 2) while block n is written. The blocks wait in a
+// ring of kSlots changes: the sweep waits only when all of them are still to be written. A commit
+// that fails stops the writer; the sweep gets its exception at its next hand-over or at finish().
+// The store is the writer's alone from construction to finish().
+class StoreWriter {
+ public:
+  static constexpr std::size_t kSlots = 3;
+
+  explicit StoreWriter(ResultStore& store) : store_(store), thread_([this] { run(); }) {}
+  ~StoreWriter() {
+    {
+      const std::lock_guard lock(mutex_);
+      quit_ = true;
+    }
+    work_.notify_one();
+    thread_.join();
+  }
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
+
+  // The change to fill next; waits while every slot is still to be written.
+  RowKeeper::Change& next_free() {
+    std::unique_lock lock(mutex_);
+    freed_.wait(lock, [&] { return error_ != nullptr || submitted_ - committed_ < kSlots; });
+    if (error_) std::rethrow_exception(error_);
+    return slots_[submitted_ % kSlots].change;
+  }
+  // Hands over the change next_free() returned, with the counts to store beside its rows.
+  void submit(std::string counts_json) {
+    {
+      const std::lock_guard lock(mutex_);
+      slots_[submitted_ % kSlots].counts_json = std::move(counts_json);
+      ++submitted_;
+    }
+    work_.notify_one();
+  }
+  // Returns once every change handed over is committed.
+  void finish() {
+    std::unique_lock lock(mutex_);
+    freed_.wait(lock, [&] { return error_ != nullptr || committed_ == submitted_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  struct Slot {
+    RowKeeper::Change change;
+    std::string counts_json;
+  };
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      work_.wait(lock, [&] { return quit_ || committed_ < submitted_; });
+      if (committed_ == submitted_) return;  // quit_ with nothing left to write
+      Slot& slot = slots_[committed_ % kSlots];
+      lock.unlock();
+      try {
+        const std::pair<std::string, std::string> meta[] = {{kSweepCountsKey, slot.counts_json}};
+        store_.commit_block(slot.change.added, slot.change.removed, meta);
+      } catch (...) {
+        lock.lock();
+        error_ = std::current_exception();
+        freed_.notify_all();
+        return;
+      }
+      lock.lock();
+      ++committed_;
+      freed_.notify_all();
+    }
+  }
+
+  ResultStore& store_;
+  Slot slots_[kSlots];
+  std::mutex mutex_;
+  std::condition_variable work_;   // a change was handed over, or quit_
+  std::condition_variable freed_;  // a change was committed, or the writer failed
+  std::uint64_t submitted_ = 0;
+  std::uint64_t committed_ = 0;
+  bool quit_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once the members above exist
+};
+
+}  // namespace
+
 SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, ResultStore& store,
                              const SweepOptions& options) {
   RowKeeper keeper(study, grid);
   resume_keeper(keeper, store, study, options);
   const GridGate gate(study);
-  // Block n + 1 is evaluated while block n's rows are kept and committed.
+  // Block n + 1 is evaluated while block n's rows are kept, and (with more than one thread) while
+  // the writer commits the blocks before it.
   SweepBlock blocks[2];  // before the evaluator: it may still write into one while unwinding
   BackgroundEvaluator evaluator(grid, *study.solver, options.threads, options.progress, &gate);
+  // After the blocks and the evaluator: joined first when unwinding.
+  std::optional<ResultStore::BackgroundCheckpoints> checkpoints;
+  std::optional<StoreWriter> writer;
+  if (options.threads != 1) {
+    checkpoints.emplace(store);
+    writer.emplace(store);
+  }
   RowKeeper::Change change;
   const std::uint64_t total = std::min(grid.size(), options.end);
   const std::uint64_t block_points = std::max<std::uint64_t>(options.block_points, 1);
@@ -86,9 +186,15 @@ SweepCounts sweep_into_store(const ResolvedStudy& study, const Grid& grid, Resul
   for (std::uint64_t blocks_started = 1; running; ++blocks_started) {
     evaluator.wait();
     running = start_next(blocks_started, blocks[1 - current]);
-    take_and_commit(keeper, blocks[current], store, change);
+    if (writer) {
+      keeper.take(blocks[current], writer->next_free());
+      writer->submit(keeper.counts().to_json());
+    } else {
+      take_and_commit(keeper, blocks[current], store, change);
+    }
     current = 1 - current;
   }
+  if (writer) writer->finish();
   return keeper.counts();
 }
 

@@ -5,6 +5,12 @@
 // (dse/analysis/retention.hpp), and its kept rows, the rows it dropped and the sweep counts are
 // committed in one transaction (ResultStore::commit_block). The counts live in the store's meta
 // table under kSweepCountsKey, so a killed run resumes at the first point after its last commit.
+// With more than one thread the commits run on a writer thread of their own, fed a ring of three
+// taken blocks, in block order, while the WAL is checkpointed on another
+// (ResultStore::BackgroundCheckpoints): the sweep evaluates and keeps the next blocks meanwhile and
+// waits only when three blocks are still to be written. The store is the one a single thread
+// writes; a commit that fails on the writer thread is rethrown by sweep_into_store. With one
+// thread everything runs on the calling thread.
 #pragma once
 
 #include <csignal>

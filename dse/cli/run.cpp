@@ -222,7 +222,7 @@ int run_command(const std::vector<std::string>& args) {
       "points per committed block: what a kill can lose, and the unit mpirun ranks share")(
       "shard", po::value(&shard_text), "sweep only shard I of N (I/N) into this run folder; join them with dsx merge")(
       "out", po::value(&out_dir), "run folder (default runs/<study>)")(
-      "threads", po::value(&threads)->default_value(0), "worker threads (0 = all cores)")(
+      "threads", po::value(&threads)->default_value(0), "evaluation threads (0 = all cores); with more than one, the results store is written on a thread of its own")(
       "fresh", po::bool_switch(&fresh), "discard results already in the run folder")(
       "quiet", po::bool_switch(&quiet), "no progress output")(
       "trust-study-html", po::bool_switch(&trust_study_html),

@@ -4,7 +4,9 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace dsx {
 namespace {
@@ -536,6 +539,53 @@ TEST_F(StoreTest, RemoveDeletesTheStoreAndItsCompanions) {
   remove_result_store(path_);  // nothing left to remove: not an error
   ResultStore fresh(path_);
   EXPECT_FALSE(fresh.has_results());
+}
+
+// Rows of `detail_bytes`-long details: a few thousand fill the WAL past its checkpoint threshold.
+ResultTable wide_rows(std::uint64_t first, std::size_t n, std::size_t detail_bytes) {
+  ResultTable t = make_rows(first, n, 11);
+  for (std::size_t i = 0; i < n; ++i) {
+    t.status[i] = PointStatus::error;
+    t.status_detail[i] = std::string(detail_bytes, static_cast<char>('a' + (first + i) % 26));
+  }
+  return t;
+}
+
+TEST_F(StoreTest, BackgroundCheckpointsCopyTheWalIntoTheDatabaseWhileTheWriterGoesOn) {
+  ResultStore store(path_);
+  store.ensure_schema(columns());
+  const std::size_t block_rows = 2'000;
+  const std::size_t detail_bytes = 2'000;
+  // 24 blocks of 4 MB: the WAL passes the threshold again and again.
+  const std::size_t blocks = 6 * kStoreWalCheckpointBytes / (block_rows * detail_bytes);
+  const fs::path wal = path_ + "-wal";
+  std::uintmax_t largest_wal = 0;
+  ResultTable want = columns();
+  {
+    const ResultStore::BackgroundCheckpoints checkpoints(store);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const ResultTable rows = wide_rows(b * block_rows, block_rows, detail_bytes);
+      store.commit_block(rows, {}, {});
+      append_table(want, rows);
+      largest_wal = std::max(largest_wal, fs::file_size(wal));
+    }
+    // The rows reach the database file while the store is open: copied by the checkpoint thread.
+    for (int wait = 0; wait < 200 && fs::file_size(path_) < kStoreWalCheckpointBytes; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_GE(fs::file_size(path_), static_cast<std::uintmax_t>(kStoreWalCheckpointBytes));
+  }
+  // The WAL is bounded: at most four thresholds and the block that passed them.
+  EXPECT_LE(largest_wal, 4 * static_cast<std::uintmax_t>(kStoreWalCheckpointBytes) + 2 * block_rows * detail_bytes);
+  // SQLite's own checkpoint is back: the writer copies the WAL itself once it passes the threshold.
+  const std::uintmax_t before = fs::file_size(path_);
+  for (std::size_t b = blocks; b < blocks + 6; ++b) {
+    const ResultTable rows = wide_rows(b * block_rows, block_rows, detail_bytes);
+    store.commit_block(rows, {}, {});
+    append_table(want, rows);
+  }
+  EXPECT_GT(fs::file_size(path_), before);
+  expect_same_table(store.read_results(), want);
 }
 
 TEST_F(StoreTest, MovesKeepTheConnection) {
