@@ -23,6 +23,7 @@
 #include "dse/study_references.hpp"
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
+#include "output/analysis_text.hpp"
 #include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
@@ -380,6 +381,7 @@ json grid_context(const ResolvedStudy& study) {
   for (const Objective& o : study.objectives) {
     const auto m = find_study_metric(study, o.metric);  // a solver or a derived metric
     objectives.push_back({{"metric", o.metric},
+                          {"where", o.where.empty() ? std::string() : " where " + analysis_text::where_text(o.where)},
                           {"direction", direction_word(o.direction)},
                           {"description", m ? m->description : ""}});
   }
@@ -508,7 +510,10 @@ json pareto_context(const ReportInputs& in) {
   const ResultTable& results = in.results;
   json out;
   std::vector<std::string> objective_words;
-  for (const Objective& o : study.objectives) objective_words.push_back(o.metric + " (" + direction_word(o.direction) + ")");
+  for (const Objective& o : study.objectives) {
+    objective_words.push_back(o.metric + " (" + direction_word(o.direction) + ")" +
+                              (o.where.empty() ? std::string() : " where " + analysis_text::where_text(o.where)));
+  }
   out["objectives"] = join(objective_words, ", ");
   std::vector<std::size_t> front = in.pareto_rows;
   std::vector<int> cols;
