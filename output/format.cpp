@@ -266,6 +266,8 @@ QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
       } else if (n >= 3 && words[n - 3] == "flop" && words[n - 2] == "per" && words[n - 1] == "byte") {
         d.unit = "FLOP/B";
         words.resize(n - 3);
+      } else if (n >= 3 && words[n - 2] == "per" && (words[n - 1] == "joule" || words[n - 1] == "j")) {
+        d.unit = words[n - 3] + "/J";  // tokens_per_joule: "1.11 tokens/J", its words kept
       } else if (dimension == Dimension::rate) {
         d.unit = rate_unit(words);
       } else if (n >= 3 && words[n - 2] == "per" && (words[n - 1] == "s" || words[n - 1] == "byte")) {
