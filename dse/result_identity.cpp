@@ -77,7 +77,11 @@ std::string result_identity(const ResolvedStudy& study) {
     c.text("assertion").text(x.expr).selectors(x.where).count(x.require == Quantifier::all ? 0 : 1).end();
   }
   for (const Objective& o : study.objectives) {
-    c.text("objective").text(o.metric).count(o.direction == Direction::minimize ? 0 : 1).end();
+    c.text("objective").text(o.metric).count(o.direction == Direction::minimize ? 0 : 1);
+    // Written only when given, so that a study without them keeps the identity it had before they existed.
+    if (!o.where.empty()) c.text("where").selectors(o.where);
+    if (!o.name.empty()) c.text("name").text(o.name);
+    c.end();
   }
   c.text("pareto_group").count(a.pareto.group.size());
   for (const std::string& g : a.pareto.group) c.text(g);

@@ -21,7 +21,7 @@
 //   - derived: (names, expressions, units), constraints:, filters: (the fronts and top-k are taken
 //     over the rows the filters keep; per-filter counts are stored), assertions: (expressions,
 //     where:, require:; their counts and example points are stored);
-//   - objectives: (metric and direction: the fronts and the top-k rows), pareto: group (epsilon
+//   - objectives: (metric, direction and where: the fronts and the top-k rows), pareto: group (epsilon
 //     thinning is applied after the sweep), the study's top_k:;
 //   - the points compare: entries select (their where:; the rows are pinned in the store).
 // With keep: all (the default) the formulas, objectives and comparisons are applied when the

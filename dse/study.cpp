@@ -26,10 +26,16 @@ constexpr std::array<std::string_view, 23> kStudyKeys = {
     "sensitivity", "template", "grid_constraints", "keep", "calibration"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 5> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes"};
-constexpr std::array<std::string_view, 2> kObjectiveKeys = {"metric", "direction"};
+constexpr std::array<std::string_view, 4> kObjectiveKeys = {"metric", "direction", "where", "name"};
 constexpr std::array<std::string_view, 7> kCompareKeys = {"name",      "where",  "metric",     "expected",
                                                           "tolerance", "source", "explanation"};
 constexpr double kDefaultTolerance = 0.05;
+
+// An objective's name, cited as {{best.NAME}}: lower-case letters, digits and '_', a letter first.
+bool objective_name(std::string_view s) {
+  if (s.empty() || s.front() < 'a' || s.front() > 'z') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
 // Numbers on an axis are the same value when they agree to this relative precision ("10 us" = "0.01 ms").
 constexpr double kSameValueTolerance = 1e-9;
 
@@ -266,16 +272,36 @@ void StudyLoader::read_objectives(const YamlNode& list) {
     r_.check_keys(item, kObjectiveKeys, path);
     Objective o;
     bool ok = true;
-    if (const YamlNode* m = r_.require(item, "metric", path)) {
-      ok = read_metric(*m, path + ".metric", o.metric, o.metric_index) && ok;
-      for (const Objective& earlier : s_.objectives) {
-        if (ok && earlier.metric == o.metric) {
-          r_.error(*m, path + ": metric '" + o.metric + "' is already an objective");
-          ok = false;
-        }
+    const YamlNode* m = r_.require(item, "metric", path);
+    ok = m != nullptr && read_metric(*m, path + ".metric", o.metric, o.metric_index);
+    const YamlNode* name = item.find("name");
+    if (name != nullptr) {
+      if (!r_.expect_scalar(*name, path + ".name")) {
+        ok = false;
+      } else if (!objective_name(name->text)) {
+        r_.error(*name, path + ".name: '" + shown_name(name->text) +
+                            "' is not a name: lower-case letters, digits and '_', starting with a letter");
+        ok = false;
+      } else {
+        o.name = name->text;
       }
-    } else {
-      ok = false;
+    }
+    if (const YamlNode* w = item.find("where")) {
+      if (auto where = read_selectors(*w, path + ".where", true)) {
+        o.where = std::move(*where);
+      } else {
+        ok = false;
+      }
+    }
+    if (ok) {
+      for (const Objective& earlier : s_.objectives) {
+        if (earlier.key() != o.key()) continue;
+        r_.error(name != nullptr ? *name : *m,
+                 path + ": '" + o.key() + "' is already an objective" +
+                     (name != nullptr ? "; give this one another name" : "; give this one a name: to rank it again"));
+        ok = false;
+        break;
+      }
     }
     if (const YamlNode* d = r_.require(item, "direction", path)) {
       if (d->is_scalar() && d->text == "min") {
@@ -292,7 +318,43 @@ void StudyLoader::read_objectives(const YamlNode& list) {
     } else {
       ok = false;
     }
-    if (ok) s_.objectives.push_back(std::move(o));
+    if (ok) {
+      s_.objectives.push_back(std::move(o));
+      objective_nodes_.push_back(&item);
+    }
+  }
+  if (s_.objectives.size() == list.items.size()) check_objectives_meet();
+}
+
+// The Pareto front admits the rows every objective ranks: two objectives whose `where:` give one
+// parameter disjoint values leave it no row.
+void StudyLoader::check_objectives_meet() const {
+  if (s_.objectives.size() < 2) return;
+  for (std::size_t j = 1; j < s_.objectives.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      for (const Selector& sel : s_.objectives[j].where) {
+        const std::vector<Selector>& other = s_.objectives[i].where;
+        const bool pinned = std::any_of(other.begin(), other.end(), [&](const Selector& x) { return x.param == sel.param; });
+        if (!pinned) continue;
+        const auto shared = [&](const std::string& param) {
+          for (const Selector& a : s_.objectives[j].where) {
+            if (a.param != param) continue;
+            for (const Selector& b : other) {
+              if (b.param == param && b.label == a.label) return true;
+            }
+          }
+          return false;
+        };
+        if (shared(sel.param)) continue;
+        const YamlNode* where = objective_nodes_[j]->find("where");
+        r_.error(where != nullptr ? *where : *objective_nodes_[j],
+                 index_path("objectives", j) + ".where: no design point has a " + sel.param + " that both '" +
+                     s_.objectives[i].key() + "' and '" + s_.objectives[j].key() +
+                     "' rank, so the Pareto front of the objectives has no row; let their " + sel.param +
+                     " values overlap");
+        return;
+      }
+    }
   }
 }
 
@@ -308,108 +370,119 @@ bool StudyLoader::read_metric(const YamlNode& node, const std::string& path, std
   return true;
 }
 
-std::optional<std::vector<Selector>> StudyLoader::read_selectors(const YamlNode& where, const std::string& path) const {
+std::optional<std::vector<Selector>> StudyLoader::read_selectors(const YamlNode& where, const std::string& path,
+                                                                 bool lists) const {
   if (!r_.expect_mapping(where, path)) return std::nullopt;
   std::vector<Selector> out;
   bool ok = true;
-  for (const YamlEntry& e : where.entries) {
-    const std::string item = path + "." + e.key.text;
-    if (const BundleUse* use = bundle_use(e.key.text)) {
-      // A bundle axis is selected by id; a fixed bundle selects every row and adds no selector.
-      if (!e.value.is_scalar()) {
-        r_.error(e.value, item + ": a selector takes one value, got " + e.value.describe());
-        ok = false;
-      } else if (use->axis >= 0) {
-        std::vector<std::string> labels;
-        for (const AxisValue& v : s_.axes[static_cast<std::size_t>(use->axis)].values) labels.push_back(v.label);
-        if (std::find(labels.begin(), labels.end(), e.value.text) == labels.end()) {
-          const std::string near = closest_match(e.value.text, labels);
-          r_.error(e.value, item + ": '" + e.value.text + "' is not a value of the " + e.key.text + " axis" +
-                                (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
-                                join(labels) + ")");
-          ok = false;
-        } else {
-          out.push_back(Selector{e.key.text, e.value.text});
-        }
-      } else if (e.value.text != use->id) {
-        r_.error(e.value, item + ": '" + e.value.text + "' selects nothing: " + e.key.text + " is fixed to '" +
-                              use->id + "' in this study");
-        ok = false;
-      }
-      continue;
-    }
-    const int p = param_index(e.key.text);
-    if (p < 0) {
-      r_.unknown(e.key, solver_what(), param_names_);
-      ok = false;
-      continue;
-    }
-    const auto pi = static_cast<std::size_t>(p);
-    if (set_by_bundle_axis(pi)) {
-      const BundleUse& use = *s_.bundle_setting(pi);
-      r_.error(e.key, item + ": " + e.key.text + " is set by the " + use.kind + " axis; select a " + use.kind +
-                          " instead, e.g. " + use.kind + ": " +
-                          s_.axes[static_cast<std::size_t>(use.axis)].values.front().label);
-      ok = false;
-      continue;
-    }
-    const ParamSpec& ps = spec(pi);
-    if (!s_.is_axis[pi] && !fixed_[pi]) {
-      ok = false;  // its own error was reported under axes: or fixed:
-      continue;
-    }
-    if (!e.value.is_scalar()) {
-      r_.error(e.value, item + ": a selector takes one value, got " + e.value.describe());
-      ok = false;
-      continue;
-    }
-    const Axis* axis = axis_of(pi);
-    if (s_.is_axis[pi] && axis == nullptr) {
-      ok = false;  // the axis itself had an error
-      continue;
-    }
-    if (axis != nullptr) {
-      std::vector<std::string> labels;
-      for (const AxisValue& v : axis->values) labels.push_back(v.label);
-      const auto value = read_value(ps, e.value, item);
-      if (!value) {
+  for (const YamlEntry& entry : where.entries) {
+    // A list of values (objectives only) selects the rows that take any of them.
+    std::vector<const YamlNode*> values;
+    if (lists && entry.value.is_sequence()) {
+      if (entry.value.items.empty()) {
+        r_.error(entry.value, path + "." + entry.key.text + ": an empty list selects nothing; give one value or several");
         ok = false;
         continue;
       }
-      const AxisValue* match = nullptr;
-      for (const AxisValue& v : axis->values) {
-        const bool same = ps.kind == ParamKind::number ? same_number(v.value, value->value) : v.value == value->value;
-        if (same) match = &v;
-      }
-      if (match == nullptr) {
-        // Numbers are matched by value, so a spelling suggestion ("15 us" -> "5 us") would mislead.
-        const std::string near = ps.kind == ParamKind::number ? "" : closest_match(e.value.text, labels);
-        r_.error(e.value, item + ": '" + e.value.text + "' is not a value of the " + e.key.text + " axis" +
-                              (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
-                              join(labels) + ")");
-        ok = false;
-        continue;
-      }
-      out.push_back(Selector{e.key.text, match->label});
+      for (const YamlNode& v : entry.value.items) values.push_back(&v);
     } else {
-      const auto value = read_value(ps, e.value, item);
-      if (!value) {
+      values.push_back(&entry.value);
+    }
+    const std::size_t first_selector = out.size();
+    for (const YamlNode* value_node : values) {
+      const std::size_t before = out.size();
+      if (!read_selector(entry.key, *value_node, path + "." + entry.key.text, out)) {
         ok = false;
-        continue;
-      }
-      const bool same = ps.kind == ParamKind::number ? same_number(s_.fixed_values[pi], value->value)
-                                                     : s_.fixed_values[pi] == value->value;
-      if (!same) {
-        r_.error(e.value, item + ": '" + e.value.text + "' selects nothing: " + e.key.text +
-                              " is fixed to '" + s_.fixed_labels[pi] + "' in this study");
+      } else if (out.size() > before &&
+                 std::any_of(out.begin() + static_cast<std::ptrdiff_t>(first_selector),
+                             out.begin() + static_cast<std::ptrdiff_t>(before),
+                             [&](const Selector& earlier) { return earlier.label == out.back().label; })) {
+        r_.error(*value_node, path + "." + entry.key.text + ": '" + value_node->text + "' is listed twice");
         ok = false;
-        continue;
       }
-      out.push_back(Selector{e.key.text, s_.fixed_labels[pi]});
     }
   }
   if (!ok) return std::nullopt;
   return out;
+}
+
+bool StudyLoader::read_selector(const YamlNode& key, const YamlNode& value, const std::string& item,
+                                std::vector<Selector>& out) const {
+  if (const BundleUse* use = bundle_use(key.text)) {
+    // A bundle axis is selected by id; a fixed bundle selects every row and adds no selector.
+    if (!value.is_scalar()) {
+      r_.error(value, item + ": a selector takes one value, got " + value.describe());
+      return false;
+    }
+    if (use->axis >= 0) {
+      std::vector<std::string> labels;
+      for (const AxisValue& v : s_.axes[static_cast<std::size_t>(use->axis)].values) labels.push_back(v.label);
+      if (std::find(labels.begin(), labels.end(), value.text) == labels.end()) {
+        const std::string near = closest_match(value.text, labels);
+        r_.error(value, item + ": '" + value.text + "' is not a value of the " + key.text + " axis" +
+                            (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
+                            join(labels) + ")");
+        return false;
+      }
+      out.push_back(Selector{key.text, value.text});
+    } else if (value.text != use->id) {
+      r_.error(value, item + ": '" + value.text + "' selects nothing: " + key.text + " is fixed to '" + use->id +
+                          "' in this study");
+      return false;
+    }
+    return true;
+  }
+  const int p = param_index(key.text);
+  if (p < 0) {
+    r_.unknown(key, solver_what(), param_names_);
+    return false;
+  }
+  const auto pi = static_cast<std::size_t>(p);
+  if (set_by_bundle_axis(pi)) {
+    const BundleUse& use = *s_.bundle_setting(pi);
+    r_.error(key, item + ": " + key.text + " is set by the " + use.kind + " axis; select a " + use.kind +
+                      " instead, e.g. " + use.kind + ": " +
+                      s_.axes[static_cast<std::size_t>(use.axis)].values.front().label);
+    return false;
+  }
+  const ParamSpec& ps = spec(pi);
+  if (!s_.is_axis[pi] && !fixed_[pi]) return false;  // its own error was reported under axes: or fixed:
+  if (!value.is_scalar()) {
+    r_.error(value, item + ": a selector takes one value, got " + value.describe());
+    return false;
+  }
+  const Axis* axis = axis_of(pi);
+  if (s_.is_axis[pi] && axis == nullptr) return false;  // the axis itself had an error
+  const auto read = read_value(ps, value, item);
+  if (!read) return false;
+  if (axis != nullptr) {
+    std::vector<std::string> labels;
+    for (const AxisValue& v : axis->values) labels.push_back(v.label);
+    const AxisValue* match = nullptr;
+    for (const AxisValue& v : axis->values) {
+      const bool same = ps.kind == ParamKind::number ? same_number(v.value, read->value) : v.value == read->value;
+      if (same) match = &v;
+    }
+    if (match == nullptr) {
+      // Numbers are matched by value, so a spelling suggestion ("15 us" -> "5 us") would mislead.
+      const std::string near = ps.kind == ParamKind::number ? "" : closest_match(value.text, labels);
+      r_.error(value, item + ": '" + value.text + "' is not a value of the " + key.text + " axis" +
+                          (near.empty() ? "" : "; did you mean '" + near + "'?") + " (axis values: " +
+                          join(labels) + ")");
+      return false;
+    }
+    out.push_back(Selector{key.text, match->label});
+    return true;
+  }
+  const bool same = ps.kind == ParamKind::number ? same_number(s_.fixed_values[pi], read->value)
+                                                 : s_.fixed_values[pi] == read->value;
+  if (!same) {
+    r_.error(value, item + ": '" + value.text + "' selects nothing: " + key.text + " is fixed to '" +
+                        s_.fixed_labels[pi] + "' in this study");
+    return false;
+  }
+  out.push_back(Selector{key.text, s_.fixed_labels[pi]});
+  return true;
 }
 
 void StudyLoader::read_comparisons(const YamlNode& list) {

@@ -52,16 +52,22 @@ struct BundleUse {
 
 enum class Direction : std::uint8_t { minimize, maximize };
 
+// A filter "param = label" used by comparisons, figures and objectives to select rows. Several
+// selectors of one parameter (an objective's `where: {preemption: [recompute, swap]}`) keep a row
+// that takes any of their labels; selectors of different parameters must all hold.
+struct Selector {
+  std::string param;
+  std::string label;
+};
+
 struct Objective {
   std::string metric;
   std::size_t metric_index = 0;  // into solver->metrics()
   Direction direction = Direction::minimize;
-};
-
-// A filter "param = label" used by comparisons and figures to select rows.
-struct Selector {
-  std::string param;
-  std::string label;
+  std::vector<Selector> where;  // the rows it ranks (and the Pareto front admits); empty: every row
+  std::string name;             // as written; empty: the metric's name
+  // How references (`{{best.KEY}}`), top_k.csv and the report name it: `name`, else the metric.
+  const std::string& key() const { return name.empty() ? metric : name; }
 };
 
 // A number the study expects from a source document, compared with what dsx computes.

@@ -160,12 +160,18 @@ class StudyLoader {
   void check_point_count(const YamlNode& axes);
 
   void read_objectives(const YamlNode& list);
+  void check_objectives_meet() const;
 
   bool read_metric(const YamlNode& node, const std::string& path, std::string& name, std::size_t& index) const;
 
   // Selectors "param: value" that keep rows: the param must be swept or fixed and the value one it
-  // takes. Labels are normalised to the axis (or fixed) label.
-  std::optional<std::vector<Selector>> read_selectors(const YamlNode& where, const std::string& path) const;
+  // takes. Labels are normalised to the axis (or fixed) label. With `lists`, a parameter may take a
+  // list of values (several selectors of one parameter: any of them).
+  std::optional<std::vector<Selector>> read_selectors(const YamlNode& where, const std::string& path,
+                                                      bool lists = false) const;
+  // One "param: value" of a selector, appended to `out`; false after reporting why not.
+  bool read_selector(const YamlNode& key, const YamlNode& value, const std::string& item,
+                     std::vector<Selector>& out) const;
 
   void read_comparisons(const YamlNode& list);
 
@@ -218,6 +224,7 @@ class StudyLoader {
   };
   std::vector<PendingLayout> pending_layouts_;
   bool objectives_written_ = false;
+  std::vector<const YamlNode*> objective_nodes_;  // the mapping of each of s_.objectives
   std::string fixed_path_ = "fixed";  // how messages name the mapping of fixed values
 };
 

@@ -40,8 +40,8 @@ std::vector<std::string> citable_keys(const ResolvedStudy& study) {
   }
   if (a.top_k > 0) {
     for (const Objective& o : study.objectives) {
-      keys.push_back("best." + o.metric);
-      keys.push_back("best." + o.metric + ".value");
+      keys.push_back("best." + o.key());
+      keys.push_back("best." + o.key() + ".value");
     }
   }
   for (const BreakevenRequest& b : a.breakevens) keys.push_back("breakeven." + b.name);

@@ -7,8 +7,9 @@
 //   {{decision.NAME.margin}}      how much worse the runner-up is, in percent of the choice
 //   {{decision.NAME.value}}       the choice's metric value, with its unit
 //   {{decision.NAME.next_value}}  the runner-up's
-//   {{best.METRIC}}               the best design point of an objective (needs top_k)
-//   {{best.METRIC.value}}         its value
+//   {{best.NAME}}                 the best design point of an objective (needs top_k); NAME is
+//                                 the objective's name:, else its metric
+//   {{best.NAME.value}}           its value
 //   {{breakeven.NAME}}            the break-even analysis's statement for its first group
 //   {{compare.NAME.dsx}}          dsx's value of a compare entry, with its unit
 //   {{compare.NAME.difference}}   its signed difference from the expected value ("-24.3 %")

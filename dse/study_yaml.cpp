@@ -25,6 +25,29 @@ std::string flow_list(const std::vector<std::string>& items) {
   return out + "]";
 }
 
+// Selectors whose parameters may repeat (an objective's), one key each: {preemption: [recompute, swap]}.
+std::string flow_selectors_any(const std::vector<Selector>& where) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> keys;
+  for (const Selector& s : where) {
+    auto it = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == s.param; });
+    if (it == keys.end()) it = keys.insert(keys.end(), {s.param, {}});
+    it->second.push_back(yaml_scalar(s.label));
+  }
+  std::string out = "{";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto& [param, labels] = keys[i];
+    out += (i > 0 ? ", " : "") + param + ": ";
+    if (labels.size() == 1) {
+      out += labels.front();
+    } else {
+      out += "[";
+      for (std::size_t j = 0; j < labels.size(); ++j) out += (j > 0 ? ", " : "") + labels[j];
+      out += "]";
+    }
+  }
+  return out + "}";
+}
+
 std::string flow_selectors(const std::vector<Selector>& where) {
   std::string out = "{";
   for (std::size_t i = 0; i < where.size(); ++i) {
@@ -166,8 +189,10 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
   if (!study.objectives.empty()) {
     out += "objectives:\n";
     for (const Objective& o : study.objectives) {
-      out += "  - {metric: " + o.metric + ", direction: " + (o.direction == Direction::minimize ? "min" : "max") +
-             "}\n";
+      out += "  - {metric: " + o.metric + ", direction: " + (o.direction == Direction::minimize ? "min" : "max");
+      if (!o.name.empty()) out += ", name: " + o.name;
+      if (!o.where.empty()) out += ", where: " + flow_selectors_any(o.where);
+      out += "}\n";
     }
   }
   if (!study.comparisons.empty()) {

@@ -291,8 +291,8 @@ json top_k_context(const ResolvedStudy& study, const AnalysedRun* run) {
                         {"point", row_text(run->shown(), r)},
                         {"value", format_quantity(run->shown().metric(r, static_cast<std::size_t>(col)), d)}});
       }
-      lists.push_back({{"metric", list.objective.metric},
-                       {"direction", list.objective.direction == Direction::minimize ? "lowest" : "highest"},
+      lists.push_back({{"title", objective_words(study, list.objective)},
+                       {"column", metric_words(study, list.objective.metric)},
                        {"rows", rows}});
     }
   }
@@ -584,6 +584,33 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
 
 }  // namespace
 
+// The rows that tie with the best one, each by the axis values it differs in, and what the tied
+// rows differ in: "tied with preemption = swap (equal within a relative 1e-09; the tied rows differ
+// only in preemption)". At most three are named.
+std::string tie_text(const ResultTable& t, std::size_t best, const std::vector<std::size_t>& tied) {
+  constexpr std::size_t kNamed = 3;
+  std::vector<std::string> named;
+  std::vector<bool> differs(t.axis_names.size(), false);
+  for (std::size_t i = 0; i < tied.size(); ++i) {
+    std::vector<std::string> parts;
+    for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
+      if (t.label(tied[i], a) == t.label(best, a)) continue;
+      differs[a] = true;
+      parts.push_back(t.axis_names[a] + " = " + t.label(tied[i], a));
+    }
+    if (i < kNamed) named.push_back(join(parts, ", "));
+  }
+  std::vector<std::string> axes;
+  for (std::size_t a = 0; a < differs.size(); ++a) {
+    if (differs[a]) axes.push_back(t.axis_names[a]);
+  }
+  std::string text = "tied with " + join(named, "; ");
+  if (tied.size() > kNamed) text += fmt::format(" and {} more", tied.size() - kNamed);
+  return text + fmt::format(" (equal within a relative 1e{}: they differ {}in {}, and only the grid's order puts this one first)",
+                            std::lround(std::log10(kTieRelativeTolerance)), axes.size() == 1 ? "only " : "",
+                            join(axes, ", "));
+}
+
 // The generated answer: per decision the choice, its margin over the next alternative and the
 // smallest change of one input that flips it; the break-evens' statements; the best design point per
 // objective. Every value comes from the same analysis objects as the sections below and the CSVs.
@@ -647,15 +674,15 @@ json answer_context(const ReportInputs& in) {
   }
   for (const TopKList& list : in.analysed->top_k) {
     if (list.rows.empty()) continue;
-    const int col = in.analysed->shown().metric_column(list.objective.metric);
+    const ResultTable& shown = in.analysed->shown();
+    const int col = shown.metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    lines.push_back(
-        {{"label", fmt::format("{} {}", list.objective.direction == Direction::minimize ? "lowest" : "highest",
-                               metric_words(study, list.objective.metric))},
-         {"text", fmt::format("{} ({})", row_text(in.analysed->shown(), r),
-                              format_quantity(in.analysed->shown().metric(r, static_cast<std::size_t>(col)),
-                                              metric_display(study, list.objective.metric)))}});
+    std::string text = fmt::format("{} ({})", row_text(shown, r),
+                                   format_quantity(shown.metric(r, static_cast<std::size_t>(col)),
+                                                   metric_display(study, list.objective.metric)));
+    if (!list.tied.empty()) text += ", " + tie_text(shown, r, list.tied);
+    lines.push_back({{"label", objective_words(study, list.objective)}, {"text", text}});
   }
   return json{{"has_answer", !lines.empty()}, {"lines", lines}};
 }
@@ -692,8 +719,8 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
     const int col = in.analysed->shown().metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    values["best." + list.objective.metric] = row_text(in.analysed->shown(), r);
-    values["best." + list.objective.metric + ".value"] = format_quantity(
+    values["best." + list.objective.key()] = row_text(in.analysed->shown(), r);
+    values["best." + list.objective.key() + ".value"] = format_quantity(
         in.analysed->shown().metric(r, static_cast<std::size_t>(col)), metric_display(study, list.objective.metric));
   }
   return values;

@@ -149,7 +149,7 @@ std::string top_k_csv(const ResolvedStudy& study, const AnalysedRun& run) {
     const int col = run.shown().metric_column(list.objective.metric);
     for (std::size_t i = 0; i < list.rows.size(); ++i) {
       const std::size_t r = list.rows[i];
-      csv.text(list.objective.metric).text(list.objective.direction == Direction::minimize ? "min" : "max");
+      csv.text(list.objective.key()).text(list.objective.direction == Direction::minimize ? "min" : "max");
       csv.number(static_cast<double>(i + 1)).number(static_cast<double>(run.shown().point_index[r]));
       for (std::size_t a = 0; a < run.shown().axis_names.size(); ++a) csv.text(run.shown().label(r, a));
       csv.number(run.shown().metric(r, static_cast<std::size_t>(col)));
@@ -324,7 +324,7 @@ StoreTable top_k_table(const AnalysedRun& run) {
     const int col = run.shown().metric_column(list.objective.metric);
     for (std::size_t i = 0; i < list.rows.size(); ++i) {
       const std::size_t r = list.rows[i];
-      t.add_row({list.objective.metric, list.objective.direction == Direction::minimize ? "min" : "max", row_text(run.shown(), r)},
+      t.add_row({list.objective.key(), list.objective.direction == Direction::minimize ? "min" : "max", row_text(run.shown(), r)},
                 {static_cast<double>(i + 1), static_cast<double>(run.shown().point_index[r]),
                  run.shown().metric(r, static_cast<std::size_t>(col))});
     }

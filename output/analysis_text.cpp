@@ -28,6 +28,30 @@ std::string group_text(const std::vector<Selector>& labels, std::string_view eq)
   return join(parts, ", ");
 }
 
+std::string where_text(const std::vector<Selector>& where) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;
+  for (const Selector& s : where) {
+    auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == s.param; });
+    if (it == params.end()) it = params.insert(params.end(), {s.param, {}});
+    it->second.push_back(s.label);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [param, labels] : params) {
+    std::string values;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      values += (i == 0 ? "" : i + 1 == labels.size() ? " or " : ", ") + labels[i];
+    }
+    parts.push_back(param + " = " + values);
+  }
+  return join(parts, ", ");
+}
+
+std::string objective_words(const ResolvedStudy& study, const Objective& o) {
+  std::string words = std::string(o.direction == Direction::minimize ? "lowest " : "highest ") + metric_words(study, o.metric);
+  if (!o.where.empty()) words += " where " + where_text(o.where);
+  return words;
+}
+
 std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::string_view except) {
   const Grid grid(study);
   std::vector<std::uint32_t> coords(study.axes.size());

@@ -58,6 +58,11 @@ QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& me
 std::string metric_words(const ResolvedStudy& study, const std::string& metric);
 // "hardware = h200, batch = 16" from selectors.
 std::string group_text(const std::vector<Selector>& labels, std::string_view eq = " = ");
+// An objective's `where` in words, a parameter's several values joined by "or":
+// "preemption = recompute or swap, node = tpu_v6e_pod"; empty without one.
+std::string where_text(const std::vector<Selector>& where);
+// What an objective ranks: "lowest inter-token latency", then " where ..." for its `where`.
+std::string objective_words(const ResolvedStudy& study, const Objective& o);
 // The swept axes' values at `point` ("batch = 8, execution = eager"), leaving out the axis `except`.
 std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::string_view except = {});
 // Every axis label of one table row.

@@ -164,7 +164,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   const double height_cm = std::clamp(
       kBarBaseCm + (bar_key ? kBarKeyCm + kKeyRowCm * static_cast<double>(std::max<std::size_t>(key_rows, 1) - 1) : 0.0) +
           (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) +
-          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)),
       kBarMinCm, kBarMaxCm);
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -238,7 +238,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
 
   std::string& text = src.description;
   text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
-  if (ys.size() > 1) text += fmt::format(", stacked from {}", join(ycols, ", "));
+  if (ys.size() > 1) text += ", stacked left to right in that order";
   text += fmt::format(", one per {}", join(cat_names, " / "));
   if (!decl.where.empty()) {
     std::vector<std::string> sel;

@@ -38,6 +38,7 @@ inline constexpr double kTitleSingleCm = 7.0;
 inline constexpr double kBarBaseCm = 2.6;      // bars: margins, title and axis
 inline constexpr double kBarKeyCm = 1.0;       // bars: the key below the axis
 inline constexpr double kBarStepCm = 0.75;     // bars: per category
+inline constexpr std::size_t kBarMinSteps = 5;  // bars: room for this many, so a few bars stay bars
 inline constexpr double kBarMinCm = 6.0;
 inline constexpr double kBarMaxCm = 24.0;
 inline constexpr double kBarHalfHeight = 0.35;  // in category units

@@ -1,5 +1,6 @@
 // Scatter and line figures (output/figures.hpp describes both).
 
+#include "output/analysis_text.hpp"
 #include "output/figure_parts.hpp"
 
 #include <fmt/format.h>
@@ -513,7 +514,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (!fronts.empty()) {
     std::vector<std::string> obj;
     for (const Objective& o : study.objectives) {
-      obj.push_back(fmt::format("{} {}", o.direction == Direction::minimize ? "minimum" : "maximum", o.metric));
+      obj.push_back(analysis_text::objective_words(study, o));
     }
     if (grouped_fronts) {
       text += fmt::format(" The black lines are the Pareto fronts of each {}, one line per group ({}; {} point{} shown).",
@@ -525,8 +526,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   }
   if (knee) {
     text += fmt::format(" Circled: the knee, {} ({} = {}, {} = {}).", design_point_text(study, results, *knee, ", "),
-                        x.name, x.numeric ? format_quantity(row_value(x, study, results, *knee), x.display) : row_label(x, study, results, *knee),
-                        ys.front().name, format_quantity(row_value(ys.front(), study, results, *knee), ys.front().display));
+                        metric_words(x), x.numeric ? format_quantity(row_value(x, study, results, *knee), x.display) : row_label(x, study, results, *knee),
+                        metric_words(ys.front()), format_quantity(row_value(ys.front(), study, results, *knee), ys.front().display));
   }
   if (is_line && decl.crossover) {
     if (crossings.empty()) {

@@ -102,18 +102,36 @@ bool is_percent_word(std::string_view w) {
          w == "mfu";
 }
 
+// Serving's abbreviations, read as the words they stand for.
+constexpr std::array<std::pair<std::string_view, std::array<std::string_view, 4>>, 3> kSpeltOut = {{
+    {"itl", {"inter-token", "latency"}},
+    {"ttft", {"time", "to", "first", "token"}},
+    {"e2e", {"end-to-end"}},
+}};
+
 std::vector<std::string> split_words(std::string_view name) {
   std::vector<std::string> words;
   std::string current;
+  const auto push = [&] {
+    if (current.empty()) return;
+    const auto spelt = std::find_if(kSpeltOut.begin(), kSpeltOut.end(), [&](const auto& a) { return a.first == current; });
+    if (spelt == kSpeltOut.end()) {
+      words.push_back(current);
+    } else {
+      for (const std::string_view w : spelt->second) {
+        if (!w.empty()) words.emplace_back(w);
+      }
+    }
+    current.clear();
+  };
   for (char c : name) {
     if (c == '_') {
-      if (!current.empty()) words.push_back(current);
-      current.clear();
+      push();
     } else {
       current += c;
     }
   }
-  if (!current.empty()) words.push_back(current);
+  push();
   return words;
 }
 
@@ -131,6 +149,7 @@ std::string pretty_words(const std::vector<std::string>& words) {
       out += upper;
     } else if (w == "flops" || w == "flop") {
       out += "FLOPs";
+
     } else {
       out += w;
     }
@@ -247,6 +266,8 @@ QuantityDisplay describe_quantity(std::string_view name, Dimension dimension) {
       } else if (n >= 3 && words[n - 3] == "flop" && words[n - 2] == "per" && words[n - 1] == "byte") {
         d.unit = "FLOP/B";
         words.resize(n - 3);
+      } else if (n >= 3 && words[n - 2] == "per" && (words[n - 1] == "joule" || words[n - 1] == "j")) {
+        d.unit = words[n - 3] + "/J";  // tokens_per_joule: "1.11 tokens/J", its words kept
       } else if (dimension == Dimension::rate) {
         d.unit = rate_unit(words);
       } else if (n >= 3 && words[n - 2] == "per" && (words[n - 1] == "s" || words[n - 1] == "byte")) {

@@ -23,6 +23,7 @@
 #include "dse/study_references.hpp"
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
+#include "output/analysis_text.hpp"
 #include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
@@ -380,6 +381,7 @@ json grid_context(const ResolvedStudy& study) {
   for (const Objective& o : study.objectives) {
     const auto m = find_study_metric(study, o.metric);  // a solver or a derived metric
     objectives.push_back({{"metric", o.metric},
+                          {"where", o.where.empty() ? std::string() : " where " + analysis_text::where_text(o.where)},
                           {"direction", direction_word(o.direction)},
                           {"description", m ? m->description : ""}});
   }
@@ -503,12 +505,24 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
   return out;
 }
 
+// A catalog source as the provenance sentence "Source: ...." ends it: without its own final period.
+std::string sentence_body(const std::string& source) {
+  if (source.empty()) return "not given";
+  std::string out = source;
+  while (!out.empty() && (out.back() == '.' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 json pareto_context(const ReportInputs& in) {
   const ResolvedStudy& study = in.study;
   const ResultTable& results = in.results;
   json out;
   std::vector<std::string> objective_words;
-  for (const Objective& o : study.objectives) objective_words.push_back(o.metric + " (" + direction_word(o.direction) + ")");
+  for (const Objective& o : study.objectives) {
+    std::string words = analysis_text::metric_words(study, o.metric) + " (" + (o.direction == Direction::minimize ? "lowest" : "highest");
+    if (!o.where.empty()) words += " where " + analysis_text::where_text(o.where);
+    objective_words.push_back(words + ")");
+  }
   out["objectives"] = join(objective_words, ", ");
   std::vector<std::size_t> front = in.pareto_rows;
   std::vector<int> cols;
@@ -521,6 +535,8 @@ json pareto_context(const ReportInputs& in) {
                            : "No feasible design point, so there is no Pareto front.";
   json header = json::array(), rows = json::array();
   out["count"] = format_grouped(static_cast<double>(front.size()));
+  out["count_words"] = front.size() == 1 ? std::string("1 design point is")
+                                         : format_grouped(static_cast<double>(front.size())) + " design points are";
   out["has_knee"] = false;
   out["knee"] = "";
   out["grouped"] = !analyses_of(study).pareto.group.empty();
@@ -559,7 +575,7 @@ json pareto_context(const ReportInputs& in) {
       if (knee && knee->distance > 0) {
         std::vector<std::string> values;
         for (std::size_t k = 0; k < 2; ++k) {
-          values.push_back(study.objectives[k].metric + " " +
+          values.push_back(analysis_text::metric_words(study, study.objectives[k].metric) + " " +
                            format_quantity(results.metric(knee->row, static_cast<std::size_t>(cols[k])),
                                            metric_display(study, study.objectives[k].metric)));
         }
@@ -626,7 +642,7 @@ json provenance_context(const ResolvedStudy& study) {
                         {"tdp", h->tdp_known() ? format_si(h->tdp_w, "W") : std::string("unknown")},
                         {"idle", format_percent(h->idle_power_fraction)},
                         {"price", h->price_usd > 0 ? format_grouped(h->price_usd) + " USD" : "unknown"},
-                        {"source", h->source.empty() ? "not given" : h->source}});
+                        {"source", sentence_body(h->source)}});
   }
   json models = json::array();
   for (const std::string& id : used_ids(study, ParamKind::model)) {
@@ -644,7 +660,7 @@ json provenance_context(const ResolvedStudy& study) {
                       {"sample_unit", g.sample_unit},
                       {"kernels_eager", format_grouped(g.total_kernels())},
                       {"kernels_compiled", format_grouped(m->prepared.compiled.total_kernels())},
-                      {"source", m->source.empty() ? "not given" : m->source}});
+                      {"source", sentence_body(m->source)}});
   }
   json bundles = json::array();
   for (const CatalogBundle& b : study.catalog.bundles) {
@@ -654,7 +670,7 @@ json provenance_context(const ResolvedStudy& study) {
                        {"id", b.id},
                        {"name", b.name},
                        {"values", join(values, ", ")},
-                       {"source", b.source.empty() ? "not given" : b.source}});
+                       {"source", sentence_body(b.source)}});
   }
   json metrics = json::array();
   if (study.solver != nullptr) {

@@ -69,6 +69,20 @@ KeepRules::KeepRules(const ResolvedStudy& study) {
     if (m->derived && !has_formulas) throw std::logic_error("keep: a derived objective without formulas");
     objective_index.push_back(m->derived ? solver_metrics + m->index : m->index);
     directions.push_back(o.direction);
+    std::vector<std::pair<std::size_t, std::vector<std::uint32_t>>> where;
+    for (std::size_t ax = 0; ax < study.axes.size(); ++ax) {
+      std::vector<std::uint32_t> allowed;
+      bool named = false;
+      for (const Selector& sel : o.where) {
+        if (study.axes[ax].param != sel.param) continue;
+        named = true;
+        const auto& vals = study.axes[ax].values;
+        const auto v = std::find_if(vals.begin(), vals.end(), [&](const AxisValue& av) { return av.label == sel.label; });
+        allowed.push_back(static_cast<std::uint32_t>(v - vals.begin()));
+      }
+      if (named) where.emplace_back(ax, std::move(allowed));
+    }
+    objective_where.push_back(std::move(where));
   }
   front = a.keep.front && study.objectives.size() >= 2;
   for (const std::string& g : a.pareto.group) {
@@ -188,7 +202,15 @@ void ChunkSelector::offer(std::uint64_t point, PointResult r, std::span<const do
     }
     for (std::size_t j = 0; j < objective_values_.size(); ++j) {
       const std::size_t m = rules_.objective_index[j];
-      objective_values_[j] = formulas_ ? formulas_->metric(m) : metrics[m];
+      const auto& where = rules_.objective_where[j];
+      const bool selected = std::all_of(where.begin(), where.end(), [&](const auto& axis_values) {
+        const auto& [ax, allowed] = axis_values;
+        return std::find(allowed.begin(), allowed.end(), coords_[ax]) != allowed.end();
+      });
+      // A point the objective's `where` leaves out has no value of it (as in top_k_rows and the fronts).
+      objective_values_[j] = !selected ? std::numeric_limits<double>::quiet_NaN()
+                             : formulas_ ? formulas_->metric(m)
+                                         : metrics[m];
     }
   }
   // Whether the point may enter the sample: below the keeper's bound and this chunk's own.

@@ -58,6 +58,8 @@ struct KeepRules {
     std::vector<std::pair<std::size_t, std::uint32_t>> axis_value;  // (axis, value index) to match
   };
   std::vector<AssertionMatch> assertion_where;
+  // Per objective, per axis its `where` names: the value indices it ranks (any of them).
+  std::vector<std::vector<std::pair<std::size_t, std::vector<std::uint32_t>>>> objective_where;
 };
 
 // A front the keeper holds, arranged to tell quickly whether one of its points strictly dominates a

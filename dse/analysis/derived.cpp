@@ -58,16 +58,6 @@ void fill_hardware_values(const HardwareSpec* hw, int precision_param, const Poi
   h[8] = hw->rental_known() ? hw->rental_usd_per_hour : kNaN;  // no published rental: dollars stay empty
 }
 
-// Whether a row's labels match the selectors (a selector on a parameter that is not an axis was
-// checked against the fixed value when the study loaded).
-bool matches(const ResultTable& table, std::size_t row, const std::vector<Selector>& where) {
-  for (const Selector& s : where) {
-    const int col = table.axis_column(s.param);
-    if (col >= 0 && table.label(row, static_cast<std::size_t>(col)) != s.label) return false;
-  }
-  return true;
-}
-
 // Table column of each solver metric.
 std::vector<std::size_t> solver_columns(const Solver& solver, const ResultTable& table) {
   std::vector<std::size_t> cols;
@@ -80,6 +70,28 @@ std::vector<std::size_t> solver_columns(const Solver& solver, const ResultTable&
 }
 
 }  // namespace
+
+bool selects(const ResultTable& table, std::size_t row, std::span<const Selector> where) {
+  for (std::size_t i = 0; i < where.size(); ++i) {
+    const Selector& s = where[i];
+    if (std::any_of(where.begin(), where.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const Selector& earlier) { return earlier.param == s.param; })) {
+      continue;  // checked with the first selector of its parameter
+    }
+    const int col = table.axis_column(s.param);
+    if (col < 0) continue;  // a fixed parameter: checked against its value when the study loaded
+    const std::string& label = table.label(row, static_cast<std::size_t>(col));
+    if (std::none_of(where.begin() + static_cast<std::ptrdiff_t>(i), where.end(),
+                     [&](const Selector& x) { return x.param == s.param && x.label == label; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool same_objective_value(double a, double b) {
+  return std::fabs(a - b) <= kTieRelativeTolerance * std::max(std::fabs(a), std::fabs(b));
+}
 
 std::vector<std::string> expression_names(const Solver& solver) {
   std::vector<std::string> names;
@@ -298,7 +310,7 @@ std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, co
     bool loaded = false;
     for (std::size_t i = 0; i < a.assertions.size(); ++i) {
       const Assertion& x = a.assertions[i];
-      if (!matches(table, r, x.where)) continue;
+      if (!selects(table, r, x.where)) continue;
       if (!loaded) {
         grid.inputs(table.point_index[r], in);
         for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
@@ -325,12 +337,13 @@ std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& 
   std::vector<TopKList> out;
   if (k == 0) return out;
   for (const Objective& o : study.objectives) {
-    TopKList list{o, {}};
+    TopKList list{o, {}, {}};
     const int col = table.metric_column(o.metric);
     if (col < 0) throw std::invalid_argument("top-k: the results have no metric '" + o.metric + "'");
     std::vector<std::size_t> rows;
     for (std::size_t r = 0; r < table.rows(); ++r) {
-      if (table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, static_cast<std::size_t>(col)))) {
+      if (table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, static_cast<std::size_t>(col))) &&
+          selects(table, r, o.where)) {
         rows.push_back(r);
       }
     }
@@ -340,6 +353,12 @@ std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& 
       const double vy = table.metric(y, c);
       return o.direction == Direction::minimize ? vx < vy : vx > vy;
     });
+    if (!rows.empty()) {
+      const double best = table.metric(rows.front(), c);
+      for (std::size_t i = 1; i < rows.size() && same_objective_value(table.metric(rows[i], c), best); ++i) {
+        list.tied.push_back(rows[i]);
+      }
+    }
     if (rows.size() > k) rows.resize(k);
     list.rows = std::move(rows);
     out.push_back(std::move(list));

@@ -130,13 +130,26 @@ struct AssertionOutcome {
 // only the rows the filters keep).
 std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, const ResultTable& table);
 
+// Two values of an objective tie when they differ by at most this fraction of the larger magnitude:
+// the same number reached by different arithmetic (a preemption policy that never fires).
+inline constexpr double kTieRelativeTolerance = 1e-9;
+bool same_objective_value(double a, double b);
+
+// Whether a row's labels match the selectors: every parameter they name takes one of the labels
+// given for it (a selector on a parameter that is not an axis was checked against the fixed value
+// when the study loaded).
+bool selects(const ResultTable& table, std::size_t row, std::span<const Selector> where);
+
 struct TopKList {
   Objective objective;
   std::vector<std::size_t> rows;  // best first; ties keep row order
+  // The rows after the first whose value ties with it (same_objective_value), in row order, whether
+  // or not they are among the k.
+  std::vector<std::size_t> tied;
 };
 
-// The `k` best feasible rows of `table` for each objective of the study (rows with a NaN value of
-// the objective are left out).
+// The `k` best feasible rows of `table` for each objective of the study among the rows its `where`
+// selects (rows with a NaN value of the objective are left out).
 std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& table, std::size_t k);
 
 }  // namespace dsx

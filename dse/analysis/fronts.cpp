@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <limits>
 #include <stdexcept>
+
+#include "dse/analysis/derived.hpp"
 
 namespace dsx {
 
@@ -101,7 +104,10 @@ ParetoFronts study_fronts(const ResolvedStudy& study, const ResultTable& table) 
   // Objective values of every row (row-major), then one sub-matrix per group.
   std::vector<double> values(rows * k);
   for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t i = 0; i < k; ++i) values[r * k + i] = table.metric(r, cols[i]);
+    for (std::size_t i = 0; i < k; ++i) {
+      // A row an objective's `where` leaves out has no value of it, so the front leaves it out.
+      values[r * k + i] = selects(table, r, study.objectives[i].where) ? table.metric(r, cols[i]) : std::numeric_limits<double>::quiet_NaN();
+    }
   }
   // Group of each row: positions of its labels along the group axes (study order of values).
   std::vector<std::size_t> group_cols;

@@ -192,6 +192,33 @@ TEST_F(Retention, KeepingFrontsTopKAndASampleGivesTheAnswersOfKeepingEveryRow) {
   EXPECT_GE(kept.stored.rows(), 40U);
 }
 
+// Objectives that rank only some rows (where:) keep the rows keep-all would rank and put on the front.
+TEST_F(Retention, ObjectivesWithWhereKeepWhatKeepingEveryRowRanks) {
+  std::string text = kStudy;
+  const std::string old_objectives = "  - {metric: latency_s, direction: min}\n  - {metric: samples_per_usd, direction: max}\n";
+  const std::size_t at = text.find(old_objectives);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, old_objectives.size(),
+               "  - {metric: latency_s, direction: min, where: {hardware: [l4, b200], precision: fp32}}\n"
+               "  - {metric: samples_per_usd, direction: max, where: {hardware: [b200, a100_80gb_sxm]}}\n");
+  const ResolvedStudy all_study = load(text);
+  const ResolvedStudy kept_study = load(text + "keep: {front: true, top_k: 2}\n");
+  const Swept all = analyse_all(all_study, sweep(all_study, 1U << 14U, 1));
+  ASSERT_EQ(all.top_k.size(), 2U);
+  ASSERT_FALSE(all.front.empty());
+  const Swept kept = sweep(kept_study, 97, 2);
+  expect_same_answers(kept, all);
+  // The where chose the rows: the first objective's best are fp32 rows of l4 or b200.
+  const int hw = all.stored.axis_column("hardware"), precision = all.stored.axis_column("precision");
+  for (const std::uint64_t p : all.top_k[0]) {
+    const std::size_t r = static_cast<std::size_t>(
+        std::find(all.stored.point_index.begin(), all.stored.point_index.end(), p) - all.stored.point_index.begin());
+    const std::string& h = all.stored.label(r, static_cast<std::size_t>(hw));
+    EXPECT_TRUE(h == "l4" || h == "b200") << h;
+    EXPECT_EQ(all.stored.label(r, static_cast<std::size_t>(precision)), "fp32");
+  }
+}
+
 TEST_F(Retention, KeptRowsDoNotDependOnBlockSizeThreadsOrInterruptions) {
   const ResolvedStudy study = load(std::string(kStudy) + "keep: {front: true, sample: 25, seed: 7}\n");
   const Swept one = sweep(study, 1U << 14U, 1);

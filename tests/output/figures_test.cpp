@@ -59,8 +59,8 @@ Small small_study() {
   st.fixed_labels[InferenceSolver::hardware] = "gpu_a";
   st.fixed_labels[InferenceSolver::launch_overhead] = "5 us";
   st.fixed_values[InferenceSolver::launch_overhead] = 5e-6;
-  st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize},
-                   Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize}};
+  st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize, {}, {}},
+                   Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize, {}, {}}};
 
   ResultTable& t = s.results;
   t.axis_names = {"execution", "batch"};

@@ -192,6 +192,13 @@ TEST(DescribeQuantity, RatesNameWhatTheyCount) {
   const QuantityDisplay d = describe_quantity("arrival_rate", Dimension::rate);
   EXPECT_EQ(format_quantity(3.2, d), "3.20/s");
   EXPECT_EQ(format_quantity(1.25e6, describe_quantity("tokens_per_s_per_gpu", Dimension::rate)), "1,250,000 tokens/s");
+  // A count per joule (a derived metric, dimensionless) names what it counts, as a rate does.
+  const QuantityDisplay per_joule = describe_quantity("tokens_per_joule", Dimension::dimensionless);
+  EXPECT_EQ(per_joule.label, "tokens per joule");
+  EXPECT_EQ(format_quantity(1.11, per_joule), "1.11 tokens/J");
+  // Serving's abbreviations read as words.
+  EXPECT_EQ(describe_quantity("itl_s", Dimension::time).label, "inter-token latency");
+  EXPECT_EQ(describe_quantity("p99_ttft_s", Dimension::time).label, "p99 time to first token");
   const AxisScale s = choose_axis_scale(d, 45000);
   EXPECT_EQ(s.unit, "k/s");
   EXPECT_EQ(format_in_scale(45000, s), "45.0 k/s");

@@ -113,8 +113,8 @@ Small small_study() {
   st.fixed_values[P::launch_overhead] = kLaunchOverhead;
   st.fixed_labels[P::eta] = "0.5";
   st.fixed_values[P::eta] = 0.5;
-  st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize},
-                   Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize}};
+  st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize, {}, {}},
+                   Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize, {}, {}}};
 
   // dispatch_s = kernels x t_launch (seeds/000 lab_07 Act 1): 4 eager kernels x 5 us.
   const double eager_kernels = static_cast<double>(tiny_mlp().ops.size());
