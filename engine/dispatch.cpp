@@ -34,14 +34,15 @@ struct Roofs {
   double batch;
   double bytes_per_element;
   double seconds_per_flop;         // 1 / (peak x eta)
-  double seconds_per_vector_flop;  // 1 / (vector peak x eta)
-  double seconds_per_byte;         // 1 / bandwidth
+  double seconds_per_vector_flop;  // 1 / (vector peak x vector_eta)
+  double seconds_per_byte;         // 1 / (bandwidth x memory_efficiency)
 };
 
-Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, double eta) {
+Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, const RoofEfficiencies& e) {
   const double peak = hw.peak(precision);
-  return Roofs{batch, bytes_per_element(precision), 1.0 / (peak * eta),
-               1.0 / (vector_peak_flops_per_s(hw, precision) * eta), 1.0 / hw.memory_bandwidth_bytes_per_s};
+  return Roofs{batch, bytes_per_element(precision), 1.0 / (peak * e.eta),
+               1.0 / (vector_peak_flops_per_s(hw, precision) * e.vector_eta),
+               1.0 / (hw.memory_bandwidth_bytes_per_s * e.memory)};
 }
 
 inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
@@ -67,7 +68,12 @@ void finish(ExecutionBreakdown& out, const LaunchSettings& launch) {
 
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs = make_roofs(hw, precision, batch, eta);
+  return execute_graph(graph, hw, precision, batch, RoofEfficiencies{.eta = eta, .vector_eta = eta}, launch);
+}
+
+ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch) {
+  const Roofs roofs = make_roofs(hw, precision, batch, efficiency);
   ExecutionBreakdown out;
   for (const Op& op : graph.ops) {
     add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
@@ -79,7 +85,12 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch) {
-  const Roofs roofs = make_roofs(hw, precision, batch, eta);
+  return execute_graph(graph, hw, precision, batch, RoofEfficiencies{.eta = eta, .vector_eta = eta}, launch);
+}
+
+ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch) {
+  const Roofs roofs = make_roofs(hw, precision, batch, efficiency);
   ExecutionBreakdown out;
   const std::size_t n = graph.size();
   for (std::size_t i = 0; i < n; ++i) {

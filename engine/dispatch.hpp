@@ -29,6 +29,14 @@
 // issue #488, "what graph replay is actually worth"); CUDA.jl's documentation reports 80 broadcast
 // kernels going from 260 us to 70 us as one graph (under 0.9 us per kernel, execution included).
 // kDefaultGraphNodeLatency_s rounds the former to 0.6 us.
+//
+// Achieved bandwidth (RoofEfficiencies::memory): a kernel streams device memory at a share of the
+// datasheet rate, never all of it. STREAM copy, scale, add and triad kernels reach 1.61-1.75 of the
+// A100 80GB's 2.039 TB/s and 2.90-2.97 of the H100 SXM's 3.35 TB/s, 0.79-0.89 (Azure AI
+// Benchmarking Guide, HBM bandwidth tables of ND_A100_v4 and ND_H100_v5; the memory_bandwidth rows of
+// studies/catalog/measurements/kernels.yaml): an upper bound for kernels that do more than stream.
+// The memory roof of every op is bandwidth x that share; the overloads without it take 1, the
+// ideal roofline, and run the vector units at eta.
 #pragma once
 
 #include "engine/graph.hpp"
@@ -80,11 +88,24 @@ struct ExecutionBreakdown {
 // One forward pass of `graph` at this batch on `hw`. Requires hw.supports(precision), eta in (0, 1].
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch);
+// The achieved fractions of the three roofs, each in (0, 1]: eta of the precision's peak,
+// vector_eta of the vector peak (the ops runs_on_vector_units names), memory of the bandwidth.
+struct RoofEfficiencies {
+  double eta = 1;
+  double vector_eta = 1;
+  double memory = 1;
+};
+
+// The same with each roof at its own efficiency.
+ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch);
 // The same with one CPU-side launch per kernel (no CUDA graphs).
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, double launch_overhead_s);
 // The same walk over a flattened graph (the sweep's path): identical results, op for op.
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch);
+ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch);
 
 }  // namespace dsx

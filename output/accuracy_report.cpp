@@ -97,7 +97,7 @@ std::string parameter_table_text(const MeasurementSet& set, const Calibration& c
     const FittedParameter& p = c.profile.parameters[j];
     out += fmt::format("{}.{}: {} (prior {}), spread {}, {}; {} measurements constrain it\n", p.solver, p.name,
                        number_text(p.value, 4), number_text(p.prior, 4), number_text(p.spread, 2),
-                       p.identified ? "fitted" : "not identified, kept at the prior", p.rows);
+                       p.identified ? "fitted" : (p.fixed ? "fixed at the prior" : "not identified, kept at the prior"), p.rows);
     std::vector<std::string> ids;
     for (const RowFit& f : c.rows) {
       if (f.fitted && j < f.elasticity.size() && std::fabs(f.elasticity[j]) >= kConstrainingElasticity) {
@@ -234,7 +234,7 @@ std::string accuracy_markdown(const AccuracyReportInputs& in, bool with_parity_f
   for (const FittedParameter& p : c.profile.parameters) {
     md += fmt::format("| `{}.{}` | {} | {} | {} | {} | {} |\n", p.solver, p.name, number_text(p.prior, 4),
                       number_text(p.value, 4), p.identified ? number_text(p.spread, 2) : "", p.rows,
-                      std::string(p.identified ? "fitted" : "not identified: kept at the prior") +
+                      std::string(p.identified ? "fitted" : (p.fixed ? "fixed at the prior" : "not identified: kept at the prior")) +
                           (p.per_hardware.empty() ? "" : "; x the chip's " + p.per_hardware + " factor"));
   }
   if (!c.profile.hardware_factors.empty()) {

@@ -153,9 +153,10 @@ class Fitter {
         }
       }
       // A chip factor needs no quorum: its pull towards 1 keeps it defined, and it moves from 1 by
-      // n / (n + 1) of what its n rows ask for.
+      // n / (n + 1) of what its n rows ask for. A fixed parameter stays at its prior.
       out[j] = coords_[j].is_factor ? n > 0
-                                    : n >= kMinRowsToIdentify && sources.size() >= kMinSourcesToIdentify;
+                                    : !coords_[j].ref.fixed && n >= kMinRowsToIdentify &&
+                                          sources.size() >= kMinSourcesToIdentify;
     }
     return out;
   }
@@ -461,6 +462,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     fp.value = free[j] ? full.theta[j] : coords[j].prior;
     fp.spread = full.spread[j];
     fp.per_hardware = coords[j].ref.per_hardware;
+    fp.fixed = coords[j].ref.fixed;
     profile.parameters.push_back(fp);
   }
   for (std::size_t i : usable) {
@@ -488,7 +490,10 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     std::size_t n = 0;
     for (std::size_t i : usable) n += std::fabs(out.rows[i].elasticity[j]) >= kConstrainingElasticity ? 1 : 0;
     profile.parameters[j].rows = n;
-    if (!free[j]) {
+    if (coords[j].ref.fixed) {
+      out.notes.push_back("parameter " + coords[j].ref.solver + "." + coords[j].ref.name + " is fixed at its prior (" +
+                          std::to_string(n) + " measurements constrain it)");
+    } else if (!free[j]) {
       out.notes.push_back("parameter " + coords[j].ref.solver + "." + coords[j].ref.name +
                           " is not identified (" + std::to_string(n) +
                           " measurements constrain it; a fit needs at least " + std::to_string(kMinRowsToIdentify) +

@@ -25,7 +25,7 @@ constexpr std::array<std::string_view, 4> kRegimeKeys = {"name", "description", 
 constexpr std::array<std::string_view, 3> kRegimeIntervalKeys = {"solver", "metrics", "when"};
 constexpr std::array<std::string_view, 11> kRowKeys = {"id",    "regime", "solver", "inputs",         "metric",  "measured",
                                                        "source", "stack", "notes",  "cannot_predict", "workload"};
-constexpr std::array<std::string_view, 3> kFitKeys = {"parameter", "prior", "per_hardware"};
+constexpr std::array<std::string_view, 4> kFitKeys = {"parameter", "prior", "per_hardware", "fixed"};
 constexpr std::array<std::string_view, 4> kSourceKeys = {"citation", "url", "read", "date"};
 
 struct ParsedFile {
@@ -135,11 +135,13 @@ class MeasurementReader {
       const YamlNode* name_node = &item;
       const YamlNode* prior_node = nullptr;
       const YamlNode* family_node = nullptr;
+      const YamlNode* fixed_node = nullptr;
       if (item.is_mapping()) {
         r.check_keys(item, kFitKeys, where);
         name_node = r.require(item, "parameter", where);
         prior_node = item.find("prior");
         family_node = item.find("per_hardware");
+        fixed_node = item.find("fixed");
         if (name_node == nullptr) continue;
       }
       const auto text = r.string(*name_node, where);
@@ -192,6 +194,20 @@ class MeasurementReader {
           continue;
         }
         ref.per_hardware = *family;
+      }
+      if (fixed_node != nullptr) {
+        const auto fixed = r.boolean(*fixed_node, where + ".fixed");
+        if (!fixed) continue;
+        if (*fixed && !ref.prior) {
+          r.error(*fixed_node, where + ".fixed: a fixed parameter is held at its prior; give it: {parameter: " + *text +
+                                   ", prior: <value>, fixed: true}");
+          continue;
+        }
+        if (*fixed && !ref.per_hardware.empty()) {
+          r.error(*fixed_node, where + ".fixed: a fixed parameter has no hardware factors; drop per_hardware");
+          continue;
+        }
+        ref.fixed = *fixed;
       }
       def.fit.push_back(std::move(ref));
     }

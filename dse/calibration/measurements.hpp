@@ -29,11 +29,16 @@ namespace dsx {
 // hardware that enough rows constrain a factor of family NAME (one factor per chip, shared by all
 // parameters of the family), and a point on that hardware uses the fitted value times the factor
 // (dse/calibration/fit.hpp).
+//
+// `fixed: true` holds the parameter at its prior: the profile carries that value and the fit does
+// not move it, for a quantity another measurement states better than the regime's rows can (the
+// regime's comment cites it).
 struct FitParameterRef {
   std::string solver;
   std::string name;
   std::optional<double> prior;
   std::string per_hardware;  // factor family; empty = one value for every chip
+  bool fixed = false;
 };
 
 struct RegimeDefinition {

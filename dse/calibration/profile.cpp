@@ -20,8 +20,8 @@ namespace {
 constexpr std::array<std::string_view, 9> kProfileKeys = {
     "profile", "fitted_from", "measurements", "predicted", "measurements_hash", "parameters", "hardware_factors",
     "regimes", "intervals"};
-constexpr std::array<std::string_view, 8> kParameterKeys = {"solver", "name",       "value", "spread",
-                                                            "prior",  "identified", "rows",  "per_hardware"};
+constexpr std::array<std::string_view, 9> kParameterKeys = {"solver", "name",       "value", "spread",      "prior",
+                                                            "identified", "rows", "per_hardware", "fixed"};
 constexpr std::array<std::string_view, 5> kFactorKeys = {"family", "hardware", "factor", "spread", "rows"};
 constexpr std::array<std::string_view, 12> kRegimeKeys = {
     "name", "rows", "sources", "log_error_p10", "log_error_p90", "pooled", "mape", "median_ape", "mape_cv",
@@ -117,6 +117,7 @@ class ProfileReader {
     if (const YamlNode* n = e.find("identified")) f.identified = flag(*n, where + ".identified");
     if (const YamlNode* n = e.find("rows")) f.rows = count(*n, where + ".rows");
     if (const YamlNode* n = e.find("per_hardware")) f.per_hardware = r_.string(*n, where + ".per_hardware").value_or("");
+    if (const YamlNode* n = e.find("fixed")) f.fixed = flag(*n, where + ".fixed");
     for (const ParamSpec& s : solver->params()) {
       if (s.name != f.name) continue;
       const std::string problem = check_bounds(
@@ -303,7 +304,8 @@ std::string profile_yaml(const CalibrationProfile& p, std::string_view indent) {
            ", value: " + yaml_number(f.value) + ", spread: " + yaml_number(f.spread) +
            ", prior: " + yaml_number(f.prior) + ", identified: " + (f.identified ? "true" : "false") +
            ", rows: " + std::to_string(f.rows) +
-           (f.per_hardware.empty() ? "" : ", per_hardware: " + yaml_scalar(f.per_hardware)) + "}\n";
+           (f.per_hardware.empty() ? "" : ", per_hardware: " + yaml_scalar(f.per_hardware)) +
+           (f.fixed ? ", fixed: true" : "") + "}\n";
   }
   if (!p.hardware_factors.empty()) out += in + "hardware_factors:\n";
   for (const HardwareFactor& h : p.hardware_factors) {

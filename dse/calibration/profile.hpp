@@ -45,6 +45,7 @@ struct FittedParameter {
   bool identified = false;  // enough measurements constrain it; otherwise value = prior
   std::size_t rows = 0;     // measurements that constrain it
   std::string per_hardware; // factor family whose per-chip factors scale it; empty = none
+  bool fixed = false;       // held at the prior by its regime (`fixed: true`), whatever the rows say
 };
 
 // How far one chip's efficiencies of a family sit from the shared values: a point on `hardware`

@@ -52,6 +52,9 @@ constexpr std::array<ParamSpec, InferenceSolver::kParamCount> kParams = {{
     {.name = "compile_time", .kind = ParamKind::number, .dimension = Dimension::time,
      .description = "one-time compile cost in compiled mode (seeds/000: ~30 s ResNet-50, ~10 s KWS); 0 = not counted",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e9},
+    {.name = "memory_efficiency", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "achieved fraction of the memory bandwidth on every op's memory roof (1: the ideal roofline)",
+     .has_default = true, .default_value = 1, .min_value = 0, .max_value = 1, .min_exclusive = true},
 }};
 
 constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
@@ -61,7 +64,7 @@ constexpr std::array<MetricSpec, InferenceSolver::kMetricCount> kMetrics = {{
     {"dispatch_share", Dimension::dimensionless, "dispatch time / latency"},
     {"memory_share", Dimension::dimensionless, "exposed memory time / latency"},
     {"compute_s", Dimension::time, "sum over ops of FLOPs / (peak x eta)"},
-    {"memory_s", Dimension::time, "memory time not hidden behind compute"},
+    {"memory_s", Dimension::time, "memory time not hidden behind compute (bytes / (bandwidth x memory_efficiency))"},
     {"dispatch_s", Dimension::time, "launches x launch overhead (+ kernels x graph_node_latency with CUDA graphs)"},
     {"kernel_count", Dimension::count, "kernel launches per forward pass"},
     {"flops", Dimension::flops, "FLOP per forward pass"},
@@ -107,7 +110,9 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   const LaunchSettings launch{.launch_overhead_s = in.values[Param::launch_overhead],
                               .cuda_graphs = in.values[Param::cuda_graphs] != 0,
                               .graph_node_latency_s = in.values[Param::graph_node_latency]};
-  const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, eta_value, launch);
+  const RoofEfficiencies efficiency{
+      .eta = eta_value, .vector_eta = eta_value, .memory = in.values[Param::memory_efficiency]};
+  const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, efficiency, launch);
   // The eager baseline: the same pass when eager (only the launches differ), else the eager graph.
   const LaunchSettings eager_launch{.launch_overhead_s = launch.launch_overhead_s};
   double eager_latency = 0;
@@ -116,7 +121,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
     eager.dispatch_s = dispatch_time_s(b.kernel_count, eager_launch);
     eager_latency = eager.latency_s();
   } else {
-    eager_latency = execute_graph(in.model->flat_eager, hw, precision, batch, eta_value, eager_launch).latency_s();
+    eager_latency = execute_graph(in.model->flat_eager, hw, precision, batch, efficiency, eager_launch).latency_s();
   }
   const double compile_s = execution == Execution::compiled ? in.values[Param::compile_time] : 0.0;
   const double footprint = (graph.resident_weight_elements + graph.largest_activation_elements_per_sample * batch) *

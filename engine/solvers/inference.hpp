@@ -3,6 +3,12 @@
 // Physics: operator-level roofline (engine/roofline.hpp), dispatch tax per kernel
 // (engine/dispatch.hpp, seeds/000 lab_07 Act 1), operator fusion in compiled mode
 // (engine/fusion.hpp, seeds/000 lab_07 Act 2).
+// Every op's memory roof is the bandwidth x `memory_efficiency` (engine/dispatch.hpp: STREAM
+// kernels reach 0.79-0.89 of the datasheet rate; default 1, the ideal roofline). It matters where
+// the pass is memory-bound: an eager EfficientNet-B0 at batch 256 moves 24 GB (94 MB per image,
+// 8.7 FLOP/B against the A100's fp16 ridge of 153; at eta 0.33, 57 % of its latency is exposed
+// memory time), and a ResNet-50 (50.7 FLOP/B) spends 40 % there. The calibration fits it to the
+// inference_batched rows beside eta.
 // Compiled mode is a parameterised transformation: `fusion` picks what the compiler merges (none,
 // element-wise chains, or element-wise chains and normalizations; default the latter, as Inductor);
 // `cuda_graphs` replays the pass as one CUDA graph: one CPU-side launch plus `graph_node_latency` of
@@ -36,6 +42,7 @@ class InferenceSolver final : public TabledSolver {
     cuda_graphs,
     graph_node_latency,
     compile_time,
+    memory_efficiency,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -158,6 +158,35 @@ TEST(Calibrate, RecoversTheEfficiencyTheMeasurementsImply) {
   EXPECT_NEAR(a.mape, 0.03504, 2e-4);
 }
 
+// The four rows imply eta = 0.3; held at 0.4 (`fixed: true`) the fit leaves it there, the
+// profile carries 0.4 and says so, and in-sample each row is predicted 0.4 / 0.3 of its eta = 0.3
+// value (63 measured, 60 x 4/3 = 80 predicted).
+TEST(Calibrate, AFixedParameterStaysAtItsPrior) {
+  TempDir dir("calibrate");
+  std::string text = four_rows();
+  text.replace(text.find("prior: 0.5}"), std::string("prior: 0.5}").size(), "prior: 0.4, fixed: true}");
+  const Loaded l = load(dir, text);
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  ASSERT_EQ(c.profile.parameters.size(), 1u);
+  const FittedParameter& eta = c.profile.parameters[0];
+  EXPECT_TRUE(eta.fixed);
+  EXPECT_FALSE(eta.identified);
+  EXPECT_DOUBLE_EQ(eta.value, 0.4);
+  EXPECT_EQ(eta.rows, 4u);
+  EXPECT_NEAR(c.rows[0].predicted, 80.0, 1e-9);
+  EXPECT_NEAR(c.rows[0].predicted_cv, 80.0, 1e-9);  // held out too
+  const std::string written = profile_yaml(c.profile);
+  EXPECT_NE(written.find("value: 0.4, spread: 0, prior: 0.4, identified: false, rows: 4, fixed: true}"), std::string::npos)
+      << written;
+  // Fixed needs the value it is held at.
+  text = four_rows();
+  text.replace(text.find(", prior: 0.5}"), std::string(", prior: 0.5}").size(), ", fixed: true}");
+  const Loaded bad = load(dir, text);
+  EXPECT_FALSE(bad.set);
+  EXPECT_NE(bad.diagnostics.find("fixed: a fixed parameter is held at its prior"), std::string::npos) << bad.diagnostics;
+}
+
 TEST(Calibrate, OneOutlierMovesTheFitLittle) {
   TempDir dir("calibrate");
   // A fifth row, from a fifth source, measured 3x the prediction at eta = 0.3 (A100, gpt2: 180 /s).

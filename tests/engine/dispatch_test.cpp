@@ -58,6 +58,29 @@ TEST(Dispatch, OnlyMemoryTimeBeyondComputeIsExposed) {
   EXPECT_EQ(b.memory_bound_ops, 1);
 }
 
+TEST(Dispatch, MemoryEfficiencyLowersOnlyTheMemoryRoof) {
+  ModelGraph g;
+  // The op above at 80 % of the bandwidth (the A100 80GB's STREAM copy, 1.61 of 2.04 TB/s):
+  // memory 4e6 / (0.8 x 1e12) = 5 us, compute still 10 ns.
+  g.ops.push_back(Op{.name = "relu", .kind = OpKind::elementwise, .flops_per_sample = 1e6,
+                     .input_elements_per_sample = 1e6, .output_elements_per_sample = 1e6});
+  // A compute-bound op (1 GFLOP over 4 MB: 10 us against 5 us of memory) keeps its time.
+  g.ops.push_back(Op{.name = "mm", .kind = OpKind::matmul, .flops_per_sample = 1e9,
+                     .input_elements_per_sample = 1e6, .output_elements_per_sample = 1e6});
+  const ExecutionBreakdown b = execute_graph(g, test_device(), Precision::fp16, 1, RoofEfficiencies{.memory = 0.8}, LaunchSettings{});
+  EXPECT_DOUBLE_EQ(b.compute_s, 1e-8 + 1e-5);
+  EXPECT_NEAR(b.memory_s, 5e-6 - 1e-8, 1e-18);
+  EXPECT_NEAR(b.latency_s(), 5e-6 + 1e-5, 1e-18);
+  EXPECT_EQ(b.memory_bound_ops, 1);
+  EXPECT_EQ(b.compute_bound_ops, 1);
+  // 1 is the ideal roofline, bit for bit, and the flat walk agrees.
+  const ExecutionBreakdown ideal = execute_graph(g, test_device(), Precision::fp16, 1, 1.0, LaunchSettings{});
+  const ExecutionBreakdown one = execute_graph(g, test_device(), Precision::fp16, 1, RoofEfficiencies{}, LaunchSettings{});
+  EXPECT_EQ(ideal.memory_s, one.memory_s);
+  const ExecutionBreakdown flat = execute_graph(flatten(g), test_device(), Precision::fp16, 1, RoofEfficiencies{.memory = 0.8}, LaunchSettings{});
+  EXPECT_EQ(flat.memory_s, b.memory_s);
+}
+
 // CUDA graphs: one CPU-side launch per replayed pass plus a device-side latency per kernel node.
 TEST(Dispatch, CudaGraphsPayOneLaunchPlusAPerNodeLatency) {
   const LaunchSettings eager{.launch_overhead_s = 10e-6};

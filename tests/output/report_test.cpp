@@ -113,6 +113,8 @@ Small small_study() {
   st.fixed_values[P::launch_overhead] = kLaunchOverhead;
   st.fixed_labels[P::eta] = "0.5";
   st.fixed_values[P::eta] = 0.5;
+  st.fixed_labels[P::memory_efficiency] = "1";
+  st.fixed_values[P::memory_efficiency] = 1;
   st.objectives = {Objective{"latency_s", InferenceSolver::latency_s, Direction::minimize, {}, {}},
                    Objective{"energy_per_sample_j", InferenceSolver::energy_per_sample_j, Direction::minimize, {}, {}}};
 
