@@ -1,6 +1,8 @@
 #include "engine/dispatch.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 namespace dsx {
 
@@ -33,23 +35,25 @@ namespace {
 struct Roofs {
   double batch;
   double bytes_per_element;
-  double seconds_per_flop;         // 1 / (peak x eta)
-  double seconds_per_vector_flop;  // 1 / (vector peak x vector_eta)
-  double seconds_per_byte;         // 1 / (bandwidth x memory_efficiency)
+  // 1 / (rate x efficiency) per OpRoof: the precision's peak and the GEMM peak (hw.gemm_peak) at eta,
+  // the vector peak at vector_eta.
+  std::array<double, kOpRoofCount> seconds_per_flop;
+  double seconds_per_byte;  // 1 / (bandwidth x memory_efficiency)
 };
 
 Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, const RoofEfficiencies& e) {
-  const double peak = hw.peak(precision);
-  return Roofs{batch, bytes_per_element(precision), 1.0 / (peak * e.eta),
-               1.0 / (vector_peak_flops_per_s(hw, precision) * e.vector_eta),
+  return Roofs{batch,
+               bytes_per_element(precision),
+               {1.0 / (hw.peak(precision) * e.eta), 1.0 / (vector_peak_flops_per_s(hw, precision) * e.vector_eta),
+                1.0 / (hw.gemm_peak(precision) * e.eta)},
                1.0 / (hw.memory_bandwidth_bytes_per_s * e.memory)};
 }
 
 inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
-                   double weight_elements, double kernels, double repeat, bool vector_units) {
+                   double weight_elements, double kernels, double repeat, std::uint8_t roof) {
   const double flops = flops_per_sample * roofs.batch;
   const double bytes = (activation_elements * roofs.batch + weight_elements) * roofs.bytes_per_element;
-  const double compute_s = flops * (vector_units ? roofs.seconds_per_vector_flop : roofs.seconds_per_flop);
+  const double compute_s = flops * roofs.seconds_per_flop[roof];
   const double memory_s = bytes * roofs.seconds_per_byte;
   out.compute_s += repeat * compute_s;
   if (memory_s > compute_s) out.memory_s += repeat * (memory_s - compute_s);
@@ -77,7 +81,7 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
   ExecutionBreakdown out;
   for (const Op& op : graph.ops) {
     add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
-           op.weight_elements, op.kernels, op.repeat, runs_on_vector_units(op.kind));
+           op.weight_elements, op.kernels, op.repeat, static_cast<std::uint8_t>(op_roof(op.kind)));
   }
   finish(out, launch);
   return out;
@@ -95,7 +99,7 @@ ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw,
   const std::size_t n = graph.size();
   for (std::size_t i = 0; i < n; ++i) {
     add_op(out, roofs, graph.flops_per_sample[i], graph.activation_elements_per_sample[i], graph.weight_elements[i],
-           graph.kernels[i], graph.repeat[i], graph.vector_units[i] != 0);
+           graph.kernels[i], graph.repeat[i], graph.roof[i]);
   }
   finish(out, launch);
   return out;

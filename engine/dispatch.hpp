@@ -19,6 +19,9 @@
 // on the CUDA cores. Their FLOPs run at the fp32 vector peak x eta (vector_peak_flops_per_s), so a
 // 5 x 5 depthwise conv (12.5 FLOP per fp16 byte) is compute-bound on an A100 (19.5 TFLOP/s fp32
 // against 2 TB/s) where the tensor-core peak would leave it memory-bound.
+// The matrix products (op_roof == gemm, engine/graph.hpp: matmul, conv, attention) run at
+// hw.gemm_peak x eta: at fp8 the peak times the entry's fp8_gemm_relative_efficiency (engine/hardware.hpp),
+// as the training and gemm solvers time fp8 GEMMs; the other ops at the precision's peak x eta.
 //
 // CUDA graphs (NVIDIA CUDA Programming Guide, "CUDA Graphs"): the kernels of a pass are captured
 // once and replayed with one CPU-side launch, so dispatch becomes

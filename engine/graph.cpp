@@ -47,7 +47,7 @@ FlatGraph flatten(const ModelGraph& graph) {
     flat.weight_elements.push_back(op.weight_elements);
     flat.kernels.push_back(op.kernels);
     flat.repeat.push_back(op.repeat);
-    flat.vector_units.push_back(runs_on_vector_units(op.kind) ? 1 : 0);
+    flat.roof.push_back(static_cast<std::uint8_t>(op_roof(op.kind)));
     flat.largest_activation_elements_per_sample = std::max(flat.largest_activation_elements_per_sample, activation);
   }
   flat.resident_weight_elements = graph.parameter_count > 0 ? graph.parameter_count : graph.total_weight_elements();

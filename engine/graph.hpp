@@ -8,6 +8,7 @@
 // Graphs are generated from architecture parameters by engine/model_builders.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,17 @@ inline constexpr std::size_t kOpKindCount = 11;
 // Ops that cannot use a GPU's matrix (tensor-core) units and run at the vector units' rate
 // (engine/dispatch.hpp): grouped and depthwise convolutions.
 constexpr bool runs_on_vector_units(OpKind k) { return k == OpKind::grouped_conv; }
+// The roof an op's FLOPs run under (engine/dispatch.hpp): `gemm`, the matrix products the tensor cores
+// run at HardwareSpec::gemm_peak (dense GEMMs, convolutions as implicit GEMMs, and attention's score and
+// value products, which run at the graph's precision like the rest of the pass); `vector`, the vector
+// units (runs_on_vector_units); `peak`, the precision's peak as stated (element-wise, normalization,
+// reductions, lookups, copies and scans, which the fp8 GEMM ratio does not describe).
+enum class OpRoof : std::uint8_t { peak, vector, gemm };
+inline constexpr std::size_t kOpRoofCount = 3;
+constexpr OpRoof op_roof(OpKind k) {
+  if (runs_on_vector_units(k)) return OpRoof::vector;
+  return k == OpKind::matmul || k == OpKind::conv || k == OpKind::attention ? OpRoof::gemm : OpRoof::peak;
+}
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view name);
 
@@ -74,9 +86,8 @@ struct FlatGraph {
   std::vector<double> weight_elements;
   std::vector<double> kernels;
   std::vector<double> repeat;
-  // 1 where the op runs on the vector units rather than the matrix units (engine/dispatch.hpp:
-  // grouped and depthwise convolutions), else 0.
-  std::vector<std::uint8_t> vector_units;
+  // op_roof of the op's kind, as its OpRoof value.
+  std::vector<std::uint8_t> roof;
   double largest_activation_elements_per_sample = 0;   // the largest input + output of one op
   // Weights resident in memory: parameter_count (embedding rows a pass does not read included), or
   // the weights the ops read when the graph states no parameter count.

@@ -1,6 +1,7 @@
 #include "engine/pipeline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -53,14 +54,14 @@ ExecutionBreakdown training_step(const ModelGraph& graph, const HardwareSpec& hw
 
 AffineStep training_step_piece(const ModelGraph& graph, const HardwareSpec& hw, Precision precision, double batch,
                                double eta, double launch_overhead_s) {
-  const double seconds_per_flop = 1.0 / (hw.peak(precision) * eta);
-  const double seconds_per_vector_flop = 1.0 / (vector_peak_flops_per_s(hw, precision) * eta);
+  const std::array<double, kOpRoofCount> seconds_per_flop = {1.0 / (hw.peak(precision) * eta),
+                                                             1.0 / (vector_peak_flops_per_s(hw, precision) * eta),
+                                                             1.0 / (hw.gemm_peak(precision) * eta)};
   const double seconds_per_element = bytes_per_element(precision) / hw.memory_bandwidth_bytes_per_s;
   AffineStep piece;
   for (const Op& op : graph.ops) {
     // compute(B) = k B; memory(B) = m0 + m1 B (weights once, activations per sample).
-    const double k =
-        op.flops_per_sample * (runs_on_vector_units(op.kind) ? seconds_per_vector_flop : seconds_per_flop);
+    const double k = op.flops_per_sample * seconds_per_flop[static_cast<std::size_t>(op_roof(op.kind))];
     const double m0 = op.weight_elements * seconds_per_element;
     const double m1 = (op.input_elements_per_sample + op.output_elements_per_sample) * seconds_per_element;
     const double compute = k * batch;

@@ -207,7 +207,9 @@ double decode_flops_per_token(const ServingShape& s, double context_tokens);
 double ring_allreduce_s(double bytes, double ranks, double link_bytes_per_s, double alpha_s);
 
 struct ServingDevice {
-  double peak_flops_per_s = 0;       // at the weight precision
+  // The GEMM peak at the compute precision (HardwareSpec::gemm_peak: at fp8 the peak x the entry's
+  // fp8_gemm_relative_efficiency): the step's FLOPs are its linear layers' and attention's matrix products.
+  double peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double link_bytes_per_s = 0;       // one-way
   double link_latency_s = 0;

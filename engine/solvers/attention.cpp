@@ -102,7 +102,7 @@ PointResult AttentionSolver::evaluate(const PointInputs& in, std::span<double> o
   const double units = hw.compute_units;
   const double wave_count = units > 0 ? std::ceil(tile_count / units) : 1.0;
   const double wave_eff = units > 0 ? tile_count / (wave_count * units) : 1.0;
-  const double compute = total_flops / (v[Param::eta] * hw.peak(p)) / wave_eff;
+  const double compute = total_flops / (v[Param::eta] * hw.gemm_peak(p)) / wave_eff;
   const double memory = moved / (v[Param::memory_efficiency] * hw.memory_bandwidth_bytes_per_s);
   const double t = v[Param::launch_overhead] + std::max(compute, memory);
   out[time_s] = t;

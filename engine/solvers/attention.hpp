@@ -8,7 +8,9 @@
 // "FlashAttention-3", arXiv:2407.08608; the flops() of flash-attention's benchmarks/):
 // forward = 4 x batch x heads x seq_len x kv_seq_len x head_dim (Q K^T and P V, 2 FLOPs per
 // multiply-add), halved when causal; backward = 2.5 x forward; both = 3.5 x forward.
-// Compute time = FLOPs / (eta x peak) / wave_efficiency: the kernel runs one query tile (query_tile
+// Compute time = FLOPs / (eta x peak) / wave_efficiency, peak the GEMM peak (HardwareSpec::gemm_peak: an
+// fp8 kernel's Q K^T and P V are fp8 matrix products, at the peak x fp8_gemm_relative_efficiency;
+// peak_fraction is of the plain peak): the kernel runs one query tile (query_tile
 // rows of one head) per compute unit at a time, batch x heads x ceil(seq_len / query_tile) tiles in
 // waves over the hardware's compute units (as in engine/solvers/gemm.hpp; no waves when the catalog
 // gives no compute_units).

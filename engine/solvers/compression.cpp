@@ -175,8 +175,8 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
       step_cost(s, phase, batch, context, stored_bytes, bytes_per_element(compute), kv_bytes);
   const double eta_value = v[Param::eta];
   const double bandwidth = hw.memory_bandwidth_bytes_per_s;
-  const double compute_peak = hw.peak(compute);
-  const Timing t_base = roofline(base_cost, hw.peak(base), hw.peak(base), eta_value, bandwidth);
+  const double compute_peak = hw.gemm_peak(compute);
+  const Timing t_base = roofline(base_cost, hw.gemm_peak(base), hw.gemm_peak(base), eta_value, bandwidth);
   const Timing t_comp = roofline(comp_cost, compute_peak, two_four ? hw.sparse_speedup * compute_peak : compute_peak,
                                  eta_value, bandwidth);
 

@@ -7,7 +7,8 @@
 // bytes Q come from that model on a unit device (as the synthesis solver reads them) and the step takes
 // max(compute, Q / bandwidth) (Williams, Waterman and Patterson, "Roofline", CACM 52(4), 2009), with
 //   compute = (F - F_lin) / (peak x eta) + F_lin / (peak_lin x eta),
-// F_lin the linear (weight-matrix) FLOPs, peak the dense peak of the compute precision and peak_lin
+// F_lin the linear (weight-matrix) FLOPs, peak the GEMM peak of the compute precision (HardwareSpec::
+// gemm_peak: at fp8 the dense peak x fp8_gemm_relative_efficiency) and peak_lin
 // that peak, doubled under 2:4 structured sparsity on parts with sparse tensor cores.
 //  - Weight-only quantization (AWQ: Lin et al., arXiv:2306.00978; GPTQ: Frantar et al.,
 //    arXiv:2210.17323): weights stored at the compressed precision and dequantized in the kernel, so

@@ -22,6 +22,9 @@
 // model of shared/reference mlsysim-models, idle share per device from the catalog).
 // Memory footprint = weights + the largest single op's activations (inputs + outputs) at the batch;
 // a point whose footprint exceeds device memory is infeasible, as is a precision the device lacks.
+// The matrix products (matmul, conv, attention) run at the hardware's GEMM peak (HardwareSpec::gemm_peak:
+// at fp8 the peak x fp8_gemm_relative_efficiency, as in the training and gemm solvers), the other ops
+// at the precision's peak (engine/dispatch.hpp); peak_flops_fraction and the ridge point use the peak.
 #pragma once
 
 #include "engine/solver.hpp"

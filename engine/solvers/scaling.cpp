@@ -113,7 +113,7 @@ PointResult ScalingSolver::evaluate(const PointInputs& in, std::span<double> out
     d = std::pow(c_over_6, b) / g;
   }
   const double eta = eta_or_default(v[Param::eta], EfficiencyRegime::training_large);
-  const double t = dsx::training_time_s(n, d, v[Param::gpus], in.hardware->peak(p), eta);
+  const double t = dsx::training_time_s(n, d, v[Param::gpus], in.hardware->gemm_peak(p), eta);
   out[optimal_parameters] = n;
   out[optimal_tokens] = d;
   out[compute_flops] = training_flops(n, d);

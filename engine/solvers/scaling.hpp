@@ -17,7 +17,8 @@
 //   arXiv:2404.10102 (2024), trace the gap to the rounding of these published values and an
 //   optimiser stopped early. The predicted_loss metric is this L(N, D) at the chosen N and D
 //   (nats per token on the paper's MassiveText; not transferable to another data set).
-// Training time = 6 N D / (gpus x peak x eta) (engine/laws.hpp training_time_s; eta, the model FLOPs
+// Training time = 6 N D / (gpus x peak x eta), peak the GEMM peak (HardwareSpec::gemm_peak; at fp8 the
+// peak x fp8_gemm_relative_efficiency) (engine/laws.hpp training_time_s; eta, the model FLOPs
 // utilization, defaults to the seeds/004 training_large regime, engine/efficiency.hpp); GPU-hours and
 // cost = gpus x time x gpu_hour_price (engine/economics.hpp run_cost_usd); gpu_hour_price: catalog
 // takes the chip's dated on-demand rental price from the catalog, and a chip without one makes the

@@ -308,7 +308,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     return {PointStatus::infeasible, torus_is_not_the_node};
   }
 
-  const ServingDevice dev{.peak_flops_per_s = hw.peak(compute_precision),
+  const ServingDevice dev{.peak_flops_per_s = hw.gemm_peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
@@ -346,7 +346,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     if (p_tp * n_ep > 1 && phw->accelerator_link_bandwidth_bytes_per_s <= 0) {
       return {PointStatus::infeasible, prefill_needs_link};
     }
-    prefill_dev.peak_flops_per_s = phw->peak(compute_precision);
+    prefill_dev.peak_flops_per_s = phw->gemm_peak(compute_precision);
     prefill_dev.memory_bandwidth_bytes_per_s = phw->memory_bandwidth_bytes_per_s * v[Param::memory_efficiency];
     prefill_dev.link_bytes_per_s = phw->accelerator_link_bandwidth_bytes_per_s;
     prefill_dev.tp_torus = TorusTopology{};

@@ -108,7 +108,7 @@ PointResult SynthesisSolver::evaluate(const PointInputs& in, std::span<double> o
   const double target = v[Param::target_latency];
   const double need_flops = step_flops / (target * v[Param::eta]);
   const double need_bandwidth = step_bytes / (target * v[Param::memory_efficiency]);
-  const double flops_room = hw.peak(p) / need_flops;
+  const double flops_room = hw.gemm_peak(p) / need_flops;
   const double bandwidth_room = hw.memory_bandwidth_bytes_per_s / need_bandwidth;
   const double memory_room = hw.memory_bytes / memory;
   out[flops] = step_flops;
@@ -121,7 +121,7 @@ PointResult SynthesisSolver::evaluate(const PointInputs& in, std::span<double> o
   out[bandwidth_headroom] = bandwidth_room;
   out[memory_headroom] = memory_room;
   out[meets_target] = flops_room >= 1 && bandwidth_room >= 1 && memory_room >= 1 ? 1.0 : 0.0;
-  out[latency_s] = std::max(step_flops / (hw.peak(p) * v[Param::eta]),
+  out[latency_s] = std::max(step_flops / (hw.gemm_peak(p) * v[Param::eta]),
                             step_bytes / (hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency]));
   return {};
 }

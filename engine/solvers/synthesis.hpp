@@ -8,7 +8,9 @@
 //   = Q / (T x memory_efficiency) <= bandwidth,
 // and the step's working set fits: required_memory_bytes <= memory. This is mlsysim's SynthesisSolver
 // (shared/reference mlsysim-models 2.5: BW = W / T, F = O / (T eta), Mem = W), with F and Q taken
-// from the model's operator graph instead of 2 x parameters and one weight stream:
+// from the model's operator graph instead of 2 x parameters and one weight stream. peak is the GEMM
+// peak (HardwareSpec::gemm_peak: at fp8 the peak x fp8_gemm_relative_efficiency), the step's FLOPs
+// being its matrix products bar a few element-wise ones:
 //  - phase decode (a transformer, a hybrid or a Mamba stack): one decode step, one new token for each
 //    of `batch` sequences at `context_tokens` of context; F and Q are the serving solver's
 //    (engine/serving.hpp decode_step_time on one GPU: weights read once, each sequence's KV cache or
