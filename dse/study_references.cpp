@@ -38,11 +38,9 @@ std::vector<std::string> citable_keys(const ResolvedStudy& study) {
       keys.push_back("decision." + s.name + "." + field);
     }
   }
-  if (a.top_k > 0) {
-    for (const Objective& o : study.objectives) {
-      keys.push_back("best." + o.key());
-      keys.push_back("best." + o.key() + ".value");
-    }
+  for (const Objective& o : study.objectives) {
+    keys.push_back("best." + o.key());
+    keys.push_back("best." + o.key() + ".value");
   }
   for (const BreakevenRequest& b : a.breakevens) keys.push_back("breakeven." + b.name);
   for (const Comparison& c : study.comparisons) {

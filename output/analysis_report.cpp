@@ -672,7 +672,7 @@ json answer_context(const ReportInputs& in) {
     if (a.groups.size() > 1) text += fmt::format(" ({} more groups under Break-even points.)", a.groups.size() - 1);
     lines.push_back({{"label", b.request->name}, {"text", text}});
   }
-  for (const TopKList& list : in.analysed->top_k) {
+  for (const TopKList& list : in.analysed->best) {
     if (list.rows.empty()) continue;
     const ResultTable& shown = in.analysed->shown();
     const int col = shown.metric_column(list.objective.metric);
@@ -714,7 +714,7 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
     if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, *b.analysis, g));
     values["breakeven." + b.request->name] = join(sentences, " ");
   }
-  for (const TopKList& list : in.analysed->top_k) {
+  for (const TopKList& list : in.analysed->best) {
     if (list.rows.empty()) continue;
     const int col = in.analysed->shown().metric_column(list.objective.metric);
     if (col < 0) continue;

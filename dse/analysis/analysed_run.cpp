@@ -31,6 +31,7 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const Sw
   run.fronts = study_fronts(study, run.shown());
   const StudyAnalyses& a = analyses_of(study);
   run.top_k = top_k_rows(study, run.shown(), a.top_k);
+  run.best = a.top_k > 0 ? run.top_k : best_rows(study, run.shown());
   if (counts != nullptr && counts->formulas_applied) {
     run.formulas.constraint_violations.assign(counts->constraint_violations.begin(), counts->constraint_violations.end());
     run.formulas.filtered_out.assign(counts->filtered_out.begin(), counts->filtered_out.end());

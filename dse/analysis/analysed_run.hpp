@@ -45,6 +45,8 @@ struct AnalysedRun {
   std::optional<ResultTable> filtered;  // set when a filter dropped a row
   ParetoFronts fronts;      // rows of `shown`
   std::vector<TopKList> top_k;               // rows of `shown`
+  // Each objective's best row and its ties: top_k's lists, or best_rows when the study asks for none.
+  std::vector<TopKList> best;
   std::vector<AssertionOutcome> assertions;  // over `shown`
   std::vector<BreakevenRun> breakevens;
   std::vector<SensitivityRun> sensitivities;

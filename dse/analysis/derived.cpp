@@ -366,4 +366,37 @@ std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& 
   return out;
 }
 
+std::vector<TopKList> best_rows(const ResolvedStudy& study, const ResultTable& table) {
+  std::vector<TopKList> out;
+  for (const Objective& o : study.objectives) {
+    TopKList list{o, {}, {}};
+    const int col = table.metric_column(o.metric);
+    if (col < 0) throw std::invalid_argument("best row: the results have no metric '" + o.metric + "'");
+    const auto c = static_cast<std::size_t>(col);
+    const bool minimize = o.direction == Direction::minimize;
+    const auto eligible = [&](std::size_t r) {
+      return table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, c)) && selects(table, r, o.where);
+    };
+    std::size_t best = table.rows();
+    for (std::size_t r = 0; r < table.rows(); ++r) {
+      if (!eligible(r)) continue;
+      const double v = table.metric(r, c);
+      if (best == table.rows() || (minimize ? v < table.metric(best, c) : v > table.metric(best, c))) best = r;
+    }
+    if (best != table.rows()) {
+      list.rows.push_back(best);
+      const double value = table.metric(best, c);
+      for (std::size_t r = 0; r < table.rows(); ++r) {
+        if (r != best && eligible(r) && same_objective_value(table.metric(r, c), value)) list.tied.push_back(r);
+      }
+      // In the order a sort by value gives them (ties of equal value in row order), as top_k_rows does.
+      std::stable_sort(list.tied.begin(), list.tied.end(), [&](std::size_t x, std::size_t y) {
+        return minimize ? table.metric(x, c) < table.metric(y, c) : table.metric(x, c) > table.metric(y, c);
+      });
+    }
+    out.push_back(std::move(list));
+  }
+  return out;
+}
+
 }  // namespace dsx

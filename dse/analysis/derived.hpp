@@ -152,4 +152,9 @@ struct TopKList {
 // selects (rows with a NaN value of the objective are left out).
 std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& table, std::size_t k);
 
+// The best feasible row of each objective with its ties, as top_k_rows with k = 1 gives them, found
+// in one pass over the rows: what the generated Answer and `{{best.*}}` cite when the study asks for
+// no top-k list.
+std::vector<TopKList> best_rows(const ResolvedStudy& study, const ResultTable& table);
+
 }  // namespace dsx

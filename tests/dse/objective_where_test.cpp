@@ -220,5 +220,33 @@ TEST(ObjectiveTies, TheAnswerNamesTheTiedRowsAndWhatTheyDifferIn) {
   EXPECT_EQ(lines[1]["text"].get<std::string>().find("tied"), std::string::npos) << lines[1]["text"];
 }
 
+// Without `top_k:` the Answer still names each objective's best row and its ties: best_rows finds
+// them in one pass, the same rows and ties as a sort of every row (top_k_rows with k = 1).
+TEST(ObjectiveTies, WithoutTopKTheAnswerNamesTheSameBestRowsAndTies) {
+  std::string text(kServing);
+  const std::string top_k = "top_k: 2\n";
+  ASSERT_NE(text.find(top_k), std::string::npos);
+  text.erase(text.find(top_k), top_k.size());
+  const Loaded l = load(text);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const ResultTable rows = sweep(*l.study);
+  const AnalysedRun run = analyse_run(*l.study, rows);
+  EXPECT_TRUE(run.top_k.empty());
+  const std::vector<TopKList> sorted = top_k_rows(*l.study, run.shown(), 1);
+  ASSERT_EQ(run.best.size(), sorted.size());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    EXPECT_EQ(run.best[i].rows, sorted[i].rows) << i;
+    EXPECT_EQ(run.best[i].tied, sorted[i].tied) << i;
+  }
+  ASSERT_EQ(run.best[0].tied.size(), 1u);
+
+  const std::vector<std::size_t> no_front;
+  ReportInputs in{*l.study, run.shown(), no_front, RunInfo{}, "", ""};
+  in.analysed = &run;
+  const auto lines = analysis_report_context(in)["answer"]["lines"];
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0]["text"].get<std::string>().find("tied with preemption = swap"), std::string::npos) << lines[0];
+}
+
 }  // namespace
 }  // namespace dsx
