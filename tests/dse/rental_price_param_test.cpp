@@ -23,14 +23,7 @@ const std::string kCatalog = DSX_SOURCE_DIR "/studies/catalog";
 
 Loaded load(const std::string& text) { return load_study_for_test(text, kCatalog); }
 
-ResultTable sweep(const ResolvedStudy& study) {
-  const Grid grid(study);
-  SweepBlock block;
-  evaluate_block(grid, *study.solver, 0, grid.size(), 1, block);
-  ResultTable table = make_result_table(study);
-  append_block(study, grid, block, table);
-  return table;
-}
+ResultTable sweep(const ResolvedStudy& study) { return sweep_whole_grid(study); }
 
 double metric(const ResultTable& t, std::size_t row, const std::string& name) {
   const int c = t.metric_column(name);

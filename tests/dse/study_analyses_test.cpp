@@ -35,15 +35,7 @@ const std::string kCatalog = DSX_SOURCE_DIR "/studies/catalog";
 
 Loaded load(const std::string& text, const std::string& catalog = kCatalog) { return load_study_for_test(text, catalog); }
 
-// Every row of the study's grid, as the sweep writes them.
-ResultTable sweep(const ResolvedStudy& study) {
-  const Grid grid(study);
-  SweepBlock block;
-  evaluate_block(grid, *study.solver, 0, grid.size(), 1, block);
-  ResultTable table = make_result_table(study);
-  append_block(study, grid, block, table);
-  return table;
-}
+ResultTable sweep(const ResolvedStudy& study) { return sweep_whole_grid(study); }
 
 const char* kHead = R"(study: analyses
 title: t
