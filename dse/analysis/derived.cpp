@@ -89,6 +89,16 @@ bool selects(const ResultTable& table, std::size_t row, std::span<const Selector
   return true;
 }
 
+namespace {
+
+// Whether row r takes part in objective o's ranking: feasible, with a value, among the rows its
+// `where` selects.
+bool ranked_row(const ResultTable& table, std::size_t r, std::size_t column, const Objective& o) {
+  return table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, column)) && selects(table, r, o.where);
+}
+
+}  // namespace
+
 bool same_objective_value(double a, double b) {
   return std::fabs(a - b) <= kTieRelativeTolerance * std::max(std::fabs(a), std::fabs(b));
 }
@@ -342,10 +352,7 @@ std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& 
     if (col < 0) throw std::invalid_argument("top-k: the results have no metric '" + o.metric + "'");
     std::vector<std::size_t> rows;
     for (std::size_t r = 0; r < table.rows(); ++r) {
-      if (table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, static_cast<std::size_t>(col))) &&
-          selects(table, r, o.where)) {
-        rows.push_back(r);
-      }
+      if (ranked_row(table, r, static_cast<std::size_t>(col), o)) rows.push_back(r);
     }
     const auto c = static_cast<std::size_t>(col);
     std::stable_sort(rows.begin(), rows.end(), [&](std::size_t x, std::size_t y) {
@@ -374,12 +381,9 @@ std::vector<TopKList> best_rows(const ResolvedStudy& study, const ResultTable& t
     if (col < 0) throw std::invalid_argument("best row: the results have no metric '" + o.metric + "'");
     const auto c = static_cast<std::size_t>(col);
     const bool minimize = o.direction == Direction::minimize;
-    const auto eligible = [&](std::size_t r) {
-      return table.status[r] == PointStatus::ok && !std::isnan(table.metric(r, c)) && selects(table, r, o.where);
-    };
     std::size_t best = table.rows();
     for (std::size_t r = 0; r < table.rows(); ++r) {
-      if (!eligible(r)) continue;
+      if (!ranked_row(table, r, c, o)) continue;
       const double v = table.metric(r, c);
       if (best == table.rows() || (minimize ? v < table.metric(best, c) : v > table.metric(best, c))) best = r;
     }
@@ -387,7 +391,7 @@ std::vector<TopKList> best_rows(const ResolvedStudy& study, const ResultTable& t
       list.rows.push_back(best);
       const double value = table.metric(best, c);
       for (std::size_t r = 0; r < table.rows(); ++r) {
-        if (r != best && eligible(r) && same_objective_value(table.metric(r, c), value)) list.tied.push_back(r);
+        if (r != best && ranked_row(table, r, c, o) && same_objective_value(table.metric(r, c), value)) list.tied.push_back(r);
       }
       // In the order a sort by value gives them (ties of equal value in row order), as top_k_rows does.
       std::stable_sort(list.tied.begin(), list.tied.end(), [&](std::size_t x, std::size_t y) {

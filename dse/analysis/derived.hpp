@@ -143,8 +143,8 @@ bool selects(const ResultTable& table, std::size_t row, std::span<const Selector
 struct TopKList {
   Objective objective;
   std::vector<std::size_t> rows;  // best first; ties keep row order
-  // The rows after the first whose value ties with it (same_objective_value), in row order, whether
-  // or not they are among the k.
+  // The rows after the first whose value ties with it (same_objective_value), best first (equal
+  // values in row order), whether or not they are among the k.
   std::vector<std::size_t> tied;
 };
 
