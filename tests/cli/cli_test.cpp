@@ -254,12 +254,12 @@ TEST(Cli, EvalTakesTheCatalogRentalPrice) {
   EXPECT_NE(r.out.find("\"gpu_hour_price\": \"catalog\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"gpu_hour_price_usd\": 5.12"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 12.29"), std::string::npos) << r.out;
-  const Result unpriced = dsx(point + " hardware=b200");
+  const Result unpriced = dsx(point + " hardware=mi300x");
   EXPECT_EQ(unpriced.exit_code, 4) << unpriced.out;
-  EXPECT_NE(unpriced.out.find("gpu_hour_price is catalog, but b200 has no rental price in the catalog"),
+  EXPECT_NE(unpriced.out.find("gpu_hour_price is catalog, but mi300x has no rental price in the catalog"),
             std::string::npos)
       << unpriced.out;
-  const Result prefill = dsx(point + " hardware=h100_sxm disaggregated=on prefill_hardware=b200");
+  const Result prefill = dsx(point + " hardware=h100_sxm disaggregated=on prefill_hardware=mi300x");
   EXPECT_EQ(prefill.exit_code, 4) << prefill.out;
   EXPECT_NE(prefill.out.find("the prefill hardware has no rental price"), std::string::npos) << prefill.out;
   const Result bad = dsx("eval serving model=llama3_8b precision=fp16 hardware=h100_sxm gpu_hour_price=catalgo");

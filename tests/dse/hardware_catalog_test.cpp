@@ -199,7 +199,14 @@ TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
 // p4de.24xlarge 40.96 USD over 8 A100 80GB, p5.48xlarge 98.32 USD over 8 H100 and an 8-GPU H200
 // P5 size at 84.80 USD, p3.2xlarge 3.06 USD for one V100, Azure's one-GPU NC24ads A100 v4 3.67 USD
 // and NC40ads H100 v5 6.98 USD, Google's per-chip-hour TPU v3 2.00, v4 3.22, v5e 1.20 and v6e
-// 2.70 USD. Every rental is dated and sourced; a base entry (the 32GB V100) does not inherit its base's.
+// 2.70 USD and its tpu-v5p-12288 slice (12,288 TensorCores, 6,144 chips) at 25,804.8 USD; AWS's
+// us-east-1 prices of January 2026, p6-b200.48xlarge 113.9328 USD over 8 B200, g4dn.xlarge 0.526 USD
+// for one T4, g6.xlarge 0.8048 for one L4 and g6e.xlarge 1.861 for one L40S; AWS's p3dn.24xlarge
+// 31.21 USD over 8 V100 32GB and AWS Neuron's inf1.24xlarge 4.721 USD over 16 Inferentia chips;
+// Oracle's VM.GPU.A10.1 2.00 USD; Lambda's one-GPU A100 PCIe 40GB 1.29 and H100 PCIe 2.49 USD;
+// Dataoorts's one-GH200 gc2.gh200-96-1 0.88 USD; RunPod's per-GPU A40 0.44, RTX 6000 Ada 0.77 and
+// RTX 4090 0.69 USD.
+// Every rental is dated and sourced; an entry made from a base (the 32GB V100, the A40) states its own.
 TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   const struct {
     const char* id;
@@ -213,7 +220,14 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
       {"a100_80gb_sxm", 40.96, 8, "2025-03-02"}, {"h100_sxm", 98.32, 8, "2025-03-17"},
       {"h200", 84.80, 8, "2025-03-17"},        {"a100_80gb_pcie", 3.67, 1, "2025-03-02"},
       {"h100_nvl", 6.98, 1, "2025-03-17"},     {"tpu_v5e", 1.20, 1, "2025-03-03"},
-      {"tpu_v6e", 2.70, 1, "2025-03-03"},
+      {"tpu_v6e", 2.70, 1, "2025-03-03"},      {"tpu_v5p", 25804.8, 12288 / 2, "2026-01-27"},
+      {"t4", 0.526, 1, "2026-01-21"},          {"v100_32gb_sxm2", 31.21, 8, "2022-08-04"},
+      {"inf1", 4.721, 16, "2024-04-11"},       {"a10", 2.00, 1, "2023-10-23"},
+      {"a100_40gb_pcie", 1.29, 1, "2025-02-28"}, {"h100_pcie", 2.49, 1, "2025-02-28"},
+      {"gh200_96gb", 0.88, 1, "2024-02-27"},   {"l4", 0.8048, 1, "2026-01-21"},
+      {"l40s", 1.861, 1, "2026-01-21"},        {"a40", 0.44, 1, "2025-03-03"},
+      {"rtx_6000_ada", 0.77, 1, "2025-03-03"}, {"rtx_4090", 0.69, 1, "2025-03-03"},
+      {"b200", 113.9328, 8, "2026-01-21"},
   };
   std::set<std::string> priced;
   for (const auto& e : expected) {
@@ -229,11 +243,42 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
     EXPECT_FALSE(hw.rental_date.empty()) << hw.id;
     EXPECT_NE(hw.rental_source.find("on-demand"), std::string::npos) << hw.id << ": say it is the on-demand price";
   }
-  EXPECT_FALSE(catalog().find_hardware("v100_32gb_sxm2")->rental_known());
-  // The cloud-only parts the pages read do not price stay without one, never 0 USD.
-  for (const char* id : {"trn2", "tpu_v5p", "tpu7x", "gb200", "b200", "mi300x", "l4", "h100_pcie"}) {
+  // The parts no source read prices by the hour stay without one, never 0 USD.
+  for (const char* id : {"trn2", "tpu7x", "gb200", "mi300x", "mi325x", "gaudi3", "gh200_141gb"}) {
     EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
   }
+}
+
+// Purchase prices against the figures their sources print, divided here where a source prices a kit:
+// Intel's Computex 2024 list prices of 65,000 USD for eight Gaudi 2 and 125,000 USD for eight Gaudi 3,
+// Microway's single-unit V100 SXM2 prices (16GB 10,664, 32GB 11,458 USD), The Next Platform's 2020
+// A100 40GB list price (15,000 USD, SXM and PCIe) and MI250X estimate (14,500 USD), a reseller's
+// H100 PCIe (24,500 USD), the GroqCard (19,948 USD), the Coral USB Accelerator at launch (75 USD), the
+// Jetson Orin Nano Super Developer Kit (249 USD), and the RTX 4090 and RTX 6000 Ada launch MSRPs.
+TEST(HardwareCatalog, ListPricesMatchTheirSources) {
+  const struct {
+    const char* id;
+    double usd;
+    int units;
+  } expected[] = {
+      {"gaudi2", 65000, 8},          {"gaudi3", 125000, 8},       {"v100_16gb_sxm2", 10664, 1},
+      {"v100_32gb_sxm2", 11458, 1},  {"a100_40gb_sxm", 15000, 1}, {"a100_40gb_pcie", 15000, 1},
+      {"mi250x", 14500, 1},          {"h100_pcie", 24500, 1},     {"groq_lpu", 19948, 1},
+      {"coral_edge_tpu", 75, 1},     {"jetson_orin_nano_8gb", 249, 1}, {"rtx_4090", 1599, 1},
+      {"rtx_6000_ada", 6800, 1},
+  };
+  for (const auto& e : expected) {
+    const HardwareSpec* hw = catalog().find_hardware(e.id);
+    ASSERT_NE(hw, nullptr) << e.id;
+    EXPECT_NEAR(hw->price_usd, e.usd / e.units, 1e-9) << e.id;
+  }
+  for (const HardwareSpec& hw : catalog().hardware) {
+    if (hw.price_usd <= 0) continue;
+    const bool says = hw.source.find("price") != std::string::npos || hw.source.find("Price") != std::string::npos;
+    EXPECT_TRUE(says) << hw.id << ": a price says where it comes from";
+  }
+  // A developer kit's price is not the 4GB module's: the derived entry says it has none.
+  EXPECT_EQ(catalog().find_hardware("jetson_orin_nano_4gb")->price_usd, 0);
 }
 
 // The catalog spans the market from a microcontroller to a rack-scale GPU: at least 50 entries.

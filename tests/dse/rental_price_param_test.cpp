@@ -36,7 +36,7 @@ title: t
 question: q
 solver: serving
 axes:
-  hardware: [h100_sxm, tpu_v6e, b200]
+  hardware: [h100_sxm, tpu_v6e, mi300x]
   gpu_hour_price: [catalog, 2 USD]
 fixed:
   model: llama3_8b
@@ -48,7 +48,7 @@ derived:
 )";
 
 // h100_sxm: AWS p5.48xlarge 98.32 USD per hour over 8 GPUs; tpu_v6e: Google's 2.70 USD per
-// chip-hour (studies/catalog/hardware.yaml). b200 has no rental price: infeasible, named.
+// chip-hour (studies/catalog/hardware.yaml). mi300x has no rental price: infeasible, named.
 TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
   const Loaded l = load(kServing);
   ASSERT_TRUE(l.study) << l.diagnostics;
@@ -66,9 +66,9 @@ TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
       continue;
     }
     EXPECT_EQ(price, "catalog");
-    if (hw == "b200") {
+    if (hw == "mi300x") {
       EXPECT_EQ(table.status[r], PointStatus::infeasible);
-      EXPECT_EQ(table.status_detail[r], "gpu_hour_price is catalog, but b200 has no rental price in the catalog");
+      EXPECT_EQ(table.status_detail[r], "gpu_hour_price is catalog, but mi300x has no rental price in the catalog");
       ++checked;
       continue;
     }
@@ -100,14 +100,15 @@ TEST(RentalPriceParam, AReasonNamingTheChipIsMatchedBackToItsTemplate) {
 }
 
 // Scaling: cost = gpus x GPU-hours x the chip's rental: 1e23 FLOP at Chinchilla's 20 tokens per
-// parameter on 1,024 TPU v5e at 1.20 USD per chip-hour.
+// parameter on 1,024 TPU v5e at 1.20 USD per chip-hour, and on 1,024 TPU v5p at 4.20 (a tpu-v5p-12288
+// slice, 6,144 chips, at 25,804.8 USD per hour); TPU7x has no rental price.
 TEST(RentalPriceParam, ScalingCostsTheTrainingRunAtTheRentalPrice) {
   const Loaded l = load(R"(study: scaled
 title: t
 question: q
 solver: scaling
 axes:
-  hardware: [tpu_v5e, tpu_v5p]
+  hardware: [tpu_v5e, tpu_v5p, tpu7x]
 fixed:
   compute_budget: 1e23 FLOP
   gpus: 1024
@@ -116,13 +117,17 @@ fixed:
 )");
   ASSERT_TRUE(l.study) << l.diagnostics;
   const ResultTable table = sweep(*l.study);
-  ASSERT_EQ(table.rows(), 2u);
+  ASSERT_EQ(table.rows(), 3u);
   ASSERT_EQ(table.status[0], PointStatus::ok) << table.status_detail[0];
   const double hours = 1e23 / (1024 * 197e12 * 0.5) / 3600;
   EXPECT_NEAR(metric(table, 0, "training_time_s") / 3600, hours, 1e-9 * hours);
   EXPECT_NEAR(metric(table, 0, "cost_usd"), 1024 * hours * 1.20, 1e-6 * 1024 * hours * 1.20);
-  EXPECT_EQ(table.status[1], PointStatus::infeasible);
-  EXPECT_EQ(table.status_detail[1], "gpu_hour_price is catalog, but tpu_v5p has no rental price in the catalog");
+  ASSERT_EQ(table.status[1], PointStatus::ok) << table.status_detail[1];
+  const double v5p_hours = 1e23 / (1024 * 459e12 * 0.5) / 3600;
+  const double v5p_per_chip_hour = 25804.8 / (12288 / 2);
+  EXPECT_NEAR(metric(table, 1, "cost_usd"), 1024 * v5p_hours * v5p_per_chip_hour, 1e-6 * 1024 * v5p_hours * 4.2);
+  EXPECT_EQ(table.status[2], PointStatus::infeasible);
+  EXPECT_EQ(table.status_detail[2], "gpu_hour_price is catalog, but tpu7x has no rental price in the catalog");
 }
 
 // The word is the parameter's only one: a misspelling is an error with the closest match, located;
