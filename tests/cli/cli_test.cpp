@@ -245,7 +245,7 @@ TEST(Cli, EvalTakesAPrefillHardwareOrNone) {
 }
 
 // gpu_hour_price=catalog rents each chip at its catalog rental price: the A100 80GB at AWS p4de's
-// 40.96 USD over 8 GPUs, its H100 prefill pool at p5's 98.32 USD over 8; a chip without one is
+// 40.96 USD over 8 GPUs, its H100 prefill pool at p5's 55.04 USD over 8; a chip without one is
 // infeasible (exit 4) and named, and a misspelt word is an error (exit 2) with the closest match.
 TEST(Cli, EvalTakesTheCatalogRentalPrice) {
   const std::string point = "eval serving model=llama3_8b precision=fp16 batch=16 gpu_hour_price=catalog";
@@ -253,13 +253,13 @@ TEST(Cli, EvalTakesTheCatalogRentalPrice) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"gpu_hour_price\": \"catalog\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"gpu_hour_price_usd\": 5.12"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 12.29"), std::string::npos) << r.out;
-  const Result unpriced = dsx(point + " hardware=mi300x");
+  EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 6.88"), std::string::npos) << r.out;
+  const Result unpriced = dsx(point + " hardware=gaudi3");
   EXPECT_EQ(unpriced.exit_code, 4) << unpriced.out;
-  EXPECT_NE(unpriced.out.find("gpu_hour_price is catalog, but mi300x has no rental price in the catalog"),
+  EXPECT_NE(unpriced.out.find("gpu_hour_price is catalog, but gaudi3 has no rental price in the catalog"),
             std::string::npos)
       << unpriced.out;
-  const Result prefill = dsx(point + " hardware=h100_sxm disaggregated=on prefill_hardware=mi300x");
+  const Result prefill = dsx(point + " hardware=h100_sxm disaggregated=on prefill_hardware=gaudi3");
   EXPECT_EQ(prefill.exit_code, 4) << prefill.out;
   EXPECT_NE(prefill.out.find("the prefill hardware has no rental price"), std::string::npos) << prefill.out;
   const Result bad = dsx("eval serving model=llama3_8b precision=fp16 hardware=h100_sxm gpu_hour_price=catalgo");

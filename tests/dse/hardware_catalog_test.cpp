@@ -194,19 +194,19 @@ TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
 }
 
 // Rental prices against the instance prices their pages print, divided here by the instance's
-// accelerators: AWS Neuron's Inf2.48xlarge 12.981 USD per hour over 12 Inferentia2 chips and
-// trn1.32xlarge 21.50 USD over 16 Trainium chips, AWS's p4d.24xlarge 32.77 USD over 8 A100 40GB,
-// p4de.24xlarge 40.96 USD over 8 A100 80GB, p5.48xlarge 98.32 USD over 8 H100 and an 8-GPU H200
-// P5 size at 84.80 USD, p3.2xlarge 3.06 USD for one V100, Azure's one-GPU NC24ads A100 v4 3.67 USD
-// and NC40ads H100 v5 6.98 USD, Google's per-chip-hour TPU v3 2.00, v4 3.22, v5e 1.20 and v6e
-// 2.70 USD and its tpu-v5p-12288 slice (12,288 TensorCores, 6,144 chips) at 25,804.8 USD; AWS's
-// us-east-1 prices of January 2026, p6-b200.48xlarge 113.9328 USD over 8 B200, g4dn.xlarge 0.526 USD
-// for one T4, g6.xlarge 0.8048 for one L4 and g6e.xlarge 1.861 for one L40S; AWS's p3dn.24xlarge
-// 31.21 USD over 8 V100 32GB and AWS Neuron's inf1.24xlarge 4.721 USD over 16 Inferentia chips;
-// Oracle's VM.GPU.A10.1 2.00 USD; Lambda's one-GPU A100 PCIe 40GB 1.29 and H100 PCIe 2.49 USD;
-// Dataoorts's one-GH200 gc2.gh200-96-1 0.88 USD; RunPod's per-GPU A40 0.44, RTX 6000 Ada 0.77 and
-// RTX 4090 0.69 USD.
-// Every rental is dated and sourced; an entry made from a base (the 32GB V100, the A40) states its own.
+// accelerators: AWS's us-east-1 on-demand prices of January 2026, p5.48xlarge 55.04 USD over 8
+// H100, p5en.48xlarge 63.296 USD over 8 H200, p6-b200.48xlarge 113.9328 USD over 8 B200,
+// g4dn.xlarge 0.526 USD for one T4, g6.xlarge 0.8048 for one L4 and g6e.xlarge 1.861 for one L40S;
+// AWS Neuron's Inf2.48xlarge 12.981 USD over 12 Inferentia2 chips, trn1.32xlarge 21.50 USD over 16
+// Trainium chips and inf1.24xlarge 4.721 USD over 16 Inferentia chips; AWS's p4d.24xlarge 32.77 USD
+// over 8 A100 40GB, p4de.24xlarge 40.96 USD over 8 A100 80GB, p3.2xlarge 3.06 USD for one V100 and
+// p3dn.24xlarge 31.21 USD over 8 V100 32GB; Azure's one-GPU NC24ads A100 v4 3.67 USD and NC40ads
+// H100 v5 6.98 USD; Google's per-chip-hour TPU v3 2.00, v4 3.22, v5e 1.20 and v6e 2.70 USD and its
+// tpu-v5p-12288 slice (12,288 TensorCores, 6,144 chips) at 25,804.8 USD; DigitalOcean's 8-GPU MI300X
+// Droplet 15.92 USD; Oracle's VM.GPU.A10.1 2.00 USD; Lambda's one-GPU A100 PCIe 40GB 1.29 and H100
+// PCIe 2.49 USD; Dataoorts's one-GH200 gc2.gh200-96-1 0.88 USD; RunPod's per-GPU A40 0.44, RTX 6000
+// Ada 0.77 and RTX 4090 0.69 USD. Every rental is dated and sourced; an entry made from a base (the
+// 32GB V100, the A40) states its own.
 TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   const struct {
     const char* id;
@@ -217,8 +217,8 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
       {"inf2", 12.981, 12, "2023-04-12"},      {"a100_40gb_sxm", 32.77, 8, "2022-02-26"},
       {"v100_16gb_sxm2", 3.06, 1, "2018-06-08"}, {"tpu_v4", 3.22, 1, "2023-06-01"},
       {"tpu_v3", 2.00, 1, "2021-11-17"},      {"trn1", 21.50, 16, "2023-02-08"},
-      {"a100_80gb_sxm", 40.96, 8, "2025-03-02"}, {"h100_sxm", 98.32, 8, "2025-03-17"},
-      {"h200", 84.80, 8, "2025-03-17"},        {"a100_80gb_pcie", 3.67, 1, "2025-03-02"},
+      {"a100_80gb_sxm", 40.96, 8, "2025-03-02"}, {"h100_sxm", 55.04, 8, "2026-01-21"},
+      {"h200", 63.296, 8, "2026-01-21"},       {"a100_80gb_pcie", 3.67, 1, "2025-03-02"},
       {"h100_nvl", 6.98, 1, "2025-03-17"},     {"tpu_v5e", 1.20, 1, "2025-03-03"},
       {"tpu_v6e", 2.70, 1, "2025-03-03"},      {"tpu_v5p", 25804.8, 12288 / 2, "2026-01-27"},
       {"t4", 0.526, 1, "2026-01-21"},          {"v100_32gb_sxm2", 31.21, 8, "2022-08-04"},
@@ -227,7 +227,7 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
       {"gh200_96gb", 0.88, 1, "2024-02-27"},   {"l4", 0.8048, 1, "2026-01-21"},
       {"l40s", 1.861, 1, "2026-01-21"},        {"a40", 0.44, 1, "2025-03-03"},
       {"rtx_6000_ada", 0.77, 1, "2025-03-03"}, {"rtx_4090", 0.69, 1, "2025-03-03"},
-      {"b200", 113.9328, 8, "2026-01-21"},
+      {"b200", 113.9328, 8, "2026-01-21"},     {"mi300x", 15.92, 8, "2026-05-29"},
   };
   std::set<std::string> priced;
   for (const auto& e : expected) {
@@ -244,7 +244,7 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
     EXPECT_NE(hw.rental_source.find("on-demand"), std::string::npos) << hw.id << ": say it is the on-demand price";
   }
   // The parts no source read prices by the hour stay without one, never 0 USD.
-  for (const char* id : {"trn2", "tpu7x", "gb200", "mi300x", "mi325x", "gaudi3", "gh200_141gb"}) {
+  for (const char* id : {"trn2", "tpu7x", "gb200", "mi325x", "mi355x", "gaudi3", "gh200_141gb"}) {
     EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
   }
 }

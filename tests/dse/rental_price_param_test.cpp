@@ -36,7 +36,7 @@ title: t
 question: q
 solver: serving
 axes:
-  hardware: [h100_sxm, tpu_v6e, mi300x]
+  hardware: [h100_sxm, tpu_v6e, gaudi3]
   gpu_hour_price: [catalog, 2 USD]
 fixed:
   model: llama3_8b
@@ -47,8 +47,8 @@ derived:
   - {name: price_read, expr: "gpu_hour_price"}
 )";
 
-// h100_sxm: AWS p5.48xlarge 98.32 USD per hour over 8 GPUs; tpu_v6e: Google's 2.70 USD per
-// chip-hour (studies/catalog/hardware.yaml). mi300x has no rental price: infeasible, named.
+// h100_sxm: AWS p5.48xlarge 55.04 USD per hour over 8 GPUs; tpu_v6e: Google's 2.70 USD per
+// chip-hour (studies/catalog/hardware.yaml). gaudi3 has no rental price: infeasible, named.
 TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
   const Loaded l = load(kServing);
   ASSERT_TRUE(l.study) << l.diagnostics;
@@ -66,14 +66,14 @@ TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
       continue;
     }
     EXPECT_EQ(price, "catalog");
-    if (hw == "mi300x") {
+    if (hw == "gaudi3") {
       EXPECT_EQ(table.status[r], PointStatus::infeasible);
-      EXPECT_EQ(table.status_detail[r], "gpu_hour_price is catalog, but mi300x has no rental price in the catalog");
+      EXPECT_EQ(table.status_detail[r], "gpu_hour_price is catalog, but gaudi3 has no rental price in the catalog");
       ++checked;
       continue;
     }
     ASSERT_EQ(table.status[r], PointStatus::ok) << hw << ": " << table.status_detail[r];
-    const double per_hour = hw == "h100_sxm" ? 98.32 / 8 : 2.70;
+    const double per_hour = hw == "h100_sxm" ? 55.04 / 8 : 2.70;
     EXPECT_NEAR(metric(table, r, "gpu_hour_price_usd"), per_hour, 1e-12) << hw;
     const double tps = metric(table, r, "tokens_per_s");
     EXPECT_NEAR(metric(table, r, "cost_per_million_tokens_usd"), per_hour / 3600 / tps * 1e6, 1e-9) << hw;

@@ -323,7 +323,7 @@ catalog:
   hardware:
     - {id: h100_rented, base: h100_sxm, source: "test", rental: {per_hour: 6 USD, date: 2025-06, source: "test page"}}
 axes:
-  hardware: [inf2, mi300x, h100_rented]
+  hardware: [inf2, gaudi3, h100_rented]
 fixed:
   model: resnet50
   precision: bf16
@@ -345,7 +345,7 @@ derived:
     const std::string& hw = table.label(r, 0);
     const double value = table.metric(r, static_cast<std::size_t>(usd));
     const double per_s = table.metric(r, static_cast<std::size_t>(thr));
-    if (hw == "mi300x") {
+    if (hw == "gaudi3") {
       EXPECT_TRUE(std::isnan(value)) << value;
     } else {
       // inf2: AWS Neuron's Inf2.48xlarge on-demand rate, 12.981 USD per hour over 12 chips.
