@@ -375,10 +375,15 @@ double prefill_flops_after_prefix(const ServingShape& s, double new_tokens, doub
   return flops + s.windowed_attention_flops_per_query_key * new_tokens * std::min(context_tokens, s.attention_window);
 }
 
+double causal_skipped_prefill_flops(const ServingShape& s, double new_tokens) {
+  return s.causal ? s.attention_flops_per_query_key * new_tokens * new_tokens / 2 : 0.0;
+}
+
 PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& d, double new_tokens,
                                     double cached_tokens, double sequences, double eta) {
   const double context = cached_tokens + new_tokens;
-  const ForwardWork w = uniform_work(s, d, sequences, new_tokens, prefill_flops_after_prefix(s, new_tokens, context),
+  const double flops = prefill_flops_after_prefix(s, new_tokens, context) - causal_skipped_prefill_flops(s, new_tokens);
+  const ForwardWork w = uniform_work(s, d, sequences, new_tokens, flops,
                                      sequence_cache_bytes(s, context, d.kv_bytes_per_element));
   return forward_time(s, d, w, eta);
 }

@@ -7,9 +7,10 @@
 //  - every other op is linear in T: its FLOPs / T is the per-token cost (projections, MLP, norms,
 //    RoPE, LM head);
 //  - layers, d_model, heads, KV heads and head_dim are read back from qkv_proj and attention_scores.
-// So prefill of P prompt tokens costs linear x P + attention x P^2 FLOPs (full P x P attention, as
-// the builder counts it and as mlsysim's ServingModel does; a causal kernel skips up to half the
-// attention), and one decode token at context c costs linear + attention x c.
+// So prefill of P prompt tokens counts linear x P + attention x P^2 FLOPs (full P x P attention, as
+// the builder counts it and as mlsysim's ServingModel does), of which a causal fused kernel computes
+// linear x P + attention x P^2 / 2 (causal_skipped_prefill_flops), and one decode token at context c
+// costs linear + attention x c.
 // Attention is taken as fused (FlashAttention, Dao et al. 2022, arXiv:2205.14135): the P x P score
 // matrix is never written to memory, so prefill memory traffic is weights + linear-op activations +
 // the KV cache written.
@@ -260,6 +261,13 @@ PhaseTime decode_step_time(const ServingShape& s, const ServingDevice& d, double
 // prefill_flops); the KV of all cached + new tokens is read or written. new_tokens = prompt and
 // cached_tokens = 0 is prefill_time.
 double prefill_flops_after_prefix(const ServingShape& s, double new_tokens, double context_tokens);
+// What a causal fused attention kernel does not compute of that count: the new tokens' query-key pairs
+// above the diagonal, half of new_tokens^2 in the global-attention layers (FlashAttention-2, Dao 2023,
+// arXiv:2307.08691, section 3.1.1: blocks whose keys all follow their queries are skipped; the
+// convention of the attention solver and of training's attention_work_fraction). 0 for a model
+// without a causal mask. prefill_after_prefix_time (and prefill_time) price the rest; windowed layers
+// and chunked prefill's chunks keep the full count.
+double causal_skipped_prefill_flops(const ServingShape& s, double new_tokens);
 PhaseTime prefill_after_prefix_time(const ServingShape& s, const ServingDevice& d, double new_tokens,
                                     double cached_tokens, double sequences, double eta);
 

@@ -60,8 +60,8 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "prefill_long_context default (0.40)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1, .scaled_by_second_hardware = true},
     {.name = "eta_decode", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
-     .description = "decode fraction of peak FLOP/s; 0 = seeds/004 default, 0.03 at batch 1 to 0.25 at batch 32+ "
-                    "(log-linear in batch)",
+     .description = "decode fraction of peak FLOP/s; 0 = eta when eta is given (the same GEMMs, of batch rows), "
+                    "else seeds/004 default, 0.03 at batch 1 to 0.25 at batch 32+ (log-linear in batch)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
     {.name = "batching", .kind = ParamKind::choice, .choices = kBatching,
      .description = "continuous (iteration-level, Orca/vLLM) or static (request-level) batching",
@@ -415,7 +415,15 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (B < 1) return {PointStatus::infeasible, exceeds_memory};
   const double memory = weights_gpu + kv_shared_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
 
-  const double eta_dec = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(B);
+  // A decode step of B sequences runs the linear layers as GEMMs of B rows, the kernels a prefill of B
+  // tokens runs, so a given eta (a profile's fit) is their efficiency too; the roofline, not eta, makes
+  // a small batch memory-bound. Without one, or with eta scaled to another chip's prefill, the seeds'
+  // interpolation in batch.
+  const bool decode_takes_eta = v[Param::eta] > 0 && phw == nullptr;
+  const auto decode_eta = [&](double tokens) {
+    return v[Param::eta_decode] > 0 ? v[Param::eta_decode] : decode_takes_eta ? v[Param::eta] : default_decode_eta(tokens);
+  };
+  const double eta_dec = decode_eta(B);
   const PhaseTime prefill_one = prefill_after_prefix_time(shape, pdev, uncached, cached, 1, eta_prefill);
   const PhaseTime prefill_batch = prefill_after_prefix_time(shape, pdev, uncached, cached, B, eta_prefill);
   const PhaseTime step = decode_step_time(shape, dev, B, mean_context, eta_dec);
@@ -432,7 +440,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   double draft_ratio = 0;
   if (gamma > 0) {
     const double verify_tokens = B * (gamma + 1);
-    const double eta_verify = v[Param::eta_decode] > 0 ? v[Param::eta_decode] : default_decode_eta(verify_tokens);
+    const double eta_verify = decode_eta(verify_tokens);
     const PhaseTime verify = verify_step_time(shape, dev, B, mean_context, gamma + 1, eta_verify);
     draft_ratio = v[Param::draft_cost_ratio];
     if (draft != nullptr) {

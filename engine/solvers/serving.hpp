@@ -31,8 +31,13 @@
 //    (its catalog `rental:`, a cloud instance's hourly price over its accelerators); a chip without one
 //    makes the point infeasible, its reason naming the chip.
 //  - eta (prefill) defaults to the seeds/004 regime prefill_long_context (0.40); eta_decode defaults to
-//    a log-linear interpolation in batch between decode_bs1 (0.03 at batch 1) and decode_batched
-//    (0.25 at batch 32 and above) (engine/efficiency.hpp).
+//    eta when eta is given (a calibration profile gives it): a decode step of B sequences runs the
+//    linear layers as GEMMs of B rows, the kernels a prefill of B tokens runs, and the roofline, not
+//    eta, makes a small batch memory-bound. Without eta, or with prefill_hardware (eta then carries
+//    the prefill chip's calibration factor), a log-linear interpolation in batch between decode_bs1
+//    (0.03 at batch 1) and decode_batched (0.25 at batch 32 and above) (engine/efficiency.hpp).
+//  - prefill's attention: a causal model's fused kernel computes half the prompt's query-key pairs
+//    (engine/serving.hpp causal_skipped_prefill_flops); chunked prefill's chunks keep the full count.
 //  - memory_efficiency scales the datasheet bandwidth every weight and KV stream runs at (STREAM-like
 //    kernels reach 80-90 % of it); step_overhead is the fixed time of one model iteration, prefill or
 //    decode, that no roofline sees: the engine's scheduling and sampling, kernel launch and tail

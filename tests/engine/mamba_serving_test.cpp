@@ -184,8 +184,9 @@ TEST_F(MambaSolvers, ServingHoldsTheStateAndNoKvCache) {
 // sequences its decode step is compute-bound (eta_decode 0.25), so its decode throughput is 1.9 times
 // the GQA transformer's, whose step is memory-bound; against the MHA transformer, whose batch is 3
 // times smaller, the ratio is 5.5, the paper's "4-5x" in kind. End to end (continuous batching, each
-// 2,048-token prompt's prefill counted, which costs both models alike per token) the gain shrinks to 1.3
-// against GQA and 1.8 against MHA: the prompts dominate a 2,048 + 128 request.
+// 2,048-token prompt's prefill counted: the linear layers cost both models alike per token, and the
+// transformer's causal attention kernel computes half of the prompt's query-key pairs) the gain shrinks
+// to 1.27 against GQA and 1.72 against MHA: the prompts dominate a 2,048 + 128 request.
 TEST_F(MambaSolvers, OutservesATransformerOfSimilarSizeThroughBatch) {
   HardwareSpec a100;
   a100.peak_flops_per_s[index_of(Precision::fp16)] = 312e12;
@@ -231,8 +232,8 @@ TEST_F(MambaSolvers, OutservesATransformerOfSimilarSizeThroughBatch) {
   EXPECT_GT(mha_ratio, 4);
   EXPECT_LT(mha_ratio, 6);
   const double e2e_ratio = m[M::tokens_per_s] / t[M::tokens_per_s];
-  EXPECT_NEAR(e2e_ratio, 1.33, 0.01);
-  EXPECT_NEAR(m[M::tokens_per_s] / h[M::tokens_per_s], 1.78, 0.01);
+  EXPECT_NEAR(e2e_ratio, 1.27, 0.01);
+  EXPECT_NEAR(m[M::tokens_per_s] / h[M::tokens_per_s], 1.72, 0.01);
 }
 
 TEST_F(MambaSolvers, SynthesisAndCompressionPriceTheDecodeStepTrainingRefuses) {

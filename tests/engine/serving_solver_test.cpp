@@ -147,6 +147,19 @@ TEST_F(ServingSolverTest, DecodeEtaDefaults) {
   EXPECT_DOUBLE_EQ(run(in)[M::eta_decode_used], 0.1);
 }
 
+TEST_F(ServingSolverTest, DecodeRunsTheGemmsAtAGivenEta) {
+  // A decode step of 128 sequences multiplies 128-row activations by the weights, as a prefill of 128
+  // tokens does: a given eta (a calibration profile's) prices both.
+  auto in = point(llama8b, 128, 1);
+  in.values[P::eta] = 0.5;
+  const auto r = run(in);
+  EXPECT_DOUBLE_EQ(r[M::eta_decode_used], 0.5);
+  EXPECT_DOUBLE_EQ(run(point(llama8b, 128, 1))[M::eta_decode_used], 0.25);
+  in.values[P::eta_decode] = 0.25;
+  const auto seeds = run(in);
+  EXPECT_NEAR(seeds[M::decode_compute_s] / r[M::decode_compute_s], 2.0, 1e-12);
+}
+
 TEST_F(ServingSolverTest, QueueingTailAndLittlesLaw) {
   const auto idle = run(point(llama8b, 16, 1));
   EXPECT_DOUBLE_EQ(idle[M::p99_latency_s], idle[M::e2e_latency_s]);

@@ -117,7 +117,23 @@ TEST(Serving, PrefillIsComputeBoundAtLongPrompts) {
   const ServingShape s = shape_of(kLlama3_70b);
   const PhaseTime t = prefill_time(s, h100(1), 2048, 1, 0.4);
   EXPECT_GT(t.compute_s, t.memory_s);
-  EXPECT_DOUBLE_EQ(t.compute_s, prefill_flops(s, 2048) / (989e12 * 0.4));
+  // A causal fused kernel computes the lower triangle of the 2048 x 2048 query-key pairs.
+  EXPECT_DOUBLE_EQ(t.compute_s, (2048 * s.linear_flops_per_token + 2048.0 * 2048 / 2 * s.attention_flops_per_query_key) /
+                                    (989e12 * 0.4));
+}
+
+TEST(Serving, CausalPrefillSkipsHalfTheAttentionPairs) {
+  const ServingShape s = shape_of(kLlama3_8b);
+  EXPECT_TRUE(s.causal);
+  EXPECT_DOUBLE_EQ(causal_skipped_prefill_flops(s, 1000), 1000.0 * 1000 / 2 * s.attention_flops_per_query_key);
+  // With 1,000 tokens cached, the 24 new ones attend 1,024 keys each, less their own upper triangle.
+  const PhaseTime t = prefill_after_prefix_time(s, h100(1), 24, 1000, 1, 0.5);
+  EXPECT_DOUBLE_EQ(t.compute_s, (24 * s.linear_flops_per_token + (24.0 * 1024 - 24.0 * 24 / 2) * s.attention_flops_per_query_key) /
+                                    (989e12 * 0.5));
+  // Without a causal mask every pair is computed.
+  ServingShape full = s;
+  full.causal = false;
+  EXPECT_DOUBLE_EQ(causal_skipped_prefill_flops(full, 1000), 0.0);
 }
 
 TEST(Serving, StaticBatchWaitsForTheLongestRequest) {
