@@ -310,7 +310,8 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "one checkpoint: weights + master + optimizer states of the trainable parameters (14 B per parameter for "
      "bf16 AdamW; LoRA: the adapters only)"},
     {"checkpoint_s", Dimension::time, "time to write one checkpoint: checkpoint_bytes / checkpoint_bandwidth"},
-    {"cp_comm_s", Dimension::time, "context-parallel K/V ring exchanges per step not hidden behind attention compute"},
+    {"cp_comm_s", Dimension::time,
+     "context-parallel K/V exchanges per step (ring steps or all-gathers) not hidden behind attention compute"},
     {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
     {"memory_bound_s", Dimension::time,
      "the part of compute_s that streams memory: norms, activations, residual adds, the loss, fp8 casts"},
