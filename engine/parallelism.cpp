@@ -117,8 +117,8 @@ StepResult training_step(const StepInput& in) {
                                      (in.tensor_parallel * in.context_parallel) /
                                      (attention_peak * attention_efficiency) * in.attention_work_fraction;
     const double exchanges_per_layer = in.recompute >= 2 ? 4.0 : 3.0;  // forward 1, backward 2, recomputed 1
-    r.cp_comm_s = exchanges_per_layer * layers_per_stage * in.microbatches *
-                  std::max(0.0, in.cp_kv_exchange_s - attention_layer_s);
+    const double exposed_s = in.cp_all_gather ? in.cp_kv_exchange_s : std::max(0.0, in.cp_kv_exchange_s - attention_layer_s);
+    r.cp_comm_s = exchanges_per_layer * layers_per_stage * in.microbatches * exposed_s;
   }
   r.step_s = r.compute_s + r.optimizer_s + r.bubble_s + r.tp_comm_s + r.pp_comm_s + r.ep_comm_s + r.dp_comm_s +
              r.cp_comm_s + r.offload_s;

@@ -74,6 +74,10 @@
 //   that (K, V and their gradients), full recomputation the forward's again. Each step's transfer
 //   overlaps the attention block computed meanwhile, so a layer exposes max(0, exchange - attention
 //   compute) of it (Ring Attention section 3: compute hides communication when the block is large).
+//   The all-gather form (Llama Team, "The Llama 3 Herd of Models", arXiv:2407.21783, section 3.3.2:
+//   K and V all-gathered, then attention for the local query chunk; the KV gradients reduce-
+//   scattered backward) runs the same number of collectives per layer, each before the attention
+//   that needs it, so none is hidden.
 #pragma once
 
 namespace dsx {
@@ -117,7 +121,8 @@ struct StepInput {
   double high_precision_frozen_parameters = 0;
   double mfu_peak_flops_per_s = 0;        // the peak MFU and HFU refer to; 0 = peak_flops_per_s
   double context_parallel = 1;
-  double cp_kv_exchange_s = 0;  // one layer's forward K/V ring for one micro-batch over the CP ranks
+  double cp_kv_exchange_s = 0;  // one layer's forward K/V ring (or all-gather) for one micro-batch over the CP ranks
+  bool cp_all_gather = false;   // K/V all-gathered before attention (Llama 3): the exchange is not hidden
   double compute_efficiency = 1;  // achieved / peak on the GEMMs (eta)
   double attention_efficiency = 0;  // achieved / peak in the attention kernels; 0 = compute_efficiency
   double attention_work_fraction = 1;  // attention FLOPs a kernel computes: 1/2 causal (masked blocks skipped)

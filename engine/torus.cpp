@@ -135,6 +135,45 @@ double torus_all_to_all_s(double bytes_per_rank, const TorusTopology& t, double 
   return bound_s + (n - 1) * alpha_s;
 }
 
+double torus_broadcast_s(double bytes, const TorusTopology& t, double alpha_s) {
+  const Active a = active_dimensions(t);
+  if (a.count == 0) return 0.0;
+  double tree_s = 0;
+  for (std::size_t i = 0; i < a.count; ++i) {
+    const TorusDimension& d = t.dimensions[a.index[i]];
+    tree_s += std::ceil(std::log2(d.chips)) * bytes / d.link_bandwidth_bytes_per_s + (d.chips - 1) * alpha_s;
+  }
+  const double scatter_all_gather_s = torus_reduce_scatter_s(bytes, t, alpha_s) + torus_all_gather_s(bytes, t, alpha_s);
+  return std::min(tree_s, scatter_all_gather_s);
+}
+
+double torus_reduce_s(double bytes, const TorusTopology& t, double alpha_s) { return torus_broadcast_s(bytes, t, alpha_s); }
+
+double torus_send_recv_s(double bytes, const TorusTopology& t, double hops, double alpha_s) {
+  double slowest = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d < t.count; ++d) {
+    if (t.dimensions[d].chips > 1) slowest = std::min(slowest, t.dimensions[d].link_bandwidth_bytes_per_s);
+  }
+  if (std::isinf(slowest)) return 0.0;
+  return hops * alpha_s + bytes / slowest;
+}
+
+double torus_diameter_hops(const TorusTopology& t) {
+  double hops = 0;
+  for (std::size_t d = 0; d < t.count; ++d) {
+    const TorusDimension& dim = t.dimensions[d];
+    if (dim.chips > 1) hops += wraps(dim) ? std::floor(dim.chips / 2) : dim.chips - 1;
+  }
+  return hops;
+}
+
+double torus_hierarchical_broadcast_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f) {
+  const double chains_s = nodes > 1 ? bytes / f.gpus_per_node / inter_node_ring_bandwidth_bytes_per_s(f) +
+                                          (nodes - 1) * f.inter_alpha_s
+                                    : 0.0;
+  return torus_reduce_scatter_s(bytes, intra, f.intra_alpha_s) + chains_s + torus_all_gather_s(bytes, intra, f.intra_alpha_s);
+}
+
 TorusTopology torus_group(const TorusTopology& t, double ranks) {
   if (ranks >= torus_chips(t)) return t;
   TorusTopology best;

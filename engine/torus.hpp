@@ -96,6 +96,40 @@ double torus_all_gather_s(double bytes, const TorusTopology& t, double alpha_s);
 double torus_all_reduce_s(double bytes, const TorusTopology& t, double alpha_s);
 double torus_all_to_all_s(double bytes_per_rank, const TorusTopology& t, double alpha_s);
 
+// Rooted collectives and point-to-point on a torus (Chan, Heimlich, Purkayastha and van de Geijn,
+// "Collective communication: theory, practice, and experience", Concurrency and Computation:
+// Practice and Experience 19(13), 2007, doi:10.1002/cpe.1206, sections 4-7), `bytes` the whole
+// buffer, alpha_s one neighbour hop:
+//  - broadcast: the faster of their two algorithms. Short vectors: the minimum-spanning-tree (MST)
+//    broadcast, dimension after dimension (their section 7, multidimensional meshes), a binomial tree
+//    along each dimension of n_d chips: ceil(log2 n_d) sends of the whole buffer over one link (B_d),
+//    whose hop distances n_d / 2, n_d / 4, ... add up to at most n_d - 1 hops of alpha:
+//      sum_d ceil(log2 n_d) x bytes / B_d + (n_d - 1) alpha.
+//    Long vectors: scatter followed by all-gather (their "long-vector" broadcast), each as the torus's
+//    multi-dimensional bidirectional rings above. The scatter costs what the reduce-scatter costs: in
+//    each phase the chips that hold a part send (n_d - 1) / n_d of it around their ring, the root's
+//    two directions (one without wraparound) carrying it, and the rotated parts use disjoint links
+//    (part p phase 1 the root's line along dimension p, phase 2 the lines along dimension p + 1
+//    through it), so 2 x torus_reduce_scatter_s.
+//  - reduce: the dual of broadcast (their section 4: each algorithm run in reverse, MST reduce, and
+//    reduce-scatter followed by gather), the same cost; the local reductions are not counted, as in
+//    engine/collectives.hpp.
+//  - send/recv between two chips `hops` neighbour hops apart, routed on one minimal path (dimension-
+//    order routing with cut-through, Dally and Towles, "Principles and Practices of Interconnection
+//    Networks", 2004, section 3.3 zero-load latency T = H t_r + L / b): hops x alpha + bytes / B, B
+//    the slowest active dimension's link. `hops` is at most the torus's diameter.
+double torus_broadcast_s(double bytes, const TorusTopology& t, double alpha_s);
+double torus_reduce_s(double bytes, const TorusTopology& t, double alpha_s);
+double torus_send_recv_s(double bytes, const TorusTopology& t, double hops, double alpha_s);
+// The largest hop distance between two chips: sum_d floor(n_d / 2) where dimension d wraps, else n_d - 1.
+double torus_diameter_hops(const TorusTopology& t);
+// Broadcast (equivalently reduce) over `nodes` nodes, each holding the block `intra`: the scatter on
+// the root's block, g concurrent pipelined chains over the nodes of bytes / g each (every byte crosses
+// each node's fabric port once: bytes / g / ring bandwidth + (nodes - 1) inter alpha, the switched
+// domain's chain of engine/solvers/collectives.hpp), then the all-gather on every block (Chan et al.'s
+// long-vector broadcast with the node tier in the middle); reduce runs it in reverse.
+double torus_hierarchical_broadcast_s(double bytes, double nodes, const TorusTopology& intra, const HierarchicalFabric& f);
+
 // The block of `ranks` chips of `t` a group is laid out on (see above); `ranks` >= the torus's chips
 // gives the whole torus.
 TorusTopology torus_group(const TorusTopology& t, double ranks);

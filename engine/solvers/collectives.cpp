@@ -54,6 +54,10 @@ constexpr std::array<ParamSpec, CollectivesSolver::kParamCount> kParams = {{
     torus_param("torus_x"),
     torus_param("torus_y"),
     torus_param("torus_z"),
+    {.name = "hops", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "send_recv on a torus node: neighbour hops between the two chips (default 1; at most the "
+                    "torus's diameter); 1 elsewhere",
+     .has_default = true, .default_value = 1, .min_value = 1, .max_value = 3072, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, CollectivesSolver::kMetricCount> kMetrics = {{
@@ -65,11 +69,13 @@ constexpr std::array<MetricSpec, CollectivesSolver::kMetricCount> kMetrics = {{
     {"tree_chosen", Dimension::dimensionless, "1 when the all-reduce ran as a tree, else 0"},
 }};
 
-constexpr std::array<std::string_view, 4> kReasons = {
+constexpr std::array<std::string_view, 6> kReasons = {
     "ranks_per_node must divide ranks",
     "a collective over several nodes needs fabric_bandwidth (or a fabric bundle)",
     "the hardware entry gives no accelerator or host link",
     "ranks_per_node (or ranks, on one node) exceeds the chips of the node's torus",
+    "hops other than 1 applies to send_recv inside one torus node only",
+    "hops exceeds the diameter of the node's torus",
 };
 
 }  // namespace
@@ -101,6 +107,9 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
   const bool on_torus = torus.count > 0;
   if (on_torus && g > torus_chips(torus)) return {PointStatus::infeasible, exceeds_torus};
   const TorusTopology group = on_torus ? torus_group(torus, g) : TorusTopology{};
+  const double hop_count = std::max(1.0, v[Param::hops]);  // 0 from inputs built without the parameter
+  if (hop_count != 1 && (op != send_recv || !on_torus || multi_node)) return {PointStatus::infeasible, hops_need_torus_send_recv};
+  if (on_torus && hop_count > torus_diameter_hops(torus)) return {PointStatus::infeasible, hops_exceed_diameter};
   // Nodes of g ranks, one NIC each; a torus node's in-node phase runs on its torus instead.
   HierarchicalFabric nodes;
   nodes.gpus_per_node = g;
@@ -146,8 +155,16 @@ PointResult CollectivesSolver::evaluate(const PointInputs& in, std::span<double>
       }
       break;
     case broadcast:
-    case reduce: t = S / slowest + (n - 1) * alpha; break;
-    case send_recv: t = point_to_point_s(S, multi_node ? fabric : intra, alpha); break;
+    case reduce:
+      t = !on_torus     ? S / slowest + (n - 1) * alpha
+          : multi_node ? torus_hierarchical_broadcast_s(S, n / g, group, nodes)
+          : op == broadcast ? torus_broadcast_s(S, group, alpha_in)
+                            : torus_reduce_s(S, group, alpha_in);
+      break;
+    case send_recv:
+      t = on_torus && !multi_node ? torus_send_recv_s(S, torus, hop_count, alpha_in)
+                                  : point_to_point_s(S, multi_node ? fabric : intra, alpha);
+      break;
   }
   const double factor = op == all_reduce                                                   ? 2 * (n - 1) / n
                         : op == all_gather || op == reduce_scatter || op == all_to_all ? (n - 1) / n

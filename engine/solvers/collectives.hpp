@@ -30,6 +30,15 @@
 // reduce-scatter is its first half (block, then the rings' reduce-scatter), the all-gather its second
 // (the rings' all-gather, then the block); the all-to-all sends (n - g) / n of S over the fabric while
 // the block carries (g - 1) / n of it as its own all-to-all, bound by the block's bisection.
+// Broadcast, reduce and send/recv on a torus node (engine/torus.hpp, after Chan, Heimlich, Purkayastha
+// and van de Geijn, CCPE 2007, doi:10.1002/cpe.1206): broadcast and reduce the faster of the
+// dimension-by-dimension binomial tree (short vectors) and scatter + all-gather (reduce: reduce-
+// scatter + gather) on the multi-dimensional bidirectional rings (long vectors); over several nodes
+// the scatter on the root's block, g pipelined chains of S / g over the nodes, the all-gather on
+// every block. send/recv between two chips `hops` neighbour hops apart (default 1, neighbours; at most
+// the node torus's diameter): hops x intra_latency + S / one torus link, on one minimal path; between
+// nodes it crosses the fabric as on a switched node, and `hops` other than 1 is infeasible there, on a
+// switched node and for the other operations (a switched domain is one hop between any two GPUs).
 // link_bandwidth_bytes_per_s is then one torus link's (the slower of it and the fabric over nodes).
 // bus_efficiency is the fraction of the one-way link bandwidth a large message achieves (default 1,
 // the datasheet; the calibration profile gives what published nccl-tests results imply). NCCL's
@@ -58,6 +67,7 @@ class CollectivesSolver final : public TabledSolver {
     torus_x,
     torus_y,
     torus_z,
+    hops,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -69,7 +79,14 @@ class CollectivesSolver final : public TabledSolver {
     tree_chosen,
     kMetricCount
   };
-  enum Reason : std::uint8_t { ranks_per_node_must_divide, needs_fabric, needs_link, exceeds_torus };
+  enum Reason : std::uint8_t {
+    ranks_per_node_must_divide,
+    needs_fabric,
+    needs_link,
+    exceeds_torus,
+    hops_need_torus_send_recv,
+    hops_exceed_diameter
+  };
 
   CollectivesSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;

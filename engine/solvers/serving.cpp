@@ -129,7 +129,7 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .has_default = true, .default_value = 1, .min_value = 0, .max_value = 64, .min_exclusive = true},
     {.name = "kv_transfer_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
      .description = "disaggregated: one-way bandwidth per GPU from the prefill to the decode pool; 0 = the "
-                    "accelerator link (pools in one NVLink domain)",
+                    "accelerator link (pools in one NVLink domain; on a torus node, neighbouring blocks of it)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
     {.name = "weight_precision", .kind = ParamKind::choice, .choices = kWeightPrecisions,
      .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
@@ -236,7 +236,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 25> kReasons = {
+constexpr std::array<std::string_view, 26> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -263,6 +263,8 @@ constexpr std::array<std::string_view, 25> kReasons = {
     "gpu_hour_price is catalog, but {hardware} has no rental price in the catalog",
     "gpu_hour_price is catalog, but the prefill hardware has no rental price in the catalog "
     "(give prefill_gpu_hour_price)",
+    "disaggregated on a torus node: a prefill and a decode instance must fit its chips side by side (or give "
+    "kv_transfer_bandwidth)",
 };
 
 }  // namespace
@@ -371,6 +373,14 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
           : hw.accelerator_link_bandwidth_bytes_per_s;
   const double transfer_bandwidth = v[Param::kv_transfer_bandwidth] > 0 ? v[Param::kv_transfer_bandwidth] : link_bandwidth;
   if (disagg && transfer_bandwidth <= 0) return {PointStatus::infeasible, no_kv_transfer_link};
+  // On a torus node, with no bandwidth given and both pools on its chips, a prefill instance and its
+  // decode instance are neighbouring blocks of the smaller instance's chips (engine/torus.hpp
+  // torus_block_hop_s): each of its chips sends the larger shard across the face between them.
+  const bool torus_transfer = disagg && torus.count > 0 && v[Param::kv_transfer_bandwidth] == 0 && phw == nullptr;
+  const double transfer_block = std::min(p_tp, n_tp) * n_ep;
+  if (torus_transfer && 2 * transfer_block > torus_chips(torus)) {
+    return {PointStatus::infeasible, pools_exceed_torus};
+  }
 
   // A fully cached prompt still computes its last token to produce the first output's logits.
   const double cached = std::min(std::floor(v[Param::prefix_hit_rate] * prompt), prompt - 1);
@@ -502,8 +512,10 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     gap_max = decode_iteration + chunk_cost;
   } else if (disagg) {
     // Each prefill GPU sends its KV shard and each decode GPU receives its own; the larger one bounds it.
-    transfer = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) *
-               std::max(kv_share_per_gpu(shape, p_tp), kv_share_per_gpu(shape, n_tp)) / transfer_bandwidth;
+    const double shard_bytes = dsx::sequence_cache_bytes(shape, prompt, dev.kv_bytes_per_element) *
+                               std::max(kv_share_per_gpu(shape, p_tp), kv_share_per_gpu(shape, n_tp));
+    transfer = torus_transfer ? torus_block_hop_s(shard_bytes, torus, transfer_block, 2, v[Param::link_latency])
+                              : shard_bytes / transfer_bandwidth;
     prefill_work = 0;
     ttft = t_prefill_one + transfer;
     gap_max = decode_iteration;

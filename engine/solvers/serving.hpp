@@ -124,6 +124,14 @@
 //    each GPU its shard at kv_transfer_bandwidth, not overlapped with the prefill (kv_transfer_s);
 //    tokens_per_s = min(decode pool B / t_token, prefill pool ratio x B x O / prefill of B prompts); gpus
 //    and the cost count both pools. Continuous batching only; not combined with chunked prefill.
+//    On a torus node (torus_x, torus_y, torus_z) with kv_transfer_bandwidth 0 and no prefill_hardware
+//    the transfer is a hop between neighbouring blocks of the torus instead of a switch's per-GPU
+//    link: the prefill instance and its decode instance are two blocks of min(prefill_tp, tp) x ep
+//    chips side by side (both must fit the torus), and each chip sends the larger shard across the
+//    face between them at its share of the face's links, plus one link_latency (engine/torus.hpp
+//    torus_block_hop_s; "How to Scale Your Model", part 2: ICI joins nearest neighbours only). The
+//    switched transfer carries no latency term. Serving has no pipeline parallelism: this is its only
+//    point-to-point transfer.
 //    prefill_memory_bytes: a prefill GPU holds the target's weights and its group's ceil(B / ep) prompts'
 //    KV cache (paged: their blocks outside the shared prefix, which is held once); the draft stays on
 //    the decode pool. On the decode hardware at the decode tp this never exceeds memory_bytes.
@@ -285,6 +293,7 @@ class ServingSolver final : public TabledSolver {
     swap_needs_host_link,
     no_rental_price,
     no_prefill_rental_price,
+    pools_exceed_torus,
   };
 
   ServingSolver();

@@ -31,6 +31,9 @@ constexpr std::array<std::string_view, 5> kOptimizers = {"adamw", "adam_8bit", "
 constexpr std::array<Optimizer, 5> kOptimizerKind = {Optimizer::adam, Optimizer::adam_8bit, Optimizer::adafactor,
                                                      Optimizer::sgd_momentum, Optimizer::lion};
 constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
+// Transformer Engine's cp_comm_type names (transformer_engine/pytorch/attention/dot_product_attention/
+// context_parallel.py: "p2p" AttnFuncWithCPAndKVP2P, "all_gather" AttnFuncWithCPAndKVAllGather).
+constexpr std::array<std::string_view, 2> kCpComm = {"p2p", "all_gather"};
 constexpr std::array<std::string_view, 3> kFinetune = {"full", "lora", "qlora"};
 constexpr std::array<std::string_view, 8> kOffload = {"none",    "optimizer",     "weights",
                                                      "activations", "optimizer_weights", "optimizer_activations",
@@ -247,6 +250,11 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
                     "pass, its default and llm-foundry's) or cached (cast once per step and reused by the other "
                     "micro-batches and the recomputed forward: Megatron-Core's is_first_microbatch)",
      .has_default = true, .default_value = 0},
+    {.name = "cp_comm", .kind = ParamKind::choice, .choices = kCpComm,
+     .description = "cp > 1: p2p (ring attention, K/V passed to the next rank, one ring direction, hidden behind "
+                    "attention; Transformer Engine's default) or all_gather (Llama 3: K/V all-gathered, then "
+                    "attention; not hidden, a torus's rings run both directions)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
@@ -302,7 +310,8 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "one checkpoint: weights + master + optimizer states of the trainable parameters (14 B per parameter for "
      "bf16 AdamW; LoRA: the adapters only)"},
     {"checkpoint_s", Dimension::time, "time to write one checkpoint: checkpoint_bytes / checkpoint_bandwidth"},
-    {"cp_comm_s", Dimension::time, "context-parallel K/V ring exchanges per step not hidden behind attention compute"},
+    {"cp_comm_s", Dimension::time,
+     "context-parallel K/V exchanges per step (ring steps or all-gathers) not hidden behind attention compute"},
     {"trainable_parameters", Dimension::count, "parameters with gradients and optimizer states (LoRA: the adapters)"},
     {"memory_bound_s", Dimension::time,
      "the part of compute_s that streams memory: norms, activations, residual adds, the loss, fp8 casts"},
@@ -553,8 +562,15 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double kv_elements_per_layer = shape.kv_elements_per_token / shape.attention_layers;
   const double kv_chunk_bytes = b * s / cp * kv_elements_per_layer / std::min(t, std::max(1.0, shape.kv_heads)) *
                                 element_bytes;
+  // The all-gather form (Llama 3) gathers the cp chunks at once: on a switched node or the NICs a ring
+  // all-gather, on a torus node the bidirectional rings of the strided group of the cp ranks.
+  const bool cp_all_gather = v[Param::cp_comm] == 1;
   const double cp_exchange_s =
-      !(cp > 1)                 ? 0.0
+      !(cp > 1) ? 0.0
+      : cp_all_gather
+          ? (cp_in_node && on_torus
+                 ? torus_all_gather_s(cp * kv_chunk_bytes, torus_strided_group(torus, strides[kCpGroup], cp), kNvlinkAlphaS)
+                 : all_gather_s(cp * kv_chunk_bytes, cp, cp_in_node ? nvlink : nic, cp_in_node ? kNvlinkAlphaS : fabric_alpha))
       : cp_in_node && on_torus ? (cp - 1) * torus_block_hop_s(kv_chunk_bytes, torus, strides[kCpGroup], cp, kNvlinkAlphaS)
                                : (cp - 1) * point_to_point_s(kv_chunk_bytes, cp_in_node ? nvlink : nic,
                                                              cp_in_node ? kNvlinkAlphaS : fabric_alpha);
@@ -581,6 +597,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   if (fp8) (lora ? step.high_precision_frozen_parameters : step.high_precision_parameters) = shape.lm_head_weight_elements;
   step.context_parallel = cp;
   step.cp_kv_exchange_s = cp_exchange_s;
+  step.cp_all_gather = cp_all_gather;
   step.compute_efficiency = v[Param::eta] / v[Param::straggler_slowdown];
   step.attention_efficiency = v[Param::attention_eta] / v[Param::straggler_slowdown];
   step.attention_work_fraction = shape.causal ? 0.5 : 1.0;

@@ -34,6 +34,17 @@
 //    fabric_latency), and tp x cp must nest with the
 //    node; seq_len must divide into 2 x cp chunks (Megatron-Core's load-balanced causal split). The
 //    gradient all-reduce and ZeRO sharding run over the dp x cp ranks holding the same weights.
+//    cp_comm chooses how the K/V blocks move, by Transformer Engine's cp_comm_type names
+//    (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py): p2p, the
+//    ring above (each rank sends to the next and receives from the previous, one direction of the
+//    ring; TE's and Megatron-Core's default), or all_gather (Llama 3, arXiv:2407.21783 section
+//    3.3.2; TE's AttnFuncWithCPAndKVAllGather, "KV all-gather between CP ranks is exposed"): the cp
+//    chunks all-gathered (forward, again backward) and the KV gradients
+//    reduce-scattered, each a ring all-gather of the cp chunks not hidden behind attention; on a
+//    torus node the cp ranks' strided group (torus_strided_group) all-gathers on its bidirectional
+//    rings, both directions of each link busy, where the p2p ring sends one way. PyTorch's all-gather
+//    pass-KV (torchtitan's default context_parallel_rotate_method, allgather) overlaps the gather
+//    with the local chunk's attention; that overlap is not modelled.
 //  - sequence_parallel: off keeps the Korthikanti et al. 2022 Table 2 "tensor parallel" activations
 //    (LayerNorm, dropout and their inputs replicated over TP); the TP traffic is the same either way
 //    (an all-reduce, or a reduce-scatter + all-gather of equal volume: their section 4.2.2). Expert
@@ -251,6 +262,7 @@ class TrainingSolver final : public TabledSolver {
     rank_order,
     host_memory_capacity,
     fp8_weight_cast,
+    cp_comm,
     kParamCount
   };
   enum Metric : std::size_t {
