@@ -51,6 +51,11 @@ CategoryPart category_part(const Axis& a, const ResolvedStudy& study, const Resu
   }
   AxisSetup setup = axis_setup(c, values, false);
   part.scaled = c.numeric && !c.display.unit.empty() && a.param != decl.group;
+  // Values decades apart (1 kB and 1 GB) would read "1e-06" on one unit: each keeps its own.
+  for (const double v : values) {
+    const double scaled = std::fabs(v * setup.scale.factor);
+    if (scaled != 0 && (scaled < 0.01 || scaled >= 1e6)) part.scaled = false;
+  }
   if (!part.scaled) {
     setup.title = metric_words(c);
     setup.scale = AxisScale{1, ""};
@@ -216,12 +221,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   } else {
     for (const Column& y : ys) measure(metric_words(y));
   }
-  double longest_bar_label_cm = text_cm(category_title);
-  std::size_t left_chars = category_title.size();
-  for (const Bar& b : bars) {
-    longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(b.label));
-    left_chars = std::max(left_chars, b.label.size());
-  }
+  double longest_bar_label_cm = 0;
+  for (const Bar& b : bars) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(b.label));
   const double plot_width_cm = figure_width_cm(decl) - longest_bar_label_cm - 1.3;
   const std::size_t key_columns = std::clamp<std::size_t>(
       static_cast<std::size_t>(plot_width_cm / (kKeySampleCm + longest_entry_cm + 0.5)), 1,
@@ -250,10 +251,10 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   if (!category_title.empty() && !bars.empty()) {
     // The category parameters head the bar labels, as a heatmap's rows are headed (a rotated label
     // would need gnuplot to measure the labels, which it does differently per terminal).
-    gp += fmt::format("set label {} {} at graph 0, graph 1 right offset character -0.8, 0.9 noenhanced\n",
+    // Left-aligned at the figure's edge, so a header longer than the labels stays on the canvas.
+    gp += fmt::format("set label {} {} at screen 0, graph 1 left offset character 1, 0.9 noenhanced\n",
                       bars.size() + 1, gp_string(category_title));
-    gp += fmt::format("set lmargin {}\nset tmargin {}\n", left_chars + 2,
-                      fmt::format("{:g}", 2.5 + static_cast<double>(title_lines(decl, title).size())));
+    gp += fmt::format("set tmargin {}\n", fmt::format("{:g}", 2.5 + static_cast<double>(title_lines(decl, title).size())));
     gp += "set title offset character 0, 0.9  # above the header of the bar labels\n";
   }
   gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");

@@ -320,7 +320,7 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
     ASSERT_EQ(csv_seconds.count(key), 1u) << key;
     const std::string& time = cells[time_column];
     EXPECT_NE(time.find(" days"), std::string::npos) << line;
-    EXPECT_NE(line.find("\xC2\xA0days"), std::string::npos) << line;  // on one line with its number
+    EXPECT_NE(line.find("\xC2\xA0" "days"), std::string::npos) << line;  // on one line with its number
     EXPECT_NEAR(seconds_in(time), csv_seconds[key], 0.005 * csv_seconds[key]) << line;
     ++checked;
   }

@@ -345,7 +345,7 @@ TEST(Figures, BarCategoriesAreTitledWithTheirParametersAndUnits) {
   FigureDecl d = bars_decl();
   d.x = "launch_overhead";
   const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
-  const std::string header = "\"launch overhead (\u00b5s) / execution\" at graph 0, graph 1 right";
+  const std::string header = "\"launch overhead (\u00b5s) / execution\" at screen 0, graph 1 left";
   EXPECT_NE(src.script.find(header), std::string::npos) << src.script;
   const auto rows = data_rows(src.data);
   ASSERT_EQ(rows.size(), 5u);
@@ -359,7 +359,7 @@ TEST(Figures, BarCategoriesAreTitledWithTheirParametersAndUnits) {
   // A parameter without a unit is titled with its words: "batch / execution" for the shipped fixture.
   const Small plain = small_study();
   const FigureSource batch = build_figure(bars_decl(), plain.study, plain.results, plain.pareto);
-  EXPECT_NE(batch.script.find("\"batch / execution\" at graph 0, graph 1 right"), std::string::npos) << batch.script;
+  EXPECT_NE(batch.script.find("\"batch / execution\" at screen 0, graph 1 left"), std::string::npos) << batch.script;
 }
 
 TEST(Figures, BarsRejectAMetricAsCategoryAndLogScales) {
