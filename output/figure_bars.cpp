@@ -200,10 +200,12 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
 
   const bool bar_key = ys.size() > 1 || colours.size() > 1;
-  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
+  // A group value in the key: "prompt tokens = 2048" (the parameter's words), or the text series_labels gives it.
   const auto legend_entry = [&](const std::string& value) {
     const std::string& text = series_label(decl, colour_axis->param, value);
-    return &text != &value ? text : colour_axis->param + " = " + readable_label(value);
+    return &text != &value ? text
+                           : describe_quantity(colour_axis->param, Dimension::dimensionless).label + " = " +
+                                 readable_label(value);
   };
   // As many key columns as the longest entry leaves room for across the figure, never one past its edge
   // (gnuplot's own count assumes narrower text than DejaVu Sans sets).
