@@ -58,14 +58,6 @@ bool is_alnum(char c) {
 
 // ---- the report's context ----
 
-const MetricSpec* find_metric(const ResolvedStudy& study, std::string_view name) {
-  if (study.solver == nullptr) return nullptr;
-  for (const MetricSpec& m : study.solver->metrics()) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
-}
-
 QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name) {
   const auto m = find_study_metric(study, name);  // a solver or a derived metric
   return describe_quantity(name, m ? m->dimension : Dimension::dimensionless);
@@ -472,14 +464,15 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
   for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
     const Comparison& c = *o.comparison;
     const QuantityDisplay display = metric_display(study, c.metric);
-    const MetricSpec* spec = find_metric(study, c.metric);
+    const auto spec = find_study_metric(study, c.metric);  // a solver or a derived metric
     std::vector<std::string> where;
     for (const Selector& s : c.where) where.push_back(s.param + " = " + readable_label(s.label));
     json row = {{"name", c.name},
                 {"source", c.source},
                 {"metric", c.metric},
                 {"metric_words", display.label.empty() ? c.metric : display.label},
-                {"metric_description", spec != nullptr ? std::string(spec->description) : ""},
+                {"metric_description", spec ? spec->description : std::string()},
+                {"has_metric_description", spec && !spec->description.empty()},
                 {"expected", format_quantity(c.expected, display)},
                 {"tolerance", format_percent(c.tolerance, 2)},
                 {"where", where.empty() ? "every design point" : join(where, ", ")}};

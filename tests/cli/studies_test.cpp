@@ -144,6 +144,12 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     const std::size_t p = text.find("{{");
     EXPECT_EQ(p, std::string::npos) << name << ": " << f << " holds " << text.substr(p == std::string::npos ? 0 : p, 60);
   }
+  // Each compared metric is described, a derived one by its own description: no empty ", ;".
+  {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(report.find(", ; at "), std::string::npos) << name;
+  }
   // A rate names what it counts ("375 tokens/s", "3.20/s"), never "375 1/s".
   {
     std::ifstream md(out / "report.md");
