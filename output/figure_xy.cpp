@@ -388,7 +388,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   gp += range_commands('y', decl.y_range, ya.scale.factor, "y_range");
   std::vector<std::string> key_names;
   if (ys.size() > 1) key_names.push_back("metric");
-  for (const Axis* a : by) key_names.push_back(a->param);
+  // The parameters in words ("CPU workers", "step model"), as the axes are titled.
+  for (const Axis* a : by) key_names.push_back(describe_quantity(a->param, Dimension::dimensionless).label);
   if (drawn.size() > 1 && !key_names.empty() && decl.legend_title.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(join(key_names, " / ")));
   }
