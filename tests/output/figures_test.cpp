@@ -227,16 +227,26 @@ TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
   EXPECT_NE(src.data.find("# index 2: Pareto front of compiled, in x order"), std::string::npos) << src.data;
   EXPECT_NE(src.data.find("# index 3: Pareto front of eager, in x order"), std::string::npos) << src.data;
   EXPECT_EQ(src.data.find("knee"), std::string::npos);
-  EXPECT_NE(src.script.find("index 2 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid title "
-                            "\"Pareto front of each execution\""),
+  // The series are the groups (eager: linetype 1, compiled: 2), so each front takes its group's colour
+  // and one black key entry names them.
+  EXPECT_NE(src.script.find("index 2 using ($1*1e6):($2*1e6) with lines lt 2 lw 2 dt solid notitle"), std::string::npos)
+      << src.script;
+  EXPECT_NE(src.script.find("index 3 using ($1*1e6):($2*1e6) with lines lt 1 lw 2 dt solid notitle"), std::string::npos)
+      << src.script;
+  EXPECT_NE(src.script.find("NaN with lines lc rgb \"#000000\" lw 2 dt solid title \"Pareto front of each execution\""),
             std::string::npos)
       << src.script;
-  EXPECT_NE(src.script.find("index 3 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid notitle"),
-            std::string::npos)
-      << src.script;
-  EXPECT_NE(src.description.find("The black lines are the Pareto fronts of each execution, one line per group"),
+  EXPECT_NE(src.description.find("The thick lines, each in its group's colour, are the Pareto fronts of each execution, "
+                                 "one line per group"),
             std::string::npos)
       << src.description;
+  // Series that are not the groups (here: by batch) leave the fronts black.
+  FigureDecl by_batch = scatter_decl();
+  by_batch.group = "batch";
+  const FigureSource black = build_figure(by_batch, s.study, s.results, s.pareto);
+  EXPECT_NE(black.script.find("with lines lc rgb \"#000000\" lw 2 dt solid title \"Pareto front of each execution\""),
+            std::string::npos)
+      << black.script;
 }
 
 TEST(Figures, WhereSelectorsFilterRows) {
