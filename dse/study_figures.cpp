@@ -460,17 +460,13 @@ void StudyLoader::read_figure_text(const YamlNode& item, const std::string& path
   const YamlNode* x_label = text("x_label", f.x_label);
   const YamlNode* y_label = text("y_label", f.y_label);
   const YamlNode* legend_title = text("legend_title", f.legend_title);
-  if (x_label != nullptr && bars) {
-    r_.error(*x_label, path + ".x_label: the categories of a bars figure have no axis title (each bar is "
-                              "labelled); y_label titles its value axis");
-  }
   if (legend_title != nullptr && heatmap) {
     r_.error(*legend_title, path + ".legend_title: a heatmap has no legend (its colour box is titled by z)");
   }
   // A unit in parentheses at the end of a label sets the axis's unit, so it must be one dsx can
   // scale the values to: a unit of the axis's dimension ("(ms)", "(h)", "(GB)").
   for (const auto& [node, key, name] : {std::tuple{x_label, "x_label", f.x}, {y_label, "y_label", y_name}}) {
-    if (node == nullptr || !node->is_scalar() || heatmap || (bars && std::string_view(key) == "x_label")) continue;
+    if (node == nullptr || !node->is_scalar() || heatmap) continue;
     const std::string_view unit = figure_label_unit(node->text);
     const Dimension d = dimension_of(name);
     if (unit.empty() || !figure_unit_checked(d)) continue;

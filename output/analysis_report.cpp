@@ -14,6 +14,7 @@
 #include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
+#include "output/readable_label.hpp"
 
 namespace dsx {
 
@@ -151,7 +152,7 @@ std::vector<std::string> failed_assertion_lines(const ResolvedStudy& study, cons
       why = "no feasible design point matches";
     } else if (x.require == Quantifier::all) {
       why = fmt::format("fails on {} of {} design points, first at {}", o.rows_checked - o.rows_holding, o.rows_checked,
-                        o.example_row ? row_text(run.shown(), *o.example_row) : "?");
+                        o.example_row ? row_words(run.shown(), *o.example_row) : "?");
     } else {
       why = fmt::format("holds on none of {} design points", o.rows_checked);
     }
@@ -209,12 +210,12 @@ json assertions_context(const ResolvedStudy& study, const AnalysedRun* run) {
                         : fmt::format("fails on {} of {} design points, first at {}",
                                       format_grouped(static_cast<double>(o.rows_checked - o.rows_holding)),
                                       format_grouped(static_cast<double>(o.rows_checked)),
-                                      o.example_row ? row_text(run->shown(), *o.example_row) : "?");
+                                      o.example_row ? row_words(run->shown(), *o.example_row) : "?");
       } else {
         detail = o.held ? fmt::format("holds on {} of {} design points, for example at {}",
                                       format_grouped(static_cast<double>(o.rows_holding)),
                                       format_grouped(static_cast<double>(o.rows_checked)),
-                                      o.example_row ? row_text(run->shown(), *o.example_row) : "?")
+                                      o.example_row ? row_words(run->shown(), *o.example_row) : "?")
                         : fmt::format("holds on none of the {} design points checked",
                                       format_grouped(static_cast<double>(o.rows_checked)));
       }
@@ -222,7 +223,7 @@ json assertions_context(const ResolvedStudy& study, const AnalysedRun* run) {
       list.push_back({{"name", x.name},
                       {"expr", x.expr},
                       {"scope", (x.require == Quantifier::all ? "every" : "some") + std::string(" feasible design point") +
-                                    (x.where.empty() ? "" : " with " + group_text(x.where))},
+                                    (x.where.empty() ? "" : " with " + group_words(x.where))},
                       {"held", o.held},
                       {"verdict", o.held ? "holds" : "FAILED"},
                       {"detail", detail}});
@@ -288,7 +289,7 @@ json top_k_context(const ResolvedStudy& study, const AnalysedRun* run) {
       for (std::size_t i = 0; i < list.rows.size(); ++i) {
         const std::size_t r = list.rows[i];
         rows.push_back({{"rank", std::to_string(i + 1)},
-                        {"point", row_text(run->shown(), r)},
+                        {"point", row_words(run->shown(), r)},
                         {"value", format_quantity(run->shown().metric(r, static_cast<std::size_t>(col)), d)}});
       }
       lists.push_back({{"title", objective_words(study, list.objective)},
@@ -319,9 +320,9 @@ json fronts_context(const ReportInputs& in, std::size_t first_figure) {
           values.push_back(format_quantity(run->shown().metric(g.knee->row, static_cast<std::size_t>(col)),
                                            metric_display(study, o.metric)));
         }
-        knee = row_text(run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
+        knee = row_words(run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
       }
-      groups.push_back({{"group", g.labels.empty() ? "all design points" : group_text(g.labels)},
+      groups.push_back({{"group", g.labels.empty() ? "all design points" : group_words(g.labels)},
                         {"feasible", format_grouped(static_cast<double>(g.feasible_rows))},
                         {"exact", format_grouped(static_cast<double>(g.exact_size))},
                         {"kept", format_grouped(static_cast<double>(g.front.size()))},
@@ -365,7 +366,7 @@ json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
           for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
           if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
           groups.push_back({{"has_label", !g.labels.empty()},
-                            {"label", group_text(g.labels)},
+                            {"label", group_words(g.labels)},
                             {"sentence", join(sentences, " ")}});
         }
         const ParamSpec& along = along_spec(study, a);
@@ -596,7 +597,7 @@ std::string tie_text(const ResultTable& t, std::size_t best, const std::vector<s
     for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
       if (t.label(tied[i], a) == t.label(best, a)) continue;
       differs[a] = true;
-      parts.push_back(t.axis_names[a] + " = " + t.label(tied[i], a));
+      parts.push_back(t.axis_names[a] + " = " + readable_label(t.label(tied[i], a)));
     }
     if (i < kNamed) named.push_back(join(parts, ", "));
   }
@@ -668,7 +669,7 @@ json answer_context(const ReportInputs& in) {
     std::vector<std::string> sentences;
     for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
     if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
-    std::string text = g.labels.empty() ? join(sentences, " ") : group_text(g.labels) + ": " + join(sentences, " ");
+    std::string text = g.labels.empty() ? join(sentences, " ") : group_words(g.labels) + ": " + join(sentences, " ");
     if (a.groups.size() > 1) text += fmt::format(" ({} more groups under Break-even points.)", a.groups.size() - 1);
     lines.push_back({{"label", b.request->name}, {"text", text}});
   }
@@ -678,7 +679,7 @@ json answer_context(const ReportInputs& in) {
     const int col = shown.metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    std::string text = fmt::format("{} ({})", row_text(shown, r),
+    std::string text = fmt::format("{} ({})", row_words(shown, r),
                                    format_quantity(shown.metric(r, static_cast<std::size_t>(col)),
                                                    metric_display(study, list.objective.metric)));
     if (!list.tied.empty()) text += ", " + tie_text(shown, r, list.tied);
@@ -719,7 +720,7 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
     const int col = in.analysed->shown().metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    values["best." + list.objective.key()] = row_text(in.analysed->shown(), r);
+    values["best." + list.objective.key()] = row_words(in.analysed->shown(), r);
     values["best." + list.objective.key() + ".value"] = format_quantity(
         in.analysed->shown().metric(r, static_cast<std::size_t>(col)), metric_display(study, list.objective.metric));
   }

@@ -1,5 +1,7 @@
 #include "output/analysis_text.hpp"
 
+#include "output/readable_label.hpp"
+
 #include <algorithm>
 
 #include "dse/grid.hpp"
@@ -28,12 +30,18 @@ std::string group_text(const std::vector<Selector>& labels, std::string_view eq)
   return join(parts, ", ");
 }
 
+std::string group_words(const std::vector<Selector>& labels) {
+  std::vector<std::string> parts;
+  for (const Selector& s : labels) parts.push_back(s.param + " = " + readable_label(s.label));
+  return join(parts, ", ");
+}
+
 std::string where_text(const std::vector<Selector>& where) {
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
   for (const Selector& s : where) {
     auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == s.param; });
     if (it == params.end()) it = params.insert(params.end(), {s.param, {}});
-    it->second.push_back(s.label);
+    it->second.push_back(readable_label(s.label));
   }
   std::vector<std::string> parts;
   for (const auto& [param, labels] : params) {
@@ -59,7 +67,7 @@ std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::str
   std::vector<std::string> parts;
   for (std::size_t a = 0; a < study.axes.size(); ++a) {
     if (study.axes[a].values.size() > 1 && study.axes[a].param != except) {
-      parts.push_back(study.axes[a].param + " = " + study.axes[a].values[coords[a]].label);
+      parts.push_back(study.axes[a].param + " = " + readable_label(study.axes[a].values[coords[a]].label));
     }
   }
   return parts.empty() ? "the single design point" : join(parts, ", ");
@@ -68,6 +76,14 @@ std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::str
 std::string row_text(const ResultTable& t, std::size_t row) {
   std::vector<std::string> parts;
   for (std::size_t a = 0; a < t.axis_names.size(); ++a) parts.push_back(t.axis_names[a] + " = " + t.label(row, a));
+  return join(parts, ", ");
+}
+
+std::string row_words(const ResultTable& t, std::size_t row) {
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
+    parts.push_back(t.axis_names[a] + " = " + readable_label(t.label(row, a)));
+  }
   return join(parts, ", ");
 }
 

@@ -58,6 +58,8 @@ QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& me
 std::string metric_words(const ResolvedStudy& study, const std::string& metric);
 // "hardware = h200, batch = 16" from selectors.
 std::string group_text(const std::vector<Selector>& labels, std::string_view eq = " = ");
+// group_text with " = " and each label as the report prints it (readable_label).
+std::string group_words(const std::vector<Selector>& labels);
 // An objective's `where` in words, a parameter's several values joined by "or":
 // "preemption = recompute or swap, node = tpu_v6e_pod"; empty without one.
 std::string where_text(const std::vector<Selector>& where);
@@ -67,6 +69,9 @@ std::string objective_words(const ResolvedStudy& study, const Objective& o);
 std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::string_view except = {});
 // Every axis label of one table row.
 std::string row_text(const ResultTable& t, std::size_t row);
+// The same as the report prints it: each label through readable_label ("launch_overhead = 5 µs");
+// row_text keeps the study's labels for the CSV files.
+std::string row_words(const ResultTable& t, std::size_t row);
 std::string alt_name(const BreakevenAnalysis& a, std::size_t i);
 const ParamSpec& along_spec(const ResolvedStudy& study, const BreakevenAnalysis& a);
 std::string along_value_text(const ResolvedStudy& study, const BreakevenAnalysis& a, double v);

@@ -13,8 +13,70 @@
 #include <stdexcept>
 
 #include "output/gnuplot_text.hpp"
+#include "output/readable_label.hpp"
 
 namespace dsx::figure_parts {
+
+namespace {
+
+// One parameter of a bar's category, as its share of the category axis's title: the parameter's
+// words with the unit its numbers are written in ("launch overhead (µs)", "hardware"), as a
+// numeric axis is titled; its values then read as plain numbers in that unit ("5", "10").
+struct CategoryPart {
+  const Axis* axis = nullptr;
+  std::string title;
+  AxisScale scale;
+  bool scaled = false;  // the values are numbers written in `scale`
+  std::string_view word;  // the number parameter's word ("catalog"), kept as written
+};
+
+CategoryPart category_part(const Axis& a, const ResolvedStudy& study, const ResultTable& results,
+                           const FigureDecl& decl, const std::string& label) {
+  CategoryPart part;
+  part.axis = &a;
+  const bool solver_param =
+      !a.is_bundle() && study.solver != nullptr &&
+      std::any_of(study.solver->params().begin(), study.solver->params().end(),
+                  [&](const ParamSpec& p) { return p.name == a.param; });
+  if (!solver_param) {
+    part.title = label.empty() ? describe_quantity(a.param, Dimension::dimensionless).label : label;
+    return part;
+  }
+  const Column c = resolve_column(a.param, study, results, decl.name);
+  const ParamSpec& spec = study.solver->params()[c.param_index];
+  part.word = spec.word;
+  std::vector<double> values;
+  for (const AxisValue& v : a.values) {
+    if (!is_param_word(spec, v.value)) values.push_back(v.value);
+  }
+  AxisSetup setup = axis_setup(c, values, false);
+  part.scaled = c.numeric && !c.display.unit.empty() && a.param != decl.group;
+  // Values decades apart (1 kB and 1 GB) would read "1e-06" on one unit: each keeps its own.
+  for (const double v : values) {
+    const double scaled = std::fabs(v * setup.scale.factor);
+    if (scaled != 0 && (scaled < 0.01 || scaled >= 1e6)) part.scaled = false;
+  }
+  if (!part.scaled) {
+    setup.title = metric_words(c);
+    setup.scale = AxisScale{1, ""};
+  }
+  apply_axis_label(setup, c, label);
+  part.title = setup.title;
+  part.scale = setup.scale;
+  return part;
+}
+
+// A bar's value of one category parameter, in the unit its part of the axis title names.
+std::string category_text(const CategoryPart& part, const FigureDecl& decl, const std::string& label) {
+  if (!part.scaled || label == part.word) {
+    const std::string& shown = series_label(decl, part.axis->param, label);
+    return &shown == &label ? readable_label(label) : shown;
+  }
+  const double si = part.axis->values[label_position(*part.axis, label)].value;
+  return fmt::format("{:.6g}", si * part.scale.factor);
+}
+
+}  // namespace
 
 FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
                         const std::vector<std::size_t>& rows, std::size_t excluded) {
@@ -44,6 +106,11 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     if (const Axis* g = find_axis(study, decl.group)) by.push_back(g);
   }
   for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
+  // The category axis is titled with the parameters it shows; the study's x_label replaces the first's.
+  std::vector<CategoryPart> parts;
+  for (const Axis* a : by) {
+    parts.push_back(category_part(*a, study, results, decl, parts.empty() ? decl.x_label : std::string()));
+  }
   // One metric and a group: bars take the group's colour (a key per group value) instead of one
   // colour for all.
   const Axis* colour_axis = ys.size() == 1 && !decl.group.empty() && decl.group != decl.x ? find_axis(study, decl.group) : nullptr;
@@ -68,10 +135,11 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     Bar b{{}, {}, r};
     std::vector<std::string> labels;
-    for (const Axis* a : by) {
+    for (const CategoryPart& part : parts) {
+      const Axis* a = part.axis;
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       b.key.push_back(label_position(*a, label));
-      labels.push_back(series_label(decl, a->param, label));
+      labels.push_back(category_text(part, decl, label));
     }
     b.label = labels.empty() ? row_label(x, study, results, r) : join(labels, " / ");
     if (colour_axis != nullptr) {
@@ -95,7 +163,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
   apply_axis_label(va, ys.front(), decl.y_label);
   std::vector<std::string> cat_names;
-  for (const Axis* a : by) cat_names.push_back(a->param);
+  for (const CategoryPart& part : parts) cat_names.push_back(part.title);
+  const std::string category_title = join(cat_names, " / ");
 
   const std::string title = !decl.title.empty() ? decl.title : va.title + " by " + join(cat_names, " / ");
   FigureSource src;
@@ -131,10 +200,12 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
 
   const bool bar_key = ys.size() > 1 || colours.size() > 1;
-  // A group value in the key: "hardware = h100_sxm", or the text series_labels gives it.
+  // A group value in the key: "prompt tokens = 2048" (the parameter's words), or the text series_labels gives it.
   const auto legend_entry = [&](const std::string& value) {
     const std::string& text = series_label(decl, colour_axis->param, value);
-    return &text != &value ? text : colour_axis->param + " = " + value;
+    return &text != &value ? text
+                           : describe_quantity(colour_axis->param, Dimension::dimensionless).label + " = " +
+                                 readable_label(value);
   };
   // As many key columns as the longest entry leaves room for across the figure, never one past its edge
   // (gnuplot's own count assumes narrower text than DejaVu Sans sets).
@@ -164,7 +235,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   const double height_cm = std::clamp(
       kBarBaseCm + (bar_key ? kBarKeyCm + kKeyRowCm * static_cast<double>(std::max<std::size_t>(key_rows, 1) - 1) : 0.0) +
           (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) +
-          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)),
+          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)) +
+          (category_title.empty() ? 0.0 : kLabelLineCm),
       kBarMinCm, kBarMaxCm);
   std::string& gp = src.script;
   gp = script_header(decl, title);
@@ -178,6 +250,15 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
         return std::fabs(t - totals.front()) > 1e-9 * std::max(std::fabs(t), std::fabs(totals.front()));
       });
   gp += "unset ylabel\nset grid noytics\nset ytics scale 0\nset xrange [0:*]\n";
+  if (!category_title.empty() && !bars.empty()) {
+    // The category parameters head the bar labels, as a heatmap's rows are headed (a rotated label
+    // would need gnuplot to measure the labels, which it does differently per terminal).
+    // Left-aligned at the figure's edge, so a header longer than the labels stays on the canvas.
+    gp += fmt::format("set label {} {} at screen 0, graph 1 left offset character 1, 0.9 noenhanced\n",
+                      bars.size() + 1, gp_string(category_title));
+    gp += fmt::format("set tmargin {}\n", fmt::format("{:g}", 2.5 + static_cast<double>(title_lines(decl, title).size())));
+    gp += "set title offset character 0, 0.9  # above the header of the bar labels\n";
+  }
   gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
   if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
   if (bar_key) {

@@ -252,6 +252,30 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     }
   }
   const bool grouped_fronts = !front_groups.empty() && !front_groups.front().empty();
+  // When the series are the groups themselves, each group's front is drawn in its series' colour, so
+  // a reader tells the fronts apart as the points; otherwise they are black.
+  std::vector<std::size_t> front_series;
+  if (grouped_fronts && ys.size() == 1 && by.size() == group_axes.size()) {
+    std::vector<std::string> by_params;
+    for (const Axis* a : by) by_params.push_back(a->param);
+    std::vector<std::string> grouped = group_axes;
+    std::sort(by_params.begin(), by_params.end());
+    std::sort(grouped.begin(), grouped.end());
+    const auto labels_of = [&](std::size_t r) {
+      std::vector<std::string> out;
+      for (const Axis* a : by) out.push_back(results.label(r, static_cast<std::size_t>(results.axis_column(a->param))));
+      return out;
+    };
+    for (std::size_t g = 0; by_params == grouped && g < fronts.size(); ++g) {
+      const auto series = std::find_if(drawn.begin(), drawn.end(), [&](const Drawn& d) {
+        return !d.rows.empty() && labels_of(d.rows.front()) == labels_of(fronts[g].front());
+      });
+      if (series == drawn.end()) break;
+      front_series.push_back(static_cast<std::size_t>(series - drawn.begin()));
+    }
+    if (front_series.size() != fronts.size()) front_series.clear();
+  }
+  const bool coloured_fronts = !front_series.empty();
   const std::string front_key = grouped_fronts ? "Pareto front of each " + join(group_axes, " x ") : "Pareto front";
 
   // Crossings of every two lines, where the drawn (straight, on log axes straight in log space)
@@ -388,7 +412,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   gp += range_commands('y', decl.y_range, ya.scale.factor, "y_range");
   std::vector<std::string> key_names;
   if (ys.size() > 1) key_names.push_back("metric");
-  for (const Axis* a : by) key_names.push_back(a->param);
+  // The parameters in words ("CPU workers", "step model"), as the axes are titled.
+  for (const Axis* a : by) key_names.push_back(describe_quantity(a->param, Dimension::dimensionless).label);
   if (drawn.size() > 1 && !key_names.empty() && decl.legend_title.empty()) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(join(key_names, " / ")));
   }
@@ -456,9 +481,15 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
                                   i, using_clause, interval_columns(*drawn[i].y) ? 7 : 5));
   }
   for (std::size_t g = 0; g < fronts.size(); ++g) {
-    const std::string front_title = g > 0 ? "notitle" : "title " + gp_string(front_key);
-    clauses.push_back(fmt::format("\"\" index {} {} with lines lc rgb \"#000000\" lw 2 dt solid {}", front_block + g,
-                                  using_clause, front_title));
+    const std::string front_title = g > 0 || coloured_fronts ? "notitle" : "title " + gp_string(front_key);
+    const std::string colour =
+        coloured_fronts ? fmt::format("lt {}", front_series[g] + 1) : std::string("lc rgb \"#000000\"");
+    clauses.push_back(fmt::format("\"\" index {} {} with lines {} lw 2 dt solid {}", front_block + g, using_clause,
+                                  colour, front_title));
+  }
+  // One key entry for the coloured fronts, its sample black: each line has its group's colour.
+  if (coloured_fronts) {
+    clauses.push_back(fmt::format("NaN with lines lc rgb \"#000000\" lw 2 dt solid title {}", gp_string(front_key)));
   }
   if (knee) {
     clauses.push_back(fmt::format(
@@ -517,7 +548,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
       obj.push_back(analysis_text::objective_words(study, o));
     }
     if (grouped_fronts) {
-      text += fmt::format(" The black lines are the Pareto fronts of each {}, one line per group ({}; {} point{} shown).",
+      text += fmt::format(" The {} are the Pareto fronts of each {}, one line per group ({}; {} point{} shown).",
+                          coloured_fronts ? "thick lines, each in its group's colour," : "black lines",
                           join(group_axes, " x "), join(obj, ", "), front_points, front_points == 1 ? "" : "s");
     } else {
       text += fmt::format(" The black line is the Pareto front ({}; {} point{} shown).", join(obj, ", "), front_points,

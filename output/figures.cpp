@@ -24,6 +24,7 @@
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
 #include "output/format.hpp"
+#include "output/readable_label.hpp"
 #include "output/gnuplot_data_check.hpp"
 #include "output/gnuplot_script_check.hpp"
 #include "output/gnuplot_text.hpp"
@@ -221,6 +222,7 @@ std::string range_commands(char axis, const FigureRange& range, double factor, s
 double text_cm(std::string_view text) {
   double em = 0;
   for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) continue;  // a UTF-8 continuation byte: one glyph
     if (std::string_view("ijl.,:;'|!").find(c) != std::string_view::npos) {
       em += 0.28;
     } else if (c == 'f' || c == 't' || c == ' ' || c == '/' || c == '(' || c == ')') {
@@ -353,7 +355,8 @@ std::vector<Series> split_series(const ResultTable& results, const std::vector<s
     for (const Axis* a : by) {
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       key.push_back(label_position(*a, label));
-      labels.push_back(decl != nullptr ? series_label(*decl, a->param, label) : label);
+      const std::string& shown = decl != nullptr ? series_label(*decl, a->param, label) : label;
+      labels.push_back(&shown == &label ? readable_label(label) : shown);
     }
     Series& s = series[key];
     if (s.rows.empty()) {
@@ -373,7 +376,7 @@ std::string design_point_text(const ResolvedStudy& study, const ResultTable& res
   for (const Axis& a : study.axes) {
     const int col = results.axis_column(a.param);
     if (col < 0) continue;
-    parts.push_back(a.param + "=" + results.label(row, static_cast<std::size_t>(col)));
+    parts.push_back(a.param + "=" + readable_label(results.label(row, static_cast<std::size_t>(col))));
   }
   return join(parts, sep);
 }
@@ -386,7 +389,7 @@ std::vector<std::string> hover_lines(const ResolvedStudy& study, const ResultTab
   std::vector<std::string> lines;
   for (const Axis& a : study.axes) {
     const int col = results.axis_column(a.param);
-    if (col >= 0) lines.push_back(a.param + " = " + results.label(row, static_cast<std::size_t>(col)));
+    if (col >= 0) lines.push_back(a.param + " = " + readable_label(results.label(row, static_cast<std::size_t>(col))));
   }
   for (const Column* c : {&x, &y}) {
     if (!c->is_metric) continue;

@@ -70,7 +70,7 @@ struct Prefix {
 };
 constexpr std::array<Prefix, 11> kPrefixes = {{{-12, "p"},
                                                {-9, "n"},
-                                               {-6, "u"},
+                                               {-6, "\u00b5"},
                                                {-3, "m"},
                                                {0, ""},
                                                {3, "k"},
@@ -340,7 +340,12 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
       if (display.dimension == Dimension::bytes) return format_bytes(value, digits);
       if (display.dimension == Dimension::time) return format_duration(value, digits);
       return format_si(value, display.unit, digits);
-    case NumberStyle::grouped: return format_grouped(value, digits) + unit_suffix(display.unit);
+    case NumberStyle::grouped:
+      // Money reads as its axis does from ten thousand on: "25.0 k USD", "1.16 M USD".
+      if (display.dimension == Dimension::money && std::isfinite(value) && std::fabs(value) >= 1e4) {
+        return format_in_scale(value, choose_axis_scale(display, std::fabs(value)), digits);
+      }
+      return format_grouped(value, digits) + unit_suffix(display.unit);
   }
   return format_grouped(value, digits);
 }

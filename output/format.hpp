@@ -3,11 +3,12 @@
 // report tables, the captions and the figure axes, so a value reads the same everywhere.
 //
 // Conventions (BIPM SI Brochure, 9th ed., sections 3 and 5.4): a space between number and unit,
-// decimal prefixes (k = 1e3 ... E = 1e18, m = 1e-3 ... p = 1e-12; "u" stands for micro), "%" also
+// decimal prefixes (k = 1e3 ... E = 1e18, m = 1e-3 ... p = 1e-12; micro is "µ", U+00B5), "%" also
 // after a space. Bytes use binary prefixes (KiB, MiB, GiB, TiB; IEC 80000-13) only when the value is
 // an exact multiple of one, so "80 GiB" of device memory stays 80.0 GiB and 40 GB stays 40.0 GB.
-// Rounding is to significant figures with trailing zeros kept (15e-6 s -> "15.0 us"), done on the
-// decimal string so a value that rounds up crosses into the next prefix (999.96 us -> "1.00 ms").
+// Rounding is to significant figures with trailing zeros kept (15e-6 s -> "15.0 µs"), done on the
+// decimal string so a value that rounds up crosses into the next prefix (999.96 µs -> "1.00 ms").
+// Money from 10,000 USD on reads in k, M, G USD, as its figure axes do ("25.0 k USD").
 // All output is locale-independent.
 #pragma once
 
@@ -21,7 +22,7 @@
 namespace dsx {
 
 enum class NumberStyle : std::uint8_t {
-  si,       // SI prefix on the unit: "15.0 us", "2.04 TB/s", "312 TFLOP/s"
+  si,       // SI prefix on the unit: "15.0 µs", "2.04 TB/s", "312 TFLOP/s"
   grouped,  // plain digits with thousands separators: "134,000 images", "1,024"
   percent,  // a fraction shown x100: 0.333 -> "33.3 %"
 };
@@ -43,10 +44,10 @@ struct QuantityDisplay {
 // (dimensionless, 295 meaning 295 TFLOP/s) -> {"FLOP rate per GPU", "TFLOP/s", grouped}.
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension);
 
-// "15.0 us", "2.04 TB/s"; `unit` is an SI unit symbol ("s", "B", "B/s", "FLOP", "FLOP/s", "W", "J").
+// "15.0 µs", "2.04 TB/s"; `unit` is an SI unit symbol ("s", "B", "B/s", "FLOP", "FLOP/s", "W", "J").
 std::string format_si(double value, std::string_view unit, int digits = 3);
 // A time as a reader says it, the way a figure's axis shows it: below ten minutes with SI prefixes
-// ("15.0 us", "540 s"), from ten minutes on in min, h, days or years ("45.0 min", "203 days").
+// ("15.0 µs", "540 s"), from ten minutes on in min, h, days or years ("45.0 min", "203 days").
 // Every time in a report's text and tables reads this way; CSV files and the store keep seconds.
 std::string format_duration(double seconds, int digits = 3);
 // Bytes with binary prefixes when exact multiples (80 x 2^30 -> "80.0 GiB"), else decimal.
@@ -73,7 +74,7 @@ std::string format_exact(double value);
 // bytes in kB ... EB (choose_bytes_axis_scale).
 struct AxisScale {
   double factor = 1;
-  std::string unit;  // "us", "TB/s", "%", "k samples/s", "thousands" or ""
+  std::string unit;  // "µs", "TB/s", "%", "k samples/s", "thousands" or ""
 };
 AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs);
 // An axis of bytes: binary prefixes (KiB, MiB, GiB, ...) when every non-zero value is an exact
@@ -83,7 +84,7 @@ AxisScale choose_bytes_axis_scale(std::span<const double> values);
 // `value` in the unit of `scale` to `digits` significant figures: 85.9e9 on a GB axis -> "85.9 GB",
 // 0.333 on a percent axis -> "33.3 %". Labels on a figure use it so they read like its axis.
 std::string format_in_scale(double value, const AxisScale& scale, int digits = 3);
-// "latency (us)", "kernel count (thousands)", "batch".
+// "latency (µs)", "kernel count (thousands)", "batch".
 std::string axis_title(const QuantityDisplay& display, const AxisScale& scale);
 
 }  // namespace dsx

@@ -27,8 +27,10 @@
 #include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
+#include "output/readable_label.hpp"
 #include "output/report_templates.hpp"
 #include "output/sortable_tables.hpp"
+#include "output/table_cells.hpp"
 
 namespace dsx {
 
@@ -56,14 +58,6 @@ bool is_alnum(char c) {
 
 // ---- the report's context ----
 
-const MetricSpec* find_metric(const ResolvedStudy& study, std::string_view name) {
-  if (study.solver == nullptr) return nullptr;
-  for (const MetricSpec& m : study.solver->metrics()) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
-}
-
 QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name) {
   const auto m = find_study_metric(study, name);  // a solver or a derived metric
   return describe_quantity(name, m ? m->dimension : Dimension::dimensionless);
@@ -72,7 +66,7 @@ QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name
 std::string direction_word(Direction d) { return d == Direction::minimize ? "minimize" : "maximize"; }
 
 std::string fixed_label(const ResolvedStudy& study, std::size_t param) {
-  if (!study.fixed_labels[param].empty()) return study.fixed_labels[param];
+  if (!study.fixed_labels[param].empty()) return readable_label(study.fixed_labels[param]);
   const ParamSpec& spec = study.solver->params()[param];
   if (spec.kind == ParamKind::number) {
     return format_quantity(study.fixed_values[param], describe_quantity(spec.name, spec.dimension));
@@ -101,7 +95,7 @@ std::string bundle_settings_text(const ResolvedStudy& study, const BundleUse& us
   for (std::size_t v = 0; v < axis.values.size(); ++v) {
     if (axis.values[v].label != id) continue;
     for (std::size_t i = 0; i < n; ++i) {
-      parts.push_back(std::string(params[axis.sets[i]].name) + " = " + axis.set_labels[v * n + i]);
+      parts.push_back(std::string(params[axis.sets[i]].name) + " = " + readable_label(axis.set_labels[v * n + i]));
     }
   }
   return join(parts, ", ");
@@ -135,7 +129,8 @@ std::string full_point(const ResolvedStudy& study, const ResultTable& results, s
       continue;
     }
     const int col = results.axis_column(name);
-    parts.push_back(name + " = " + (col >= 0 ? results.label(row, static_cast<std::size_t>(col)) : fixed_label(study, i)));
+    parts.push_back(name + " = " +
+                    (col >= 0 ? readable_label(results.label(row, static_cast<std::size_t>(col))) : fixed_label(study, i)));
   }
   return join(parts, ", ");
 }
@@ -322,7 +317,7 @@ json grid_context(const ResolvedStudy& study) {
         k = n - 2;
         continue;
       }
-      labels.push_back(a.values[k].label);
+      labels.push_back(readable_label(a.values[k].label));
     }
     std::string description;
     if (study.solver != nullptr && a.is_bundle()) {
@@ -469,13 +464,15 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
   for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
     const Comparison& c = *o.comparison;
     const QuantityDisplay display = metric_display(study, c.metric);
-    const MetricSpec* spec = find_metric(study, c.metric);
+    const auto spec = find_study_metric(study, c.metric);  // a solver or a derived metric
     std::vector<std::string> where;
-    for (const Selector& s : c.where) where.push_back(s.param + " = " + s.label);
+    for (const Selector& s : c.where) where.push_back(s.param + " = " + readable_label(s.label));
     json row = {{"name", c.name},
                 {"source", c.source},
                 {"metric", c.metric},
-                {"metric_description", spec != nullptr ? std::string(spec->description) : ""},
+                {"metric_words", display.label.empty() ? c.metric : display.label},
+                {"metric_description", spec ? spec->description : std::string()},
+                {"has_metric_description", spec && !spec->description.empty()},
                 {"expected", format_quantity(c.expected, display)},
                 {"tolerance", format_percent(c.tolerance, 2)},
                 {"where", where.empty() ? "every design point" : join(where, ", ")}};
@@ -556,7 +553,7 @@ json pareto_context(const ReportInputs& in) {
     for (std::size_t i = 0; i < front.size() && i < kMaxParetoRows; ++i) {
       const std::size_t r = front[i];
       json cells = json::array();
-      for (std::size_t a = 0; a < results.axis_names.size(); ++a) cells.push_back({{"value", results.label(r, a)}});
+      for (std::size_t a = 0; a < results.axis_names.size(); ++a) cells.push_back({{"value", readable_label(results.label(r, a))}});
       for (std::size_t k = 0; k < study.objectives.size(); ++k) {
         cells.push_back({{"value", format_quantity(results.metric(r, static_cast<std::size_t>(cols[k])),
                                                     metric_display(study, study.objectives[k].metric))}});
@@ -851,8 +848,8 @@ std::string number_figures_in_reading_order(const std::string& markdown) {
 }
 
 std::string render_report_markdown(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures) {
-  return cite_references(number_figures_in_reading_order(tidy_markdown(
-      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), TemplateEscape::markdown))));
+  return keep_table_values_whole(cite_references(number_figures_in_reading_order(tidy_markdown(
+      render_templates(inputs.template_dir, "report.md.mustache", report_context(inputs, figures), TemplateEscape::markdown)))));
 }
 
 std::string render_report_html(const ReportInputs& inputs, const std::vector<RenderedFigure>& figures,

@@ -15,6 +15,7 @@
 #include "output/files.hpp"
 #include "output/report_templates.hpp"
 #include "output/sortable_tables.hpp"
+#include "output/table_cells.hpp"
 
 // A report as one self-contained HTML page (report.hpp markdown_page_html): Markdown through md4c,
 // the figures' SVGs inlined, link destinations neutralised, the page's Content-Security-Policy.
@@ -201,14 +202,14 @@ std::string markdown_page_html(const std::string& template_dir, std::string_view
   }
   json ctx;
   ctx["title"] = std::string(title);
-  ctx["body"] = mark_figures_not_drawn(inline_figures(neutralise_destinations(body), figures));
+  ctx["body"] = mark_table_columns(mark_figures_not_drawn(inline_figures(neutralise_destinations(body), figures)));
   ctx["study"] = {{"name", std::string(name)}};
   ctx["run"] = {{"dsx_version", dsx_version.empty() ? "unknown" : std::string(dsx_version)},
                 {"git_revision", git_revision.empty() ? "unknown" : std::string(git_revision)},
                 {"study_hash", hash.empty() ? "unknown" : std::string(hash)}};
   const std::string html =
       with_sortable_tables(render_templates(template_dir, "report.html.mustache", ctx, TemplateEscape::html),
-                           figure_note_style());
+                           std::string(figure_note_style()) + std::string(table_column_style()));
   return trust_study_html ? html : with_content_security_policy(html);
 }
 

@@ -12,19 +12,22 @@ namespace dsx {
 namespace {
 
 // ES5, no library. A cell's key is its number times the factor of its unit's prefix or calendar
-// unit, so that "15.0 us" < "1.00 ms" < "10.0 min" < "3.00 h"; a cell that is not a number and a
+// unit, so that "15.0 µs" < "1.00 ms" < "10.0 min" < "3.00 h" and "9,000 USD" < "25.0 k USD"
+// (non-breaking spaces read as spaces); a cell that is not a number and a
 // unit has none, and its column sorts as text.
 constexpr std::string_view kScript = R"js((function () {
   "use strict";
-  var prefixes = { p: 1e-12, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  var prefixes = { p: 1e-12, n: 1e-9, u: 1e-6, "\u00b5": 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
     Ki: 1024, Mi: 1048576, Gi: 1073741824, Ti: 1099511627776, Pi: 1125899906842624, Ei: 1152921504606846976 };
   var calendar = { min: 60, h: 3600, days: 86400, years: 31536000 };
   var prefixed = ["s", "B", "B/s", "FLOP", "FLOP/s", "W", "J", "Wh"];
-  var number = /^([+-]?)(\d[\d,]*(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*(%|\/?[A-Za-z]+(?:[ \/][A-Za-z]+)*)?$/;
+  var number = /^([+-]?)(\d[\d,]*(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*(%|\/?[A-Za-z\u00b5]+(?:[ \/][A-Za-z]+)*)?$/;
   var collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
   function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
   function factor(unit) {
     if (own(calendar, unit)) return calendar[unit];
+    var word = /^([kMGT]) [A-Za-z]/.exec(unit);
+    if (word) return prefixes[word[1]];
     for (var n = 2; n >= 1; n--) {
       var p = unit.slice(0, n);
       if (unit.length > n && own(prefixes, p) && prefixed.indexOf(unit.slice(n)) >= 0) return prefixes[p];
@@ -33,6 +36,7 @@ constexpr std::string_view kScript = R"js((function () {
   }
   function missing(text) { return text === "" || text === "n/a" || text === "-" || text === "\u2014"; }
   function key(text) {
+    text = text.replace(/\u00a0/g, " ");
     var inf = /^([+-]?)inf\b/.exec(text);
     if (inf) return inf[1] === "-" ? -Infinity : Infinity;
     var m = number.exec(text);

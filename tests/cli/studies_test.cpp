@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "output/readable_label.hpp"
 #include "tests/svg_text_bounds.hpp"
 
 namespace {
@@ -143,6 +144,12 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     const std::size_t p = text.find("{{");
     EXPECT_EQ(p, std::string::npos) << name << ": " << f << " holds " << text.substr(p == std::string::npos ? 0 : p, 60);
   }
+  // Each compared metric is described, a derived one by its own description: no empty ", ;".
+  {
+    std::ifstream md(out / "report.md");
+    const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(report.find(", ; at "), std::string::npos) << name;
+  }
   // A rate names what it counts ("375 tokens/s", "3.20/s"), never "375 1/s".
   {
     std::ifstream md(out / "report.md");
@@ -178,7 +185,7 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
       if (row[static_cast<std::size_t>(column("rank"))] != "1") continue;
       std::string point;
       for (std::size_t a = first_axis; a < value_column; ++a) {
-        point += (point.empty() ? "" : ", ") + head[a] + " = " + row[a];
+        point += (point.empty() ? "" : ", ") + head[a] + " = " + dsx::readable_label(row[a]);
       }
       EXPECT_NE(answer_text.find(point), std::string::npos) << name << ": " << point << " not in\n" << answer_text;
     }
@@ -248,10 +255,11 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
 
 namespace {
 
-// Seconds in a time as a report prints it ("15.0 us", "540 s", "45.0 min", "203 days"); NaN when
-// the text is not a number and a time unit.
-double seconds_in(const std::string& text) {
-  static const std::map<std::string, double> kUnits = {{"ps", 1e-12}, {"ns", 1e-9},       {"us", 1e-6},
+// Seconds in a time as a report prints it ("15.0 µs", "540 s", "45.0 min", "203 days", its spaces
+// non-breaking in a table); NaN when the text is not a number and a time unit.
+double seconds_in(std::string text) {
+  for (std::size_t p = text.find("\xC2\xA0"); p != std::string::npos; p = text.find("\xC2\xA0", p)) text.replace(p, 2, " ");
+  static const std::map<std::string, double> kUnits = {{"ps", 1e-12}, {"ns", 1e-9},       {"\u00b5s", 1e-6},
                                                        {"ms", 1e-3},  {"s", 1},           {"min", 60},
                                                        {"h", 3600},   {"days", 86400},    {"years", 365 * 86400.0}};
   std::string digits;
@@ -273,6 +281,7 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
     std::vector<std::string> cells;
     std::istringstream row(line.substr(2, line.size() - 4));
     for (std::string cell; std::getline(row, cell, '|');) {
+      for (std::size_t p = cell.find("\xC2\xA0"); p != std::string::npos; p = cell.find("\xC2\xA0", p)) cell.replace(p, 2, " ");
       const std::size_t first = cell.find_first_not_of(' ');
       cells.push_back(first == std::string::npos ? "" : cell.substr(first, cell.find_last_not_of(' ') + 1 - first));
     }
@@ -302,7 +311,7 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
   std::map<std::string, double> csv_seconds;  // axis labels joined by " | " -> time_to_train_s
   for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
     std::string key;
-    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + row[column(a)];
+    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + dsx::readable_label(row[column(a)]);
     csv_seconds[key] = std::stod(row[column("time_to_train_s")]);
   }
   ASSERT_FALSE(csv_seconds.empty());
@@ -317,6 +326,7 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
     ASSERT_EQ(csv_seconds.count(key), 1u) << key;
     const std::string& time = cells[time_column];
     EXPECT_NE(time.find(" days"), std::string::npos) << line;
+    EXPECT_NE(line.find("\xC2\xA0" "days"), std::string::npos) << line;  // on one line with its number
     EXPECT_NEAR(seconds_in(time), csv_seconds[key], 0.005 * csv_seconds[key]) << line;
     ++checked;
   }

@@ -178,8 +178,8 @@ TEST(Figures, ScatterDataHoldsExactlyTheFeasibleRowsAndTheFront) {
   for (std::size_t i = 6; i < 10; ++i) {
     EXPECT_LT(std::strtod(rows[i - 1][0].c_str(), nullptr), std::strtod(rows[i][0].c_str(), nullptr));
   }
-  EXPECT_NE(src.script.find("set xlabel \"latency (us)\" noenhanced"), std::string::npos) << src.script;
-  EXPECT_NE(src.script.find("set ylabel \"energy per sample (uJ)\" noenhanced"), std::string::npos);
+  EXPECT_NE(src.script.find("set xlabel \"latency (\u00b5s)\" noenhanced"), std::string::npos) << src.script;
+  EXPECT_NE(src.script.find("set ylabel \"energy per sample (\u00b5J)\" noenhanced"), std::string::npos);
   EXPECT_NE(src.script.find("using ($1*1e6):($2*1e6)"), std::string::npos);
   EXPECT_NE(src.script.find("title \"Pareto front\""), std::string::npos);
   EXPECT_NE(src.script.find(house_style()), std::string::npos);
@@ -227,16 +227,26 @@ TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
   EXPECT_NE(src.data.find("# index 2: Pareto front of compiled, in x order"), std::string::npos) << src.data;
   EXPECT_NE(src.data.find("# index 3: Pareto front of eager, in x order"), std::string::npos) << src.data;
   EXPECT_EQ(src.data.find("knee"), std::string::npos);
-  EXPECT_NE(src.script.find("index 2 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid title "
-                            "\"Pareto front of each execution\""),
+  // The series are the groups (eager: linetype 1, compiled: 2), so each front takes its group's colour
+  // and one black key entry names them.
+  EXPECT_NE(src.script.find("index 2 using ($1*1e6):($2*1e6) with lines lt 2 lw 2 dt solid notitle"), std::string::npos)
+      << src.script;
+  EXPECT_NE(src.script.find("index 3 using ($1*1e6):($2*1e6) with lines lt 1 lw 2 dt solid notitle"), std::string::npos)
+      << src.script;
+  EXPECT_NE(src.script.find("NaN with lines lc rgb \"#000000\" lw 2 dt solid title \"Pareto front of each execution\""),
             std::string::npos)
       << src.script;
-  EXPECT_NE(src.script.find("index 3 using ($1*1e6):($2*1e6) with lines lc rgb \"#000000\" lw 2 dt solid notitle"),
-            std::string::npos)
-      << src.script;
-  EXPECT_NE(src.description.find("The black lines are the Pareto fronts of each execution, one line per group"),
+  EXPECT_NE(src.description.find("The thick lines, each in its group's colour, are the Pareto fronts of each execution, "
+                                 "one line per group"),
             std::string::npos)
       << src.description;
+  // Series that are not the groups (here: by batch) leave the fronts black.
+  FigureDecl by_batch = scatter_decl();
+  by_batch.group = "batch";
+  const FigureSource black = build_figure(by_batch, s.study, s.results, s.pareto);
+  EXPECT_NE(black.script.find("with lines lc rgb \"#000000\" lw 2 dt solid title \"Pareto front of each execution\""),
+            std::string::npos)
+      << black.script;
 }
 
 TEST(Figures, WhereSelectorsFilterRows) {
@@ -274,8 +284,8 @@ TEST(Figures, StackedBarsCarryEverySegmentAndTotal) {
   EXPECT_EQ(rows[0][5], "1 / eager");
   EXPECT_EQ(rows[1][5], "1 / compiled");
   EXPECT_EQ(rows[4][5], "64 / eager");
-  // Row 0: 1 us compute + 2 us memory + 20 us dispatch = 23 us, labelled at the bar's end.
-  EXPECT_NE(src.script.find("set label 1 \"23.0 us\" at first 23, first 0"), std::string::npos) << src.script;
+  // Row 0: 1 µs compute + 2 µs memory + 20 µs dispatch = 23 µs, labelled at the bar's end.
+  EXPECT_NE(src.script.find("set label 1 \"23.0 \u00b5s\" at first 23, first 0"), std::string::npos) << src.script;
   EXPECT_NE(src.script.find(fmt::format("with boxxyerror lt {} title \"dispatch\"", figure_parts::kBarLinetypeBase + 2)),
             std::string::npos);
 }
@@ -326,6 +336,40 @@ TEST(Figures, BarColoursAreNamedWithTheirAxis) {
   const FigureSource src = build_figure(s.study.figures[0], s.study, s.results, s.pareto);
   EXPECT_NE(src.script.find("title \"execution = eager\""), std::string::npos) << src.script;
   EXPECT_NE(src.script.find("title \"execution = compiled\""), std::string::npos) << src.script;
+}
+
+// The category axis of bars is titled like a numeric axis: the parameters' words with the unit their
+// values are written in, which the bar labels then read as plain numbers.
+TEST(Figures, BarCategoriesAreTitledWithTheirParametersAndUnits) {
+  Small s = small_study();
+  // batch -> launch_overhead, written as a study might: "5 us", "0.01 ms", "20 us".
+  s.study.axes[1] = Axis{"launch_overhead", InferenceSolver::launch_overhead, {{"5 us", 5e-6}, {"0.01 ms", 1e-5}, {"20 us", 2e-5}}};
+  s.study.is_axis[InferenceSolver::batch] = false;
+  s.study.is_axis[InferenceSolver::launch_overhead] = true;
+  s.study.fixed_labels[InferenceSolver::launch_overhead].clear();
+  s.study.fixed_labels[InferenceSolver::batch] = "1";
+  s.study.fixed_values[InferenceSolver::batch] = 1;
+  s.results.axis_names[1] = "launch_overhead";
+  const std::vector<std::string> written = {"5 us", "0.01 ms", "20 us"};
+  for (std::size_t r = 0; r < s.results.rows(); ++r) s.results.axis_labels[r * 2 + 1] = written[r % 3];
+  FigureDecl d = bars_decl();
+  d.x = "launch_overhead";
+  const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
+  const std::string header = "\"launch overhead (\u00b5s) / execution\" at screen 0, graph 1 left";
+  EXPECT_NE(src.script.find(header), std::string::npos) << src.script;
+  const auto rows = data_rows(src.data);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0][5], "5 / eager");
+  EXPECT_EQ(rows[2][5], "10 / eager");  // 0.01 ms on a µs axis
+  EXPECT_EQ(rows[4][5], "20 / eager");
+  // With the study's own words for it.
+  d.x_label = "Kernel launch cost";
+  const FigureSource labelled = build_figure(d, s.study, s.results, s.pareto);
+  EXPECT_NE(labelled.script.find("\"Kernel launch cost (\u00b5s) / execution\""), std::string::npos) << labelled.script;
+  // A parameter without a unit is titled with its words: "batch / execution" for the shipped fixture.
+  const Small plain = small_study();
+  const FigureSource batch = build_figure(bars_decl(), plain.study, plain.results, plain.pareto);
+  EXPECT_NE(batch.script.find("\"batch / execution\" at screen 0, graph 1 left"), std::string::npos) << batch.script;
 }
 
 TEST(Figures, BarsRejectAMetricAsCategoryAndLogScales) {
@@ -921,8 +965,8 @@ TEST(FigureText, AxisLabelsReplaceTheWordsAndKeepTheAxisUnit) {
   d.x_label = "Time per batch";
   d.y_label = "Energy per sample";
   const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
-  EXPECT_TRUE(has(src.script, "set xlabel \"Time per batch (us)\" noenhanced\n")) << src.script;
-  EXPECT_TRUE(has(src.script, "set ylabel \"Energy per sample (uJ)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "set xlabel \"Time per batch (\u00b5s)\" noenhanced\n")) << src.script;
+  EXPECT_TRUE(has(src.script, "set ylabel \"Energy per sample (\u00b5J)\" noenhanced\n")) << src.script;
 }
 
 TEST(FigureText, ALabelEndingInAUnitSetsTheAxisUnit) {

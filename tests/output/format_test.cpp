@@ -1,4 +1,5 @@
 #include "output/format.hpp"
+#include "output/readable_label.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +16,8 @@ namespace {
 // "numbers to know"), a 15 us kernel (5 us launch + 10 us compute) and KWS utilization 1/3
 // (seeds/000 lab_07 Act 1), the ResNet-50 compilation break-even of ~134,000 images (lab_07 Act 3).
 TEST(FormatSi, PrefixesAndSignificantFigures) {
-  EXPECT_EQ(format_si(15e-6, "s"), "15.0 us");
-  EXPECT_EQ(format_si(5e-6, "s"), "5.00 us");
+  EXPECT_EQ(format_si(15e-6, "s"), "15.0 \u00b5s");
+  EXPECT_EQ(format_si(5e-6, "s"), "5.00 \u00b5s");
   EXPECT_EQ(format_si(312e12, "FLOP/s"), "312 TFLOP/s");
   EXPECT_EQ(format_si(2.039e12, "B/s"), "2.04 TB/s");
   EXPECT_EQ(format_si(3.35e12, "B/s"), "3.35 TB/s");
@@ -27,7 +28,7 @@ TEST(FormatSi, PrefixesAndSignificantFigures) {
 
 TEST(FormatSi, RoundingCarriesIntoTheNextPrefix) {
   EXPECT_EQ(format_si(999.96e-6, "s"), "1.00 ms");
-  EXPECT_EQ(format_si(999.4e-6, "s"), "999 us");
+  EXPECT_EQ(format_si(999.4e-6, "s"), "999 \u00b5s");
   EXPECT_EQ(format_si(0.99999, "s"), "1.00 s");
 }
 
@@ -44,7 +45,7 @@ TEST(FormatSi, DataAndWorkAreNeverSubUnit) {
 
 TEST(FormatSi, ZeroNegativeAndNonFinite) {
   EXPECT_EQ(format_si(0, "s"), "0 s");
-  EXPECT_EQ(format_si(-15e-6, "s"), "-15.0 us");
+  EXPECT_EQ(format_si(-15e-6, "s"), "-15.0 \u00b5s");
   EXPECT_EQ(format_si(std::nan(""), "s"), "n/a s");
   EXPECT_EQ(format_si(std::numeric_limits<double>::infinity(), "W"), "inf W");
 }
@@ -164,12 +165,48 @@ TEST(DescribeQuantity, UnitsComeFromTheNameAndDimension) {
 }
 
 TEST(FormatQuantity, FollowsTheDisplayStyle) {
-  EXPECT_EQ(format_quantity(15e-6, describe_quantity("latency_s", Dimension::time)), "15.0 us");
+  EXPECT_EQ(format_quantity(15e-6, describe_quantity("latency_s", Dimension::time)), "15.0 \u00b5s");
   EXPECT_EQ(format_quantity(1.0 / 3.0, describe_quantity("gpu_utilization", Dimension::dimensionless)), "33.3 %");
   EXPECT_EQ(format_quantity(2150, describe_quantity("throughput_samples_per_s", Dimension::rate)), "2,150 samples/s");
   EXPECT_EQ(format_quantity(80.0 * 1024 * 1024 * 1024, describe_quantity("memory_bytes", Dimension::bytes)),
             "80.0 GiB");
   EXPECT_EQ(format_quantity(1000, describe_quantity("kernel_count", Dimension::count)), "1,000");
+}
+
+// Money from 10,000 USD on reads as its axis does (choose_axis_scale: "k USD", "M USD"): the fleet
+// solver's 115,920,000 USD capex (tests/engine/fleet_test.cpp) is "116 M USD".
+TEST(FormatQuantity, MoneyReadsInThousandsAndMillionsFromTenThousandOn) {
+  const QuantityDisplay cost = describe_quantity("capex_usd", Dimension::money);
+  EXPECT_EQ(format_quantity(9000, cost), "9,000 USD");
+  EXPECT_EQ(format_quantity(25000, cost), "25.0 k USD");
+  EXPECT_EQ(format_quantity(115920000, cost), "116 M USD");
+  EXPECT_EQ(format_quantity(-2.5e9, cost), "-2.50 G USD");
+  EXPECT_EQ(format_quantity(2.5, cost), "2.50 USD");
+}
+
+// What a study wrote reads as the report's computed numbers do, without their trailing zeros.
+TEST(ReadableLabel, StudySpellingsReadInTheReportsUnits) {
+  EXPECT_EQ(readable_label("5 us"), "5 \u00b5s");
+  EXPECT_EQ(readable_label("5us"), "5 \u00b5s");
+  EXPECT_EQ(readable_label("0.01 ms"), "10 \u00b5s");
+  EXPECT_EQ(readable_label("1.5 ms"), "1.5 ms");
+  EXPECT_EQ(readable_label("36000 s"), "10 h");          // 36,000 s / 3,600
+  EXPECT_EQ(readable_label("864000 s"), "10 days");
+  EXPECT_EQ(readable_label("17500000 s"), "202.546 days");  // 17.5e6 / 86,400, to six figures at most
+  EXPECT_EQ(readable_label("25000 USD"), "25 k USD");
+  EXPECT_EQ(readable_label("2.5 USD"), "2.5 USD");
+  EXPECT_EQ(readable_label("80 GiB"), "80 GiB");
+  EXPECT_EQ(readable_label("40 GB"), "40 GB");
+  EXPECT_EQ(readable_label("3.35 TB/s"), "3.35 TB/s");
+  EXPECT_EQ(readable_label("400 Gb/s"), "50 GB/s");      // a bit rate is an eighth of the byte rate
+  // Calendar units the study chose, words, ids and plain numbers stay as written.
+  EXPECT_EQ(readable_label("1 h"), "1 h");
+  EXPECT_EQ(readable_label("3 days"), "3 days");
+  EXPECT_EQ(readable_label("h100_sxm"), "h100_sxm");
+  EXPECT_EQ(readable_label("catalog"), "catalog");
+  EXPECT_EQ(readable_label("0.5"), "0.5");
+  EXPECT_EQ(readable_label("1024"), "1024");
+  EXPECT_EQ(readable_label("fp8"), "fp8");
 }
 
 // A rate reads as what it counts per second, never "1/s": the counted thing from the name, or
@@ -224,7 +261,7 @@ TEST(DescribeQuantity, PrefixedFlopRatesInTheNameReadAsFlopPerSecond) {
 // One time formatting for text, tables and axes: SI seconds below ten minutes, then the calendar
 // units an axis reaching the same value uses, with the same digits.
 TEST(FormatDuration, LongTimesReadInCalendarUnitsLikeTheAxes) {
-  EXPECT_EQ(format_duration(15e-6), "15.0 us");
+  EXPECT_EQ(format_duration(15e-6), "15.0 \u00b5s");
   EXPECT_EQ(format_duration(599), "599 s");
   EXPECT_EQ(format_duration(600), "10.0 min");
   EXPECT_EQ(format_duration(7200), "120 min");
@@ -241,8 +278,8 @@ TEST(AxisScale, ValuesReadBetweenOneAndAThousand) {
   const auto latency = describe_quantity("latency_s", Dimension::time);
   AxisScale s = choose_axis_scale(latency, 15e-6);
   EXPECT_EQ(s.factor, 1e6);
-  EXPECT_EQ(s.unit, "us");
-  EXPECT_EQ(axis_title(latency, s), "latency (us)");
+  EXPECT_EQ(s.unit, "\u00b5s");
+  EXPECT_EQ(axis_title(latency, s), "latency (\u00b5s)");
 
   s = choose_axis_scale(latency, 599);
   EXPECT_EQ(s.factor, 1);
@@ -315,9 +352,9 @@ TEST(AxisScale, BytesAreBinaryOnlyWhenEveryValueIsAnExactBinaryMultiple) {
 
 TEST(AxisScale, FormatInScaleUsesTheAxisUnitAndSignificantFigures) {
   EXPECT_EQ(format_in_scale(0.3333, AxisScale{100, "%"}), "33.3 %");
-  EXPECT_EQ(format_in_scale(23e-6, AxisScale{1e6, "us"}), "23.0 us");
-  EXPECT_EQ(format_in_scale(1.5e-3, AxisScale{1e6, "us"}), "1,500 us");
-  EXPECT_EQ(format_in_scale(0, AxisScale{1e6, "us"}), "0 us");
+  EXPECT_EQ(format_in_scale(23e-6, AxisScale{1e6, "\u00b5s"}), "23.0 \u00b5s");
+  EXPECT_EQ(format_in_scale(1.5e-3, AxisScale{1e6, "\u00b5s"}), "1,500 \u00b5s");
+  EXPECT_EQ(format_in_scale(0, AxisScale{1e6, "\u00b5s"}), "0 \u00b5s");
   EXPECT_EQ(format_in_scale(12.5, AxisScale{1, ""}), "12.5");
 }
 

@@ -241,17 +241,46 @@ TEST(Report, ComparisonsCarryVerdictsAndExplanations) {
   const std::string md = render_report_markdown(in, {});
   // 4 kernels x 5 us = 20.0 us, dsx agrees; the KWS utilization differs and says why; the int8
   // point is infeasible on a device without int8.
+  // The metric column names the quantity in words; each value keeps its unit on its line (U+00A0).
+  const std::string nbsp = "\xC2\xA0";
   EXPECT_NE(md.find("| Dispatch tax, eager, batch 1 | [1] lab_07 Act 1: kernels x launch overhead | "
-                    "dispatch_s | 20.0 us | 20.0 us | +0.0 % | agrees |"),
+                    "dispatch | 20.0" + nbsp + "\u00b5s | 20.0" + nbsp + "\u00b5s | +0.0" + nbsp + "% | agrees |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| gpu_utilization | 33.3 % |"), std::string::npos);
+  EXPECT_NE(md.find("| GPU utilization | 33.3" + nbsp + "% |"), std::string::npos) << md;
   EXPECT_NE(md.find("**differs** | The tiny MLP's kernels last well under 1 us"), std::string::npos);
   EXPECT_NE(md.find("a made-up int8 claim \\| with a pipe"), std::string::npos);
   EXPECT_NE(md.find("| infeasible | n/a | **differs** | dsx finds this design point infeasible: "
                     "precision not supported by the hardware |"),
             std::string::npos);
   EXPECT_NE(md.find("1 of 3 numbers agree"), std::string::npos);
+}
+
+// Values the study wrote in its own spelling ("5 us") read in the report's units, as its computed
+// numbers do; results.csv keeps the study's labels.
+TEST(Report, StudySpellingsReadInTheReportsUnits) {
+  const Small s = small_study();
+  TempDir dir("spelling");
+  const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates};
+  const std::string md = render_report_markdown(in, {});
+  EXPECT_NE(md.find("| launch_overhead | 5\xC2\xA0\u00b5s |"), std::string::npos) << md;
+  EXPECT_NE(md.find("launch_overhead = 5 \u00b5s"), std::string::npos) << md;
+  EXPECT_EQ(md.find("launch_overhead = 5 us"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| 5 us |"), std::string::npos) << md;
+}
+
+// In report.html the comparison table's source and explanation columns have room and wrap at
+// spaces (output/table_cells.hpp); the table may use the window's width.
+TEST(Report, ComparisonSourcesAreProseColumnsInAWideTable) {
+  const Small s = small_study();
+  TempDir dir("sources");
+  const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates};
+  const std::string md = render_report_markdown(in, {});
+  const std::string html = render_report_html(in, {}, md);
+  EXPECT_NE(html.find("<table class=\"wide\">\n<thead>\n<tr>\n<th>comparison</th>\n<th class=\"prose\">source</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"prose\">[1] lab_07 Act 1: kernels x launch overhead</td>"), std::string::npos);
+  EXPECT_NE(html.find("td.prose, th.prose { min-width"), std::string::npos);
 }
 
 TEST(Report, HtmlIsSelfContainedWithEveryFigureInline) {
