@@ -8,6 +8,7 @@
 // per chip, docs.cloud.google.com/tpu/docs/v5p) and 20 us per step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -136,6 +137,24 @@ TEST_F(TrainingPods, DataParallelismAcrossPodsIsTheTwoDimensionalAllReduce) {
   EXPECT_NEAR(pods[M::pp_comm_s], 2 * 8 * (kNvlinkAlpha + message / kNvlink), 1e-12);
   EXPECT_NEAR(pods[M::step_time_s] - one_fabric[M::step_time_s], pods[M::dp_comm_s] - one_fabric[M::dp_comm_s],
               1e-9);
+}
+
+// pp-dp-tp-cp-ep: the 4 stages (1 apart) and the 8 DP peers (4 apart) fill a pod of 32 ranks, and
+// each TP pair is 32 apart: one rank in each pod, a ring of 2 on the data-centre network.
+TEST_F(TrainingPods, ATensorParallelGroupAcrossPodsRingsOnTheDataCentreNetwork) {
+  PointInputs in = layout(true);
+  const auto choices = solver.params()[P::rank_order].choices;
+  const auto it = std::find(choices.begin(), choices.end(), std::string_view("pp-dp-tp-cp-ep"));
+  ASSERT_NE(it, choices.end());
+  in.values[P::rank_order] = static_cast<double>(it - choices.begin());
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  const double tp_s = 4 * 20 * 8 * ring(2048.0 * 8192 * 2, 2, kDcn, kDcnAlpha);
+  EXPECT_NEAR(out[M::tp_comm_s], tp_s, 1e-9 * tp_s);
+  // The stages are neighbours in a node (NVLink); the DP peers, 4 apart, 2 per node over 4 nodes.
+  const double message = 2048.0 * 8192 * 2 / 2;
+  EXPECT_NEAR(out[M::pp_comm_s], 2 * 8 * (kNvlinkAlpha + message / kNvlink), 1e-12);
+  const double dp_s = 2 * half_ring(gradients(), 2, kNvlink, kNvlinkAlpha) + ring(gradients() / 2, 4, kNic, kNicAlpha);
+  EXPECT_NEAR(out[M::dp_comm_s], dp_s, 1e-9 * dp_s);
 }
 
 TEST_F(TrainingPods, AJobAcrossPodsWithoutTheDataCentreNetworkIsRefused) {
