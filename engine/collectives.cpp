@@ -42,4 +42,9 @@ double hierarchical_all_reduce_s(double bytes, double nodes, const HierarchicalF
          all_gather_s(bytes, g, f.intra_bandwidth_bytes_per_s, f.intra_alpha_s);
 }
 
+double cross_pod_all_reduce_s(double in_pod_all_reduce_s, double bytes, double ranks_in_pod, double pods,
+                              double dcn_bandwidth_bytes_per_s, double dcn_alpha_s) {
+  return in_pod_all_reduce_s + ring_all_reduce_s(bytes / ranks_in_pod, pods, dcn_bandwidth_bytes_per_s, dcn_alpha_s);
+}
+
 }  // namespace dsx

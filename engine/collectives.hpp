@@ -17,6 +17,19 @@
 //                         of S/g over n nodes, intra-node all-gather back (the broadcast step).
 // The inter-node part runs g concurrent rings (one per local rank) that share the node's NICs: each
 // ring gets nics_per_node x NIC bandwidth / g / oversubscription. mlsysim assumes one NIC per GPU.
+//
+// A third tier (pods: TPU slices joined by the data-centre network, Google Cloud TPU Multislice
+// overview, docs.cloud.google.com/tpu/docs/multislice-introduction: chips in a slice talk over ICI, slices
+// over DCN through their hosts; or a GPU cluster's scalable units joined by its spine): the 2D
+// all-reduce of Ying et al., "Image Classification at Supercomputer Scale", arXiv:1811.06992 (its 2-D
+// gradient summation: reduce-scatter along the first dimension, all-reduce along the second,
+// all-gather along the first), with the pod as the first dimension:
+//   cross-pod:            reduce-scatter over the r ranks of the group inside a pod (its own
+//                         hierarchical schedule: NVLink or ICI, then the NICs), ring all-reduce of
+//                         S/r over the P pods on the data-centre network (r concurrent rings, each
+//                         on one GPU's share of it), all-gather inside the pod. The in-pod
+//                         reduce-scatter and all-gather above are both halves of the in-pod ring
+//                         all-reduce, so their sum is its cost.
 #pragma once
 
 namespace dsx {
@@ -47,5 +60,10 @@ struct HierarchicalFabric {
 double inter_node_ring_bandwidth_bytes_per_s(const HierarchicalFabric& f);
 // All-reduce of `bytes` over `nodes` nodes of f.gpus_per_node GPUs each.
 double hierarchical_all_reduce_s(double bytes, double nodes, const HierarchicalFabric& f);
+// All-reduce of `bytes` over `pods` pods holding `ranks_in_pod` ranks each, given the time of the same
+// all-reduce over one pod's ranks (in_pod_all_reduce_s); dcn_bandwidth_bytes_per_s is one GPU's
+// one-way share of the data-centre network.
+double cross_pod_all_reduce_s(double in_pod_all_reduce_s, double bytes, double ranks_in_pod, double pods,
+                              double dcn_bandwidth_bytes_per_s, double dcn_alpha_s);
 
 }  // namespace dsx

@@ -255,7 +255,21 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
                     "attention; Transformer Engine's default) or all_gather (Llama 3: K/V all-gathered, then "
                     "attention; not hidden, a torus's rings run both directions)",
      .has_default = true, .default_value = 0},
+    {.name = "gpus_per_pod", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "GPUs of a pod, whole nodes on the NIC fabric (a TPU slice, a scalable unit), whose pods meet on "
+                    "the data-centre network (dcn_bandwidth, dcn_latency); 0 = no third tier, one fabric",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e7, .integer = true},
+    {.name = "dcn_bandwidth", .kind = ParamKind::number, .dimension = Dimension::bandwidth,
+     .description = "one-way data-centre network bandwidth per GPU between pods (TPU v5p: 50 Gb/s per chip); needed "
+                    "when the job spans pods; 0 = not given",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e14},
+    {.name = "dcn_latency", .kind = ParamKind::number, .dimension = Dimension::time,
+     .description = "latency (alpha) of one step of a transfer between pods; needed when the job spans pods; 0 = not "
+                    "given",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
 }};
+
+static_assert(TrainingSolver::kParamCount <= kMaxParams, "PointInputs::values holds kMaxParams parameters");
 
 constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"step_time_s", Dimension::time, "compute + optimizer update + bubble + exposed TP/PP/EP/CP/DP communication + exposed offload"},
@@ -325,7 +339,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 23> kReasons = {
+constexpr std::array<std::string_view, 25> kReasons = {
     "model is not a transformer (no qkv_proj / attention_scores op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -351,6 +365,9 @@ constexpr std::array<std::string_view, 23> kReasons = {
     "(host_memory_capacity)",
     "rank_order places a group unevenly: every product of the innermost degrees (in the dense grid, and in the "
     "expert grid of tp, ep, dp x cp / ep, pp) must divide gpus_per_node or be a multiple of it",
+    "gpus_per_pod must be a multiple of gpus_per_node, and every product of rank_order's innermost degrees (in "
+    "both grids) must divide gpus_per_pod or be a multiple of it",
+    "the job spans pods (gpus > gpus_per_pod): dcn_bandwidth and dcn_latency must be given",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -427,6 +444,20 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
         return {PointStatus::infeasible, rank_order_does_not_nest};
       }
     }
+  }
+  // A third tier (engine/solvers/training.hpp, pods): pods of whole nodes that hold whole blocks.
+  const double pod = v[Param::gpus_per_pod];
+  const bool multi_pod = pod > 0 && n > pod;
+  if (multi_pod) {
+    if (std::fmod(pod, node) != 0) return {PointStatus::infeasible, pod_does_not_nest};
+    for (const auto* grid : {&strides, &expert_strides}) {
+      for (const double inside : *grid) {
+        if (inside < n && std::fmod(inside > pod ? inside : pod, inside > pod ? pod : inside) != 0) {
+          return {PointStatus::infeasible, pod_does_not_nest};
+        }
+      }
+    }
+    if (!(v[Param::dcn_bandwidth] > 0) || !(v[Param::dcn_latency] > 0)) return {PointStatus::infeasible, pods_need_dcn};
   }
   const Precision precision = kComputePrecision[static_cast<std::size_t>(v[Param::precision])];
   // bf16 on hardware without a bf16 peak runs at its fp16 peak, as the solver always has.
@@ -521,6 +552,13 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   };
   const double cp_in_node_ranks = in_node(strides[kCpGroup], cp), dp_in_node_ranks = in_node(strides[kDpGroup], dp);
   const double dp_in_node = cp_in_node_ranks * dp_in_node_ranks;
+  // Across pods: a pod holds its share of the DP x CP ranks (as a node does), and the 2D all-reduce
+  // runs over the pods (engine/collectives.hpp cross_pod_all_reduce_s).
+  const auto in_pod = [pod](double stride_ranks, double ranks) {
+    return std::min(ranks, std::max(1.0, std::floor(pod / stride_ranks)));
+  };
+  const double dp_in_pod = multi_pod ? in_pod(strides[kCpGroup], cp) * in_pod(strides[kDpGroup], dp) : dp_group;
+  const double dcn = v[Param::dcn_bandwidth], dcn_alpha = v[Param::dcn_latency];
   HierarchicalFabric fabric;
   fabric.gpus_per_node = dp_in_node;
   fabric.intra_bandwidth_bytes_per_s = nvlink;
@@ -546,10 +584,14 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                             .inter_alpha_s = fabric_alpha};
   const TorusTopology expert_torus =
       on_torus ? torus_strided_group(torus, expert_stride, expert_fabric.gpus_per_node) : TorusTopology{};
+  const double expert_dp_in_pod = multi_pod ? in_pod(expert_stride, expert_dp) : expert_dp;
   const auto expert_all_reduce_s = [&](double bytes) {
-    const double nodes = expert_dp / expert_fabric.gpus_per_node;
-    return on_torus ? torus_hierarchical_all_reduce_s(bytes, nodes, expert_torus, expert_fabric)
-                    : hierarchical_all_reduce_s(bytes, nodes, expert_fabric);
+    const double nodes = expert_dp_in_pod / expert_fabric.gpus_per_node;
+    const double in_pod_s = on_torus ? torus_hierarchical_all_reduce_s(bytes, nodes, expert_torus, expert_fabric)
+                                     : hierarchical_all_reduce_s(bytes, nodes, expert_fabric);
+    return expert_dp_in_pod < expert_dp
+               ? cross_pod_all_reduce_s(in_pod_s, bytes, expert_dp_in_pod, expert_dp / expert_dp_in_pod, dcn, dcn_alpha)
+               : in_pod_s;
   };
   const double expert_dp_s = expert_gradient_bytes > 0 ? expert_all_reduce_s(expert_gradient_bytes) : 0.0;
   const bool ep_in_node = expert_strides[kEpGroup] * e <= node;
@@ -677,7 +719,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.pp_p2p_s = !pp_in_node ? point_to_point_s(activation_message / t, nic, fabric_alpha)
                   : on_torus  ? torus_block_hop_s(activation_message / t, torus, stage_chips, p, kNvlinkAlphaS)
                               : point_to_point_s(activation_message / t, nvlink, kNvlinkAlphaS);
-  const double dp_nodes = dp_group / dp_in_node;
+  const double dp_nodes = dp_in_pod / dp_in_node;
   // On a torus node the in-node DP x CP ranks are one strided group when their cp and dp ranks are
   // adjacent in rank order or only one of the two has more than one rank in the node (the peers of
   // the TP blocks, tp apart, in Megatron-Core's default); otherwise (pp inside dp: the cp ranks tp
@@ -697,9 +739,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                                            ? torus_strided_group(torus, dp_outer_stride, dp_in_node / dp_inner_ranks)
                                            : TorusTopology{};
   const auto dp_all_reduce_s = [&](double bytes) {
-    return !on_torus                      ? hierarchical_all_reduce_s(bytes, dp_nodes, fabric)
-           : dp_one_group ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
-                                          : torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, dp_outer_torus, fabric);
+    const double in_pod_s =
+        !on_torus      ? hierarchical_all_reduce_s(bytes, dp_nodes, fabric)
+        : dp_one_group ? torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, fabric)
+                       : torus_hierarchical_all_reduce_s(bytes, dp_nodes, dp_torus, dp_outer_torus, fabric);
+    return dp_in_pod < dp_group ? cross_pod_all_reduce_s(in_pod_s, bytes, dp_in_pod, dp_group / dp_in_pod, dcn, dcn_alpha)
+                                : in_pod_s;
   };
   if (lora && zero >= 3) {
     // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base
@@ -722,6 +767,15 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                          : ep_in_node && on_torus ? torus_all_to_all_s(dispatch_bytes, ep_torus, kNvlinkAlphaS)
                                                   : all_to_all_s(dispatch_bytes, e, ep_in_node ? nvlink : nic,
                                                                  ep_in_node ? kNvlinkAlphaS : fabric_alpha);
+  if (multi_pod) {
+    // A group spanning pods is paced by its hops across them, on the data-centre network.
+    if (tp_stride * t > pod) step.tp_all_reduce_s = ring_all_reduce_s(activation_message, t, dcn, dcn_alpha);
+    if (pipeline_block > pod) step.pp_p2p_s = point_to_point_s(activation_message / t, dcn, dcn_alpha);
+    if (cp > 1 && strides[kCpGroup] * cp > pod) {
+      step.cp_kv_exchange_s = (cp - 1) * point_to_point_s(kv_chunk_bytes, dcn, dcn_alpha);
+    }
+    if (e > 1 && expert_strides[kEpGroup] * e > pod) step.ep_all_to_all_s = all_to_all_s(dispatch_bytes, e, dcn, dcn_alpha);
+  }
   step.dp_overlap = v[Param::overlap];
   step.tp_overlap = v[Param::tp_overlap];
   step.gpus = n;

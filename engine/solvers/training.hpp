@@ -209,6 +209,33 @@
 //    the order, else over the product of the two strided groups (the cp ranks tp apart and the dp ranks
 //    tp x cp x pp apart with pp inside dp) as one schedule whose rings share the links they cross
 //    (engine/torus.hpp torus_product_reduce_scatter_s).
+//  - pods, a third network tier (gpus_per_pod, dcn_bandwidth, dcn_latency): a pod is a domain of
+//    gpus_per_pod GPUs, whole nodes, whose nodes reach each other on the NIC fabric above, and pods
+//    reach each other on a slower data-centre network: TPU slices, each one ICI torus (a node here),
+//    joined by DCN (Google Cloud TPU Multislice overview, docs.cloud.google.com/tpu/docs/
+//    multislice-introduction: "TPU chips in different slices communicate by transferring data to
+//    CPUs (hosts) which in turn transmit the data over the data-center network (DCN)"; TPU v5p: DCN
+//    50 Gbps per chip, docs.cloud.google.com/tpu/docs/v5p), or a GPU cluster's scalable units joined
+//    by a spine that is slower per GPU than the leaves inside a unit (NVIDIA DGX SuperPOD reference
+//    architectures, docs.nvidia.com/dgx-superpod: scalable units of 32 DGX H100 or DGX B200 nodes;
+//    the B200 architecture's table of larger SuperPODs lists as many leaf-spine and spine-core cables
+//    as node-leaf cables, 4,096 each at 16 units, a non-blocking fat tree, so a reference SuperPOD is
+//    one pod: the tier is for clusters whose spine is oversubscribed or whose units sit apart). gpus_per_pod 0
+//    (the default) turns the tier off: every node on one fabric, as before. With it set, a job larger
+//    than a pod needs dcn_bandwidth (one GPU's one-way share of the data-centre network) and
+//    dcn_latency (the alpha of a step across it) given (0 = not given: infeasible, with the reason);
+//    gpus_per_pod must be a multiple of gpus_per_node and every product of rank_order's innermost
+//    degrees below the job must divide it or be a multiple of it (in both grids), else infeasible. A
+//    group whose ranks span more than a pod (stride x degree > gpus_per_pod) runs on the data-centre
+//    network: TP rings, pipeline hops, CP exchanges and EP all-to-alls at its rate (its hops the
+//    slowest of the group's), and the DP x CP and expert-DP all-reduces as the 2D all-reduce of
+//    engine/collectives.hpp cross_pod_all_reduce_s: the pod's share of the group reduce-scatters
+//    inside the pod on its own two tiers, rings of 1 / (that share) of the gradients all-reduce
+//    across pods on the data-centre network, and it all-gathers back. In Megatron-Core's default
+//    order with pp = 1 the DP group is outermost, so only the gradients cross pods: data parallelism
+//    across slices, everything else inside one, as MaxText recommends for multislice
+//    (AI-Hypercomputer/maxtext, MaxText/configs/base.yml: dcn_data_parallelism the "recommended DCN
+//    axis", dcn_tensor_parallelism "never recommended").
 // Fixed here: one NIC per GPU, the NVLink alpha above, 2 PSUs per node.
 #pragma once
 
@@ -263,6 +290,9 @@ class TrainingSolver final : public TabledSolver {
     host_memory_capacity,
     fp8_weight_cast,
     cp_comm,
+    gpus_per_pod,
+    dcn_bandwidth,
+    dcn_latency,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -337,6 +367,8 @@ class TrainingSolver final : public TabledSolver {
     offload_needs_host_capacity,
     exceeds_host_memory,
     rank_order_does_not_nest,
+    pod_does_not_nest,
+    pods_need_dcn,
   };
 
   TrainingSolver();
