@@ -177,6 +177,9 @@ StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
   }
   std::vector<std::uint8_t> kept(run.table.rows(), 0);
   for (std::size_t r : run.formulas.kept) kept[r] = 1;
+  // Sized once: a table grown by doubling holds up to twice its rows, and three times while it moves.
+  t.text.reserve(2 * run.table.rows());
+  t.numbers.reserve(t.number_columns() * run.table.rows());
   for (std::size_t r = 0; r < run.table.rows(); ++r) {
     std::vector<double> numbers = {static_cast<double>(run.table.point_index[r]), static_cast<double>(kept[r])};
     for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
@@ -194,6 +197,7 @@ StoreTable intervals_table(const AnalysedRun& run) {
     t.columns.push_back({name, Type::real});
     cols.push_back(static_cast<std::size_t>(run.table.metric_column(name)));
   }
+  t.numbers.reserve(t.columns.size() * run.table.rows());
   for (std::size_t r = 0; r < run.table.rows(); ++r) {
     std::vector<double> numbers = {static_cast<double>(run.table.point_index[r])};
     for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
