@@ -16,6 +16,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "output/readable_label.hpp"
@@ -255,10 +256,25 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
 
 namespace {
 
+// A table cell's non-breaking spaces (U+00A0) as plain ones.
+std::string plain_spaces(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\xC2' && i + 1 < text.size() && text[i + 1] == '\xA0') {
+      out += ' ';
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 // Seconds in a time as a report prints it ("15.0 µs", "540 s", "45.0 min", "203 days", its spaces
 // non-breaking in a table); NaN when the text is not a number and a time unit.
-double seconds_in(std::string text) {
-  for (std::size_t p = text.find("\xC2\xA0"); p != std::string::npos; p = text.find("\xC2\xA0", p)) text.replace(p, 2, " ");
+double seconds_in(const std::string& cell) {
+  const std::string text = plain_spaces(cell);
   static const std::map<std::string, double> kUnits = {{"ps", 1e-12}, {"ns", 1e-9},       {"\u00b5s", 1e-6},
                                                        {"ms", 1e-3},  {"s", 1},           {"min", 60},
                                                        {"h", 3600},   {"days", 86400},    {"years", 365 * 86400.0}};
@@ -280,8 +296,8 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
   const auto cells_of = [](const std::string& line) {
     std::vector<std::string> cells;
     std::istringstream row(line.substr(2, line.size() - 4));
-    for (std::string cell; std::getline(row, cell, '|');) {
-      for (std::size_t p = cell.find("\xC2\xA0"); p != std::string::npos; p = cell.find("\xC2\xA0", p)) cell.replace(p, 2, " ");
+    for (std::string raw; std::getline(row, raw, '|');) {
+      const std::string cell = plain_spaces(raw);
       const std::size_t first = cell.find_first_not_of(' ');
       cells.push_back(first == std::string::npos ? "" : cell.substr(first, cell.find_last_not_of(' ') + 1 - first));
     }
