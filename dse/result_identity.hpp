@@ -23,7 +23,7 @@
 //     where:, require:; their counts and example points are stored);
 //   - objectives: (metric, direction and where: the fronts and the top-k rows), pareto: group (epsilon
 //     thinning is applied after the sweep), the study's top_k:;
-//   - the points compare: entries select (their where:; the rows are pinned in the store).
+//   - the points compare: and values: entries select (their where:; the rows are pinned in the store).
 // With keep: all (the default) the formulas, objectives and comparisons are applied when the
 // report is rendered, so changing them re-renders the stored rows without a new sweep.
 //

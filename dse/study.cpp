@@ -20,10 +20,10 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 23> kStudyKeys = {
+constexpr std::array<std::string_view, 24> kStudyKeys = {
     "study",   "title",   "question",    "solver",      "axes",       "fixed", "objectives", "catalog",  "compare",
     "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
-    "sensitivity", "template", "grid_constraints", "keep", "calibration"};
+    "sensitivity", "template", "grid_constraints", "keep", "calibration", "values"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
 constexpr std::array<std::string_view, 5> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes"};
 constexpr std::array<std::string_view, 4> kObjectiveKeys = {"metric", "direction", "where", "name"};
@@ -195,6 +195,7 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
       objectives_written_ = n->is_sequence() && !n->items.empty();
       read_objectives(*n);
     }
+    if (const YamlNode* n = root->find("values")) read_values(*n);
     if (const YamlNode* n = root->find("compare")) read_comparisons(*n);
     if (const YamlNode* n = root->find("figures")) read_figures(*n);
   }
@@ -485,6 +486,20 @@ bool StudyLoader::read_selector(const YamlNode& key, const YamlNode& value, cons
   return true;
 }
 
+void StudyLoader::require_one_point(const YamlNode& node, const std::string& path, const std::vector<Selector>& where,
+                                    std::string_view what) {
+  std::vector<std::string> missing;
+  for (const Axis& a : s_.axes) {
+    const bool selected =
+        std::any_of(where.begin(), where.end(), [&](const Selector& sel) { return sel.param == a.param; });
+    if (!selected && a.values.size() > 1) missing.push_back(a.param);
+  }
+  if (!missing.empty()) {
+    r_.error(node, path + ".where: " + std::string(what) + " selects one design point; also give a value for: " +
+                       join(missing));
+  }
+}
+
 void StudyLoader::read_comparisons(const YamlNode& list) {
   if (list.is_null()) return;
   if (!r_.expect_sequence(list, "compare")) return;
@@ -517,16 +532,7 @@ void StudyLoader::read_comparisons(const YamlNode& list) {
     if (const YamlNode* n = r_.require(item, "where", path)) {
       if (auto where = read_selectors(*n, path + ".where")) {
         c.where = std::move(*where);
-        std::vector<std::string> missing;
-        for (const Axis& a : s_.axes) {
-          const bool selected = std::any_of(c.where.begin(), c.where.end(),
-                                            [&](const Selector& sel) { return sel.param == a.param; });
-          if (!selected && a.values.size() > 1) missing.push_back(a.param);
-        }
-        if (!missing.empty()) {
-          r_.error(*n, path + ".where: a comparison selects one design point; also give a value for: " +
-                           join(missing));
-        }
+        require_one_point(*n, path, c.where, "a comparison");
       }
     }
     std::size_t metric = 0;
@@ -589,7 +595,7 @@ void StudyLoader::check_references(const YamlNode& node, const std::string& text
     std::string message = path + ": unknown reference '" + written + "'";
     if (keys.empty()) {
       message += "; this study defines no value to cite (a sensitivity analysis with decide:, top_k with "
-                 "objectives, a breakeven analysis or a compare entry does)";
+                 "objectives, a breakeven analysis, a compare entry or a values entry does)";
     } else {
       if (const std::string near = closest_match(r.key, keys); !near.empty()) message += "; did you mean '" + near + "'?";
       std::string list;

@@ -81,6 +81,14 @@ struct Comparison {
   std::string explanation;       // why dsx differs, shown when it does
 };
 
+// A number a study's prose cites as {{value.NAME}}: one design point's metric, printed as the report
+// prints that metric, so a sentence never types a number the results may move away from.
+struct CitedValue {
+  std::string name;             // lower-case letters, digits and '_', a letter first
+  std::vector<Selector> where;  // must select exactly one design point
+  std::string metric;           // a solver or derived metric
+};
+
 enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };
 
 // The printed width: one column of a two-column page (8.5 cm) or the full text width (17 cm).
@@ -166,6 +174,7 @@ struct ResolvedStudy {
   const BundleUse* bundle_setting(std::size_t param) const;  // nullptr when no bundle sets it
   std::vector<Objective> objectives;
   std::vector<Comparison> comparisons;
+  std::vector<CitedValue> values;  // values:, cited by the prose
   std::vector<FigureDecl> figures;
   std::vector<Section> sections;  // shown after the question, in order
   // The study's own report template folder, as written (relative to the study file's folder, no

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/analysis/derived.hpp"
@@ -728,31 +729,33 @@ std::string yaml_selectors(const std::vector<Selector>& where) {
 
 std::string num(double v) { return number_text(v); }
 
-// A comparison selects one design point; a grid constraint that removes it leaves the comparison
-// no row, which the loader reports as it reports a selector that selects nothing.
-void check_comparisons_kept(const YamlReader& r, const YamlNode& root, const ResolvedStudy& study) {
+// A comparison or a cited value selects one design point; a grid constraint that removes it leaves
+// the entry no row, which the loader reports as it reports a selector that selects nothing.
+// `entries` holds each entry's name and selectors, in the order of the list under `key`.
+void check_points_kept(const YamlReader& r, const YamlNode& root, const ResolvedStudy& study, std::string_view key,
+                       const std::vector<std::pair<std::string, const std::vector<Selector>*>>& entries) {
   const StudyAnalyses& a = analyses_of(study);
-  const YamlNode* list = root.find("compare");
-  if (a.grid_constraints.empty() || study.comparisons.empty() || list == nullptr || !list->is_sequence()) return;
+  const YamlNode* list = root.find(key);
+  if (a.grid_constraints.empty() || entries.empty() || list == nullptr || !list->is_sequence()) return;
   const Grid grid(study);
   PointFormulas formulas(study);
   PointInputs inputs;
-  for (const Comparison& c : study.comparisons) {
+  for (const auto& [name, where] : entries) {
     std::vector<RequestProblem> problems;
-    const std::vector<std::uint32_t> at = pin_axes(study, c.where, "where", problems);
+    const std::vector<std::uint32_t> at = pin_axes(study, *where, "where", problems);
     if (!problems.empty() || std::find(at.begin(), at.end(), kFree) != at.end()) continue;
     grid.inputs(point_index(study, at), inputs);
     const std::optional<std::size_t> broken = formulas.broken_grid_constraint(inputs);
     if (!broken) continue;
-    // The entry's node: comparisons keep the order of the list (an entry with an error stops the load).
+    // The entry's node: entries keep the order of the list (an entry with an error stops the load).
     const auto item = std::find_if(list->items.begin(), list->items.end(), [&](const YamlNode& n) {
-      const YamlNode* name = n.is_mapping() ? n.find("name") : nullptr;
-      return name != nullptr && name->text == c.name;
+      const YamlNode* written = n.is_mapping() ? n.find("name") : nullptr;
+      return written != nullptr && written->text == name;
     });
     if (item == list->items.end()) continue;
     const RowRule& rule = a.grid_constraints[*broken];
     r.error(node_of_field(*item, "where"),
-            index_path("compare", static_cast<std::size_t>(item - list->items.begin())) +
+            index_path(key, static_cast<std::size_t>(item - list->items.begin())) +
                 ".where: selects nothing: the grid constraints removed the matching design point (grid constraint '" +
                 rule.name + "': " + rule.expr + " is false there); select a point the grid keeps or relax the constraint");
   }
@@ -840,7 +843,11 @@ bool check_study_analyses(const YamlReader& r, const YamlNode& root, const Resol
   if (k >= 2 && (!a.pareto.group.empty()) && clash("pareto_fronts")) {
     r.error(*root.find("pareto"), "pareto: its figure 'pareto_fronts' has the name of one of the study's figures");
   }
-  check_comparisons_kept(r, root, study);
+  std::vector<std::pair<std::string, const std::vector<Selector>*>> compared, cited;
+  for (const Comparison& c : study.comparisons) compared.emplace_back(c.name, &c.where);
+  for (const CitedValue& v : study.values) cited.emplace_back(v.name, &v.where);
+  check_points_kept(r, root, study, "compare", compared);
+  check_points_kept(r, root, study, "values", cited);
   return r.diags().error_count() == before;
 }
 

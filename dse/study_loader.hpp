@@ -1,6 +1,7 @@
 // The study loader's parts, shared by the files that read a study by role: study.cpp (the
 // top level, objectives, compare entries, sections), study_axes.cpp (axes, ranges, fixed values,
-// bundles, defaults), study_figures.cpp (figure declarations) and study_yaml.cpp (the resolved YAML).
+// bundles, defaults), study_figures.cpp (figure declarations), study_values.cpp (values: cited by the
+// prose) and study_yaml.cpp (the resolved YAML).
 // Internal to dse/: the public interface is dse/study.hpp.
 #pragma once
 
@@ -174,6 +175,12 @@ class StudyLoader {
                      std::vector<Selector>& out) const;
 
   void read_comparisons(const YamlNode& list);
+  // values: (dse/study_values.cpp).
+  void read_values(const YamlNode& list);
+  // An error at `node` unless `where` gives a value for every axis with more than one value, so
+  // that it selects exactly one design point; `what` names the entry ("a comparison").
+  void require_one_point(const YamlNode& node, const std::string& path, const std::vector<Selector>& where,
+                         std::string_view what);
 
   // A study's own template folder: a relative path below the study file's folder, so a study can
   // never make dsx read templates from elsewhere.

@@ -47,6 +47,7 @@ std::vector<std::string> citable_keys(const ResolvedStudy& study) {
     keys.push_back("compare." + c.name + ".dsx");
     keys.push_back("compare." + c.name + ".difference");
   }
+  for (const CitedValue& v : study.values) keys.push_back("value." + v.name);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;

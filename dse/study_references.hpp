@@ -13,6 +13,8 @@
 //   {{breakeven.NAME}}            the break-even analysis's statement for its first group
 //   {{compare.NAME.dsx}}          dsx's value of a compare entry, with its unit
 //   {{compare.NAME.difference}}   its signed difference from the expected value ("-24.3 %")
+//   {{value.NAME}}                a values: entry's metric at the one design point it selects, in
+//                                 the report's units; an infeasible point's status word
 //
 // Sections and compare explanations may cite them.
 // The loader checks every reference against the study's analyses (file:line:col of the text, the

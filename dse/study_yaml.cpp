@@ -195,6 +195,12 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       out += "}\n";
     }
   }
+  if (!study.values.empty()) {
+    out += "values:\n";
+    for (const CitedValue& v : study.values) {
+      out += "  - {name: " + v.name + ", metric: " + v.metric + ", where: " + flow_selectors(v.where) + "}\n";
+    }
+  }
   if (!study.comparisons.empty()) {
     out += "compare:\n";
     const auto metrics = study.solver->metrics();

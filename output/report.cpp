@@ -436,7 +436,23 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
   return in.analysed != nullptr ? in.analysed->table : in.results;
 }
 
-// The values study prose cites ({{decision...}}, {{compare...}}: dse/study_references.hpp).
+// A values: entry's metric at the design point it selects, as the report's tables print that metric;
+// the point's status word where it is infeasible. "n/a" where the results hold no such row (a run
+// without it); the loader has already refused selectors that match none or several.
+std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const CitedValue& v) {
+  const int col = rows.metric_column(v.metric);
+  std::optional<std::size_t> match;
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    if (!row_matches(v.where, study, rows, r)) continue;
+    if (match) return "n/a";
+    match = r;
+  }
+  if (!match || col < 0) return "n/a";
+  if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
+  return format_quantity(rows.metric(*match, static_cast<std::size_t>(col)), metric_display(study, v.metric));
+}
+
+// The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).
 std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
   std::map<std::string, std::string> cited = cited_values(in);
   for (const ComparisonOutcome& o : evaluate_comparisons(in.study, comparison_rows(in))) {
@@ -445,6 +461,8 @@ std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
     cited[key + "dsx"] = cells.dsx;
     cited[key + "difference"] = cells.difference.empty() ? "n/a" : cells.difference;
   }
+  const ResultTable& rows = comparison_rows(in);
+  for (const CitedValue& v : in.study.values) cited["value." + v.name] = cited_value(in.study, rows, v);
   return cited;
 }
 

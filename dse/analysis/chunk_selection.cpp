@@ -20,18 +20,22 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31U);
 }
 
-// The first two points each comparison selects, in point order (last axis fastest): the axes its
-// selectors name are fixed, the others vary.
+// The first two points each comparison and each cited value (values:) selects, in point order (last
+// axis fastest): the axes its selectors name are fixed, the others vary.
 std::vector<std::uint64_t> compared_points(const ResolvedStudy& study) {
   std::vector<std::uint64_t> points;
-  for (const Comparison& c : study.comparisons) {
+  std::vector<const std::vector<Selector>*> selections;
+  for (const Comparison& c : study.comparisons) selections.push_back(&c.where);
+  for (const CitedValue& v : study.values) selections.push_back(&v.where);
+  for (const std::vector<Selector>* where : selections) {
+    const std::vector<Selector>& selectors = *where;
     std::vector<std::vector<std::uint32_t>> allowed(study.axes.size());
     bool none = false;
     for (std::size_t x = 0; x < study.axes.size(); ++x) {
       const Axis& axis = study.axes[x];
-      const auto sel = std::find_if(c.where.begin(), c.where.end(), [&](const Selector& v) { return v.param == axis.param; });
+      const auto sel = std::find_if(selectors.begin(), selectors.end(), [&](const Selector& v) { return v.param == axis.param; });
       for (std::uint32_t v = 0; v < axis.values.size(); ++v) {
-        if (sel == c.where.end() || axis.values[v].label == sel->label) allowed[x].push_back(v);
+        if (sel == selectors.end() || axis.values[v].label == sel->label) allowed[x].push_back(v);
       }
       none = none || allowed[x].empty();
     }

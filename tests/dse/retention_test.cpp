@@ -192,6 +192,27 @@ TEST_F(Retention, KeepingFrontsTopKAndASampleGivesTheAnswersOfKeepingEveryRow) {
   EXPECT_GE(kept.stored.rows(), 40U);
 }
 
+// A point the prose cites (values:) is kept as a comparison's is, so that {{value.NAME}} has its row.
+TEST_F(Retention, ACitedValuesPointIsKeptWhateverTheSetsChoose) {
+  const std::string cited = "values:\n  - {name: slow, metric: latency_s, where: {hardware: a100_80gb_sxm, model: "
+                            "bert_base, precision: fp32, batch: 1024, eta: 0.3}}\n";
+  const Swept kept = sweep(load(std::string(kStudy) + cited + "keep: {front: true}\n"), 1U << 14U, 1);
+  const Swept without = sweep(load(std::string(kStudy) + "keep: {front: true}\n"), 1U << 14U, 1);
+  const std::vector<std::pair<std::string, std::string>> point = {
+      {"hardware", "a100_80gb_sxm"}, {"model", "bert_base"}, {"precision", "fp32"}, {"batch", "1024"}, {"eta", "0.3"}};
+  const auto count = [&](const Swept& s) {
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < s.stored.rows(); ++r) {
+      n += std::all_of(point.begin(), point.end(), [&](const auto& sel) {
+        return s.stored.label(r, static_cast<std::size_t>(s.stored.axis_column(sel.first))) == sel.second;
+      }) ? 1 : 0;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(without), 0U) << "the fronts alone do not keep the slowest point";
+  EXPECT_EQ(count(kept), 1U);
+}
+
 // Objectives that rank only some rows (where:) keep the rows keep-all would rank and put on the front.
 TEST_F(Retention, ObjectivesWithWhereKeepWhatKeepingEveryRowRanks) {
   std::string text = kStudy;
