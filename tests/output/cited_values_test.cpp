@@ -127,7 +127,8 @@ Printed read_printed(const std::string& s) {
   while (i < s.size() && s[i] == ' ') ++i;
   p.unit = s.substr(i);
   // Units the report prints these values in, as multiples of the CSV's SI unit.
-  const std::vector<std::pair<std::string, double>> scales = {{"%", 1e-2}, {"ms", 1e-3}, {"\u00b5s", 1e-6}, {"ns", 1e-9}};
+  const std::vector<std::pair<std::string, double>> scales = {{"%", 1e-2},  {"ms", 1e-3}, {"\u00b5s", 1e-6},
+                                                               {"ns", 1e-9}, {"kW", 1e3},  {"MW", 1e6}};
   for (const auto& [prefix, scale] : scales) {
     if (p.unit.rfind(prefix, 0) != 0) continue;
     p.number *= scale;
