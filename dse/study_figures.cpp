@@ -105,7 +105,10 @@ void StudyLoader::read_figures(const YamlNode& list) {
       if (auto s = r_.string(*n, path + ".title")) f.title = *s;
     }
     if (const YamlNode* n = r_.require(item, "caption", path)) {
-      if (auto s = r_.string(*n, path + ".caption")) f.caption = *s;
+      if (auto s = r_.string(*n, path + ".caption")) {
+        f.caption = *s;
+        check_references(*n, f.caption, path + ".caption");
+      }
     }
     // A swept parameter on a heatmap's x or y (its columns or rows).
     const auto heatmap_axis = [&](const YamlNode& node, const std::string& key) -> bool {

@@ -16,7 +16,7 @@
 //   {{value.NAME}}                a values: entry's metric at the one design point it selects, in
 //                                 the report's units; an infeasible point's status word
 //
-// Sections and compare explanations may cite them.
+// Sections, figure captions and compare explanations may cite them.
 // The loader checks every reference against the study's analyses (file:line:col of the text, the
 // valid names and the closest match); output/analysis_report.hpp cited_values computes them.
 #pragma once

@@ -604,14 +604,16 @@ json pareto_context(const ReportInputs& in) {
   return out;
 }
 
-json figures_context(const std::vector<RenderedFigure>& figures, const std::string& run_dir) {
+json figures_context(const std::vector<RenderedFigure>& figures, const std::string& run_dir,
+                     const std::map<std::string, std::string>& cited) {
+  const auto cite = citer(cited);
   json list = json::array();
   for (std::size_t i = 0; i < figures.size(); ++i) {
     const RenderedFigure& f = figures[i];
     list.push_back({{"number", std::to_string(i + 1)},
                     {"name", f.name},
                     {"title", f.title},
-                    {"caption", f.caption},
+                    {"caption", expand_text_references(f.caption, cite)},
                     {"has_caption", !f.caption.empty()},
                     {"description", f.description},
                     {"not_drawn", !f.error.empty()},
@@ -730,7 +732,7 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["calibration"] = calibration_context(study);
   ctx["comparisons"] = comparisons_context(in, cited);
   ctx["pareto"] = pareto_context(in);
-  ctx["figures"] = figures_context(figures, in.run_dir);
+  ctx["figures"] = figures_context(figures, in.run_dir, cited);
   ctx["provenance"] = provenance_context(study);
   ctx["analyses"] = analysis_report_context(in);
   std::vector<std::string> failed;

@@ -101,6 +101,19 @@ TEST(StudyValues, AnUnknownCitationNamesTheClosestValue) {
       << e;
 }
 
+TEST(StudyValues, ACaptionCitesAndAnUnknownCitationThereIsAnError) {
+  const std::string figure = "figures:\n  - {name: f, kind: bars, title: F, x: hardware, y: latency_s,\n"
+                             "     caption: \"At batch 8 the H100 takes {{value.h100_latency}}.\"}\n";
+  Diagnostics d;
+  EXPECT_TRUE(load_study_text("t.yaml", kStudy + figure, kFixtureCatalog, d)) << d.format();
+  const std::string text = kStudy + replaced(figure, "{{value.h100_latency}}", "{{value.h100}}");
+  const std::string e = errors_of(text);
+  EXPECT_NE(e.find(at(text, "{{value.h100}}") + ": error: figures[0].caption: unknown reference '{{value.h100}}'; "
+                                                 "did you mean 'value.h100_latency'?"),
+            std::string::npos)
+      << e;
+}
+
 TEST(StudyValues, NamesAreIdentifiersAndUnique) {
   std::string e = errors_of(replaced(kStudy, "name: h100_latency", "name: H100 latency"));
   EXPECT_NE(e.find("values[0].name: 'H100 latency' is cited as {{value.H100 latency}}: use lower-case letters"),

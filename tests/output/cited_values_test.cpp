@@ -181,7 +181,8 @@ INSTANTIATE_TEST_SUITE_P(CitedValues, ShippedCitations,
                          ::testing::Values("llm_serving_rental", "accelerator_purchase", "fleet_purchase",
                                            "serving_features"));
 
-// A value at a point the solver finds infeasible cites the status word results.csv gives it.
+// A value at a point the solver finds infeasible cites the status word results.csv gives it; a figure's
+// caption cites a value as a section does.
 TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
   TempDir dir("cited_status");
   const fs::path study_file = fs::path(dir.path()) / "s.yaml";
@@ -192,7 +193,9 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
              "values:\n"
              "  - {name: one_gpu, metric: tokens_per_s_per_gpu, where: {tp: 1}}\n"
              "  - {name: four_gpus, metric: tokens_per_s_per_gpu, where: {tp: 4}}\n"
-             "sections:\n  - title: S\n    text: \"One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.\"\n");
+             "sections:\n  - title: S\n    text: \"One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.\"\n"
+             "figures:\n  - {name: per_gpu, kind: bars, title: Per GPU, x: tp, y: tokens_per_s_per_gpu,\n"
+             "     caption: \"Four GPUs serve {{value.four_gpus}} each.\"}\n");
   const fs::path out = fs::path(dir.path()) / "run";
   ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'"),
             0);
@@ -208,6 +211,9 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
   const auto printed = printed_references("One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.", report);
   EXPECT_EQ(printed.at("value.one_gpu"), one[status]);
   EXPECT_FALSE(std::isnan(read_printed(printed.at("value.four_gpus")).number)) << printed.at("value.four_gpus");
+  // Captions cite as sections do.
+  EXPECT_EQ(printed_references("Four GPUs serve {{value.four_gpus}} each.", report).at("value.four_gpus"),
+            printed.at("value.four_gpus"));
 }
 
 }  // namespace
