@@ -585,6 +585,33 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
         if (!ok) out.push_back(name + ": " + input + " " + column + " prints " + cell + ", the CSV holds " + (change.empty() ? "no flip up to " + bound : change));
       }
     }
+    // The flip sentences: "- b200 stops having ... if the price of b200 rises 5.83 % (h100_sxm takes
+    // over)." One per flip the CSV found, with its change and its new choice.
+    {
+      static const std::regex kSentence(R"(\n- .* (rises|falls) ([0-9.,]+ %) \((.+?) takes over\)\.)");
+      std::vector<std::tuple<bool, std::string, std::string>> printed;  // rises?, change, new choice
+      const std::string bullets = text.substr(intro_at, flips ? text.find("\n| ", intro_at) - intro_at : std::string::npos);
+      for (auto it = std::sregex_iterator(bullets.begin(), bullets.end(), kSentence); it != std::sregex_iterator(); ++it) {
+        printed.emplace_back((*it)[1].str() == "rises", (*it)[2].str(), (*it)[3].str());
+      }
+      std::size_t found = 0;
+      for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+        if (csv.at(r, "analysis") != "flip") continue;
+        for (const auto& [column, taker] : {std::pair{"flip_up", "flip_up_new_best"}, std::pair{"flip_down", "flip_down_new_best"}}) {
+          const std::string& change = csv.at(r, column);
+          if (change.empty()) continue;
+          ++found;
+          const bool up = std::stod(change) > 0;
+          const bool matched = std::any_of(printed.begin(), printed.end(), [&](const auto& p) {
+            return std::get<0>(p) == up && printed_equals(std::get<1>(p), std::fabs(std::stod(change))) && std::get<2>(p) == csv.at(r, taker);
+          });
+          if (!matched) out.push_back(name + ": no sentence says " + csv.at(r, "input") + " " + column + " " + change + " hands it to " + csv.at(r, taker));
+        }
+      }
+      if (printed.size() != found) {
+        out.push_back(name + ": " + std::to_string(printed.size()) + " flip sentences, the CSV has " + std::to_string(found) + " flips");
+      }
+    }
     // The Answer: "- **NAME**: CHOICE is the choice for the ..., VALUE; next is NEXT at VALUE (M % higher)."
     const std::size_t line_at = answer.find("\n- **" + name + "**: ");
     if (line_at == std::string::npos) {

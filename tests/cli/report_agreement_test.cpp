@@ -190,6 +190,12 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
                  c.rows[row_of(c, "flip", "h100_sxm.price")][c.column("flip_down_new_best")] = "a100_80gb_sxm";
                }).empty());
   {
+    const fs::path copy = scratch();  // a flip sentence that misprints its change
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 31.0 % (h100_sxm takes over)",
+                                            "launch_overhead rises 32.0 % (h100_sxm takes over)"));
+    EXPECT_FALSE(agreement::decision_disagreements(copy).empty());
+  }
+  {
     const fs::path copy = scratch();  // a margin the report misprints
     const std::string report = agreement::read_text(copy / "report.md");
     const std::size_t at = report.find("next is h100_sxm at ");
