@@ -685,9 +685,43 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
   return out;
 }
 
+// report.html prints the same break-even statements and the same decisions' runner-up and margin
+// as report.md (both are rendered from one context; this catches a template that diverges).
+inline std::vector<std::string> html_disagreements(const fs::path& run) {
+  std::vector<std::string> out;
+  if (!fs::exists(run / "report.html")) return out;
+  const std::string html = plain(read_text(run / "report.html"));
+  const auto escaped = [](const std::string& text) {
+    std::string e;
+    for (char c : text) {
+      if (c == '&') e += "&amp;";
+      else if (c == '<') e += "&lt;";
+      else if (c == '>') e += "&gt;";
+      else e += c;
+    }
+    return e;
+  };
+  const auto holds = [&](const std::string& text) {
+    return html.find(text) != std::string::npos || html.find(escaped(text)) != std::string::npos;
+  };
+  for (const fs::path& file : files_like(run, "breakeven_", "_curves")) {
+    const CsvFile csv = read_csv(file);
+    for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+      const std::string statement = plain(csv.at(r, "statement"));
+      if (!holds(statement)) out.push_back(file.filename().string() + ": report.html lacks \"" + statement + "\"");
+    }
+  }
+  const std::string answer = section(plain(read_text(run / "report.md")), "\n## Answer\n");
+  static const std::regex kNext(R"(next is [^(]+ \([0-9.,]+ % (higher|lower)\))");
+  for (auto it = std::sregex_iterator(answer.begin(), answer.end(), kNext); it != std::sregex_iterator(); ++it) {
+    if (!holds(it->str())) out.push_back("report.html lacks the Answer's \"" + it->str() + "\"");
+  }
+  return out;
+}
+
 inline std::vector<std::string> all_disagreements(const fs::path& run) {
   std::vector<std::string> out = breakeven_disagreements(run);
-  for (auto& v : {pareto_disagreements(run), decision_disagreements(run)}) out.insert(out.end(), v.begin(), v.end());
+  for (auto& v : {pareto_disagreements(run), decision_disagreements(run), html_disagreements(run)}) out.insert(out.end(), v.begin(), v.end());
   return out;
 }
 

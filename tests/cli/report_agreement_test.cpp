@@ -208,6 +208,24 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
   }
 }
 
+TEST_F(ReportAgreement, AnHtmlReportThatPrintsOtherNumbersIsFound) {
+  ASSERT_FALSE(run_.empty());
+  {
+    const fs::path copy = scratch();
+    std::string html = agreement::read_text(copy / "report.html");  // the Answer and the section both print it
+    for (std::size_t at = html.find("break-even at 48.8478"); at != std::string::npos; at = html.find("break-even at 48.8478")) {
+      html.replace(at, 21, "break-even at 48.8479");
+    }
+    write_text(copy / "report.html", html);
+    EXPECT_FALSE(agreement::html_disagreements(copy).empty());
+  }
+  {
+    const fs::path copy = scratch();
+    write_text(copy / "report.html", replaced(agreement::read_text(copy / "report.html"), "(5.67 % higher)", "(5.68 % higher)"));
+    EXPECT_FALSE(agreement::html_disagreements(copy).empty());
+  }
+}
+
 // The printed-precision comparison the checks rest on.
 TEST(ReportAgreementNumbers, APrintedNumberEqualsItsCsvValueToTheDigitsShown) {
   EXPECT_TRUE(agreement::printed_equals("0.0561 USD", 0.05608280762737326));
