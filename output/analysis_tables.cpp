@@ -122,6 +122,13 @@ std::string sensitivity_csv(const ResolvedStudy& study, const SensitivityAnalysi
       csv.number(f.up.limit).number(f.down.limit);
       csv.end();
     }
+    // Each alternative's metric at the base point, in `nominal`: the row of the choice reads
+    // "choice", the others "alternative"; the report's Decision and Answer print these values.
+    for (std::size_t i = 0; i < s.alternatives.size() && i < s.decision->base_metrics.size(); ++i) {
+      csv.text(i == s.decision->best ? "choice" : "alternative").text(s.alternatives[i]);
+      csv.number(s.decision->base_metrics[i]).empty(24);
+      csv.end();
+    }
   }
   return csv.str();
 }

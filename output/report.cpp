@@ -516,6 +516,12 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
   out["rows"] = rows;
   out["total"] = format_grouped(static_cast<double>(study.comparisons.size()));
   out["agree_count"] = format_grouped(static_cast<double>(agree));
+  const std::size_t shown = in.analysed != nullptr ? in.analysed->shown().rows() : results.rows();
+  out["rows_read"] = shown == results.rows()
+                         ? fmt::format("all {} design points", format_grouped(static_cast<double>(results.rows())))
+                         : fmt::format("all {} design points, not only the {} the study's filters keep",
+                                       format_grouped(static_cast<double>(results.rows())),
+                                       format_grouped(static_cast<double>(shown)));
   out["all_agree"] = !rows.empty() && agree == study.comparisons.size();
   return out;
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "output/readable_label.hpp"
+#include "tests/cli/report_agreement.hpp"
 #include "tests/svg_text_bounds.hpp"
 
 namespace {
@@ -78,6 +79,17 @@ fs::path run_shipped(const std::string& study, const std::string& tag) {
   const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' run studies/" + study +
                               ".yaml --quiet --out '" + out.string() + "' >/dev/null 2>&1";
   return std::system(command.c_str()) == 0 ? out : fs::path();
+}
+
+// 1234567 as the report writes a count: "1,234,567".
+std::string dsx_grouped(std::size_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 class ShippedStudy : public ::testing::TestWithParam<std::string> {};
@@ -198,7 +210,14 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     EXPECT_NE(report.find(std::to_string(agree) + " of " + std::to_string(rows) + " numbers agree with their source"),
               std::string::npos)
         << name << ": comparisons.csv has " << agree << " of " << rows << " agreeing";
+    // Next to the table, the rows the comparisons read: every row of results.csv.
+    const agreement::CsvFile results = agreement::read_csv(out / "results.csv");
+    EXPECT_NE(report.find("Each comparison reads all " + dsx_grouped(results.rows.size()) + " design points"),
+              std::string::npos)
+        << name << ": results.csv has " << results.rows.size() << " rows";
   }
+  // Every break-even, Pareto front and decision the report prints is its CSV's, to the digits printed.
+  for (const std::string& disagreement : agreement::all_disagreements(out)) ADD_FAILURE() << name << ": " << disagreement;
   fs::remove_all(out);
 }
 

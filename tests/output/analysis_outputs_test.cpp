@@ -228,6 +228,11 @@ TEST(AnalysisSentences, CrossingsAndFlipsReadAsSentences) {
   EXPECT_NE(csv.find("\nlocal,h100_sxm.price,1,0.9,1.1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nsobol,eta,"), std::string::npos);
   EXPECT_NE(csv.find("\nflip,h100_sxm.price,1,"), std::string::npos);
+  // Each alternative's metric at the base point, the choice's row marked.
+  for (std::size_t i = 0; i < s.alternatives.size(); ++i) {
+    const std::string kind = i == s.decision->best ? "choice" : "alternative";
+    EXPECT_NE(csv.find("\n" + kind + "," + s.alternatives[i] + ","), std::string::npos) << kind << " " << s.alternatives[i] << "\n" << csv;
+  }
 }
 
 
