@@ -143,7 +143,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (is_line) {
     for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
   }
-  const std::vector<Series> groups = split_series(results, rows, by, &decl);
+  const std::vector<Series> groups = split_series(study, results, rows, by, &decl);
 
   struct Drawn {
     std::string title;
@@ -483,13 +483,13 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   for (std::size_t g = 0; g < fronts.size(); ++g) {
     const std::string front_title = g > 0 || coloured_fronts ? "notitle" : "title " + gp_string(front_key);
     const std::string colour =
-        coloured_fronts ? fmt::format("lt {}", front_series[g] + 1) : std::string("lc rgb \"#000000\"");
+        coloured_fronts ? fmt::format("lt {}", front_series[g] + 1) : fmt::format("lc rgb \"{}\"", kFrontInk);
     clauses.push_back(fmt::format("\"\" index {} {} with lines {} lw 2 dt solid {}", front_block + g, using_clause,
                                   colour, front_title));
   }
   // One key entry for the coloured fronts, its sample black: each line has its group's colour.
   if (coloured_fronts) {
-    clauses.push_back(fmt::format("NaN with lines lc rgb \"#000000\" lw 2 dt solid title {}", gp_string(front_key)));
+    clauses.push_back(fmt::format("NaN with lines lc rgb \"{}\" lw 2 dt solid title {}", kFrontInk, gp_string(front_key)));
   }
   if (knee) {
     clauses.push_back(fmt::format(

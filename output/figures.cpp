@@ -346,8 +346,19 @@ const std::string& series_label(const FigureDecl& decl, std::string_view param, 
 }
 
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
-std::vector<Series> split_series(const ResultTable& results, const std::vector<std::size_t>& rows,
-                                 const std::vector<const Axis*>& by, const FigureDecl* decl) {
+std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label) {
+  if (study.solver != nullptr) {
+    for (const ParamSpec& p : study.solver->params()) {
+      if (p.name != param || p.kind != ParamKind::hardware) continue;
+      if (const HardwareSpec* h = study.catalog.find_hardware(label); h != nullptr && !h->name.empty()) return h->name;
+    }
+  }
+  return readable_label(label);
+}
+
+std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
+                                 const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
+                                 const FigureDecl* decl) {
   std::map<std::vector<std::size_t>, Series> series;
   for (std::size_t r : rows) {
     std::vector<std::size_t> key;
@@ -356,7 +367,7 @@ std::vector<Series> split_series(const ResultTable& results, const std::vector<s
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       key.push_back(label_position(*a, label));
       const std::string& shown = decl != nullptr ? series_label(*decl, a->param, label) : label;
-      labels.push_back(&shown == &label ? readable_label(label) : shown);
+      labels.push_back(&shown == &label ? value_words(study, a->param, label) : shown);
     }
     Series& s = series[key];
     if (s.rows.empty()) {

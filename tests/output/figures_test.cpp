@@ -214,6 +214,20 @@ TEST(Figures, EverySeriesLinetypeIsDistinguishable) {
             figure_parts::kBarLinetypeBase + static_cast<int>(figure_parts::kBarColours.size()) - 1);
 }
 
+// No series and no bar is drawn in the Pareto front's black: with eight groups (accelerator_purchase's
+// nine accelerators) the eighth group's front would read as "the Pareto front" of the key.
+TEST(Figures, NoSeriesWearsTheFrontsBlack) {
+  const std::string style = house_style();
+  static const std::regex linetype(R"re(set linetype (\d+) lc rgb "(#[0-9A-Fa-f]{6})")re");
+  std::size_t seen = 0;
+  for (auto it = std::sregex_iterator(style.begin(), style.end(), linetype); it != std::sregex_iterator(); ++it) {
+    ++seen;
+    EXPECT_NE((*it)[2].str(), "#000000") << "linetype " << (*it)[1];
+  }
+  EXPECT_GT(seen, figure_parts::kSeriesLinetypes);
+  EXPECT_EQ(figure_parts::kFrontInk, "#000000");
+}
+
 // `pareto: group: [execution]`: one front per execution mode, each its own line; never one line
 // zig-zagging through the union of the fronts, and no single knee.
 TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
