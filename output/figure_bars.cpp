@@ -67,11 +67,10 @@ CategoryPart category_part(const Axis& a, const ResolvedStudy& study, const Resu
 }
 
 // A bar's value of one category parameter, in the unit its part of the axis title names.
-std::string category_text(const ResolvedStudy& study, const CategoryPart& part, const FigureDecl& decl,
-                          const std::string& label) {
+std::string category_text(const CategoryPart& part, const FigureDecl& decl, const std::string& label) {
   if (!part.scaled || label == part.word) {
     const std::string& shown = series_label(decl, part.axis->param, label);
-    return &shown == &label ? value_words(study, part.axis->param, label) : shown;
+    return &shown == &label ? readable_label(label) : shown;
   }
   const double si = part.axis->values[label_position(*part.axis, label)].value;
   return fmt::format("{:.6g}", si * part.scale.factor);
@@ -140,7 +139,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       const Axis* a = part.axis;
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       b.key.push_back(label_position(*a, label));
-      labels.push_back(category_text(study, part, decl, label));
+      labels.push_back(category_text(part, decl, label));
     }
     b.label = labels.empty() ? row_label(x, study, results, r) : join(labels, " / ");
     if (colour_axis != nullptr) {

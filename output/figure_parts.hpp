@@ -90,6 +90,7 @@ inline constexpr double kHeatmapMarginsCm = 5.0;  // y tic labels, colour box an
 inline constexpr double kEmCm = 9.0 / 72 * 2.54;
 inline constexpr double kLabelLineCm = 0.45;
 inline constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
+inline constexpr double kLongKeyEntryCm = 3.2;  // a full-width figure's key entry longer than this goes below
 
 // ---- text helpers ----
 
@@ -162,7 +163,7 @@ std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view ti
 double title_extra_cm(const FigureDecl& decl, std::string_view title);
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
-std::pair<std::string, double> key_below(std::size_t entries, double longest_cm);
+std::pair<std::string, double> key_below(std::size_t entries, double longest_cm, double width_cm = kSingleWidthCm);
 // The study's legend_title as the key's title; in a key set below the plot (`below`: bars, and
 // key_below) it starts with an empty line, which keeps it clear of the x axis title.
 std::string key_title_commands(const FigureDecl& decl, bool below);

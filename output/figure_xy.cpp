@@ -420,17 +420,21 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   const bool show_key = drawn.size() > 1 || !fronts.empty() || !crossings.empty();
   const std::size_t key_entries = drawn.size() + (fronts.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
   double height_cm = kPlotHeightCm;
-  if (decl.width == FigureWidth::single_column) {
-    double longest = text_cm(front_key);
-    for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
-    const auto [commands, rows_cm] = key_below(key_entries, longest);
+  double longest = text_cm(front_key);
+  for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
+  // A key of long names (catalog names such as "NVIDIA H100 SXM 80GB") beside a full-width plot would
+  // squeeze it past its left edge: it goes below, as a one-column figure's does.
+  const bool key_below_plot = decl.width == FigureWidth::single_column || longest > kLongKeyEntryCm;
+  if (key_below_plot) {
+    const auto [commands, rows_cm] =
+        key_below(key_entries, longest, decl.width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm);
     if (show_key) gp += commands;
-    height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
+    height_cm = (decl.width == FigureWidth::single_column ? kSinglePlotHeightCm : kPlotHeightCm) + (show_key ? rows_cm : 0.0);
     if (show_key && !decl.legend_title.empty()) height_cm += 2 * kKeyRowCm;  // a blank line, then the title
   }
   height_cm += title_extra_cm(decl, title);
   if (!show_key) gp += "unset key\n";
-  if (show_key && !decl.legend_title.empty()) gp += key_title_commands(decl, decl.width == FigureWidth::single_column);
+  if (show_key && !decl.legend_title.empty()) gp += key_title_commands(decl, key_below_plot);
   if (!crossings.empty()) {
     // The value runs along the line, from the end of the plot farther from the crossing point.
     const auto ty = [&](double v) { return decl.log_y ? std::log10(v) : v; };

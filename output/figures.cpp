@@ -275,12 +275,14 @@ double title_extra_cm(const FigureDecl& decl, std::string_view title) {
 
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
-std::pair<std::string, double> key_below(std::size_t entries, double longest_cm) {
-  const bool two = (kKeySampleCm + longest_cm) * 2 < kSingleWidthCm - 0.5;
-  const std::size_t rows = std::max<std::size_t>(two ? (entries + 1) / 2 : entries, 1);
+std::pair<std::string, double> key_below(std::size_t entries, double longest_cm, double width_cm) {
+  const std::size_t most = width_cm > kSingleWidthCm ? 4 : 2;
+  const auto fit = static_cast<std::size_t>(std::max(1.0, std::floor((width_cm - 0.5) / (kKeySampleCm + longest_cm))));
+  const std::size_t cols = std::min(fit, most);
+  const std::size_t rows = std::max<std::size_t>((entries + cols - 1) / cols, 1);
   return {fmt::format("set key outside bottom center horizontal maxcols {} maxrows {} reverse Left samplen 2.5 "
                       "spacing 1.1 width 1\nset key notitle\n",
-                      two ? 2 : 1, rows),
+                      cols, rows),
           kKeyRowCm * static_cast<double>(rows) + 0.4};
 }
 

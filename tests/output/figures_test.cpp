@@ -228,6 +228,26 @@ TEST(Figures, NoSeriesWearsTheFrontsBlack) {
   EXPECT_EQ(figure_parts::kFrontInk, "#000000");
 }
 
+// A hardware group reads by its catalog name in the key ("NVIDIA H100 SXM 80GB"), while the data
+// file keeps the id the CSVs use.
+TEST(Figures, HardwareGroupsReadByTheirCatalogNames) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(DSX_SOURCE_DIR);
+  FigureDecl d = figure_fixture::crossover_decl();
+  d.y = {"latency_s"};
+  d.crossover = false;
+  d.group = "hardware";
+  d.where = {{"precision", "fp16"}};
+  const FigureSource src = build_figure(d, f.study, f.results, f.pareto);
+  for (const char* id : {"a100_80gb_sxm", "h100_sxm"}) {
+    const HardwareSpec* h = f.study.catalog.find_hardware(id);
+    ASSERT_NE(h, nullptr);
+    ASSERT_FALSE(h->name.empty());
+    EXPECT_NE(src.script.find("title " + gp_string(h->name)), std::string::npos) << h->name << "\n" << src.script;
+    EXPECT_EQ(src.script.find("title \"" + std::string(id) + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(src.data.find("a100_80gb_sxm"), std::string::npos);
+}
+
 // `pareto: group: [execution]`: one front per execution mode, each its own line; never one line
 // zig-zagging through the union of the fronts, and no single knee.
 TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
@@ -762,10 +782,14 @@ TEST(FigureRoofline, RidgeIsPeakOverBandwidthOfTheCatalogEntry) {
     EXPECT_DOUBLE_EQ(num(roof.rows[1][1]), peak);
     EXPECT_DOUBLE_EQ(num(roof.rows[2][1]), peak);
   }
-  // The points: every feasible fp16 row, at its metrics, one block per hardware.
+  // The points: every feasible fp16 row, at its metrics, one block per hardware (headed by its
+  // catalog name, as the key shows it).
   std::size_t points = 0;
   for (const DatBlock& b : blocks) {
-    if (b.heading != "a100_80gb_sxm" && b.heading != "h100_sxm") continue;
+    if (b.heading != f.study.catalog.find_hardware("a100_80gb_sxm")->name &&
+        b.heading != f.study.catalog.find_hardware("h100_sxm")->name) {
+      continue;
+    }
     for (const auto& row : b.rows) {
       const std::size_t r = std::stoul(row[2]);
       EXPECT_EQ(f.results.label(r, 1), "fp16");
