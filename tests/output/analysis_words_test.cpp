@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dse/analysis/analysed_run.hpp"
+#include "output/analysis_figures.hpp"
 #include "output/analysis_report.hpp"
 #include "output/report.hpp"
 #include "tests/dse/study_text.hpp"
@@ -58,6 +59,24 @@ TEST(AnalysisWords, AStudysDescriptionLabelsItsAnalysis) {
   ASSERT_EQ(labels.size(), 2u);
   EXPECT_EQ(labels[0], "Which accelerator to buy");
   EXPECT_EQ(labels[1], "Latency per accelerator across batch sizes");
+}
+
+// The break-even figure's key names each accelerator by its catalog name, not its id.
+TEST(AnalysisWords, TheBreakEvenKeyNamesHardwareByItsCatalogName) {
+  const Loaded l = load_study_for_test(study_text("", ""), kCatalog);
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const AnalysedRun run = analyse_run(*l.study, sweep_whole_grid(*l.study));
+  bool found = false;
+  for (const AnalysisFigureSource& f : build_analysis_figures(*l.study, run)) {
+    if (f.analysis != "breakeven:latency_by_batch") continue;
+    found = true;
+    for (const char* id : {"a100_80gb_sxm", "h100_sxm"}) {
+      const std::string name = l.study->catalog.find_hardware(id)->name;
+      EXPECT_NE(f.source.script.find("title \"" + name + "\""), std::string::npos) << name << "\n" << f.source.script;
+      EXPECT_EQ(f.source.script.find("title \"" + std::string(id) + "\""), std::string::npos) << id;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
