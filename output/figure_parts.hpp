@@ -44,7 +44,8 @@ inline constexpr double kBarMaxCm = 24.0;
 inline constexpr double kBarHalfHeight = 0.35;  // in category units
 
 // Okabe-Ito (Okabe & Ito, "Color Universal Design", 2008), in the order series take them, with its
-// black replaced by Paul Tol's "wine" (#882255, SRON/EPS/TN/09-002, "muted" scheme): black is the
+// black replaced by the "wine" (#882255) of Paul Tol's colour-blind-safe "muted" scheme (Colour Schemes,
+// SRON/EPS/TN/09-002, https://personal.sron.nl/~pault/#sec:qualitative): black is the
 // ink of Pareto fronts, crossings and the fronts' key sample, so no series may wear it. Shapes and
 // dashes differ per series too.
 inline constexpr std::string_view kFrontInk = "#000000";
