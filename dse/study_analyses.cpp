@@ -28,10 +28,11 @@ constexpr std::array<std::string_view, 2> kRuleKeys = {"name", "expr"};
 constexpr std::array<std::string_view, 4> kAssertionKeys = {"name", "expr", "where", "require"};
 constexpr std::array<std::string_view, 2> kParetoKeys = {"group", "epsilon"};
 constexpr std::array<std::string_view, 5> kKeepKeys = {"all", "front", "top_k", "sample", "seed"};
-constexpr std::array<std::string_view, 10> kBreakevenKeys = {"name",  "metric", "metrics", "direction", "along",
-                                                             "alternatives", "among", "where", "refine", "tolerance"};
+constexpr std::array<std::string_view, 11> kBreakevenKeys = {"name",  "description", "metric", "metrics", "direction",
+                                                             "along", "alternatives", "among", "where", "refine",
+                                                             "tolerance"};
 constexpr std::array<std::string_view, 3> kToleranceKeys = {"relative", "absolute", "max_evaluations"};
-constexpr std::array<std::string_view, 12> kSensitivityKeys = {"name",  "metric", "direction", "base",
+constexpr std::array<std::string_view, 13> kSensitivityKeys = {"name",  "description", "metric", "direction", "base",
                                                                "base_point", "inputs", "local", "morris",
                                                                "sobol", "decide", "among", "flip"};
 constexpr std::array<std::string_view, 2> kInputKeys = {"name", "range"};
@@ -421,6 +422,9 @@ class BlockReader {
       const std::size_t before = r_.diags().error_count();
       BreakevenRequest b;
       if (auto name = unique_name(item, path, seen, "break-even", true)) b.name = *name;
+      if (const YamlNode* n = item.find("description")) {
+        if (auto s = r_.string(*n, path + ".description", true)) b.description = *s;
+      }
       const YamlNode* metric_node = item.find("metric");
       const YamlNode* metrics_node = item.find("metrics");
       if (metric_node != nullptr && metrics_node != nullptr) {
@@ -553,6 +557,9 @@ class BlockReader {
       const std::size_t before = r_.diags().error_count();
       SensitivityRequest s;
       if (auto name = unique_name(item, path, seen, "sensitivity analysis", true)) s.name = *name;
+      if (const YamlNode* n = item.find("description")) {
+        if (auto d = r_.string(*n, path + ".description", true)) s.description = *d;
+      }
       if (const YamlNode* n = r_.require(item, "metric", path)) {
         if (auto m = metric(*n, path + ".metric")) s.metric = *m;
       }
@@ -901,6 +908,7 @@ void write_study_analyses_yaml(const ResolvedStudy& study, std::string& out) {
     out += "breakeven:\n";
     for (const BreakevenRequest& b : a.breakevens) {
       out += "  - name: " + b.name + "\n";
+      if (!b.description.empty()) out += "    description: " + yaml_scalar(b.description) + "\n";
       if (b.metrics.empty()) {
         out += "    metric: " + b.metric + "\n";
       } else {
@@ -924,6 +932,7 @@ void write_study_analyses_yaml(const ResolvedStudy& study, std::string& out) {
     out += "sensitivity:\n";
     for (const SensitivityRequest& s : a.sensitivities) {
       out += "  - name: " + s.name + "\n";
+      if (!s.description.empty()) out += "    description: " + yaml_scalar(s.description) + "\n";
       out += "    metric: " + s.metric + "\n";
       out += std::string("    direction: ") + direction(s.direction) + "\n";
       if (s.base_point) {

@@ -242,7 +242,10 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   for (std::size_t i = 0; i < A; ++i) {
     clauses.push_back(fmt::format("{} index {} using ({}):({}) with linespoints lt {} title {} noenhanced",
                                   i == 0 ? file : "\"\"", i, scaled(1, xa.scale.factor), scaled(2, ya.scale.factor),
-                                  i % kSeriesLinetypes + 1, gp_string(a.alternatives[i])));
+                                  i % kSeriesLinetypes + 1,
+                                  gp_string(a.request.metrics.empty()
+                                                ? figure_parts::value_words(study, a.request.alternatives, a.alternatives[i])
+                                                : a.alternatives[i])));
   }
   if (std::any_of(o.crossings.begin(), o.crossings.end(), [](const Crossing& c) { return std::isfinite(c.metric_first); })) {
     clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with points pt 6 ps 2.2 lw 1.5 lc rgb \"{}\" title \"break-even\"",

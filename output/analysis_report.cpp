@@ -344,6 +344,12 @@ json fronts_context(const ReportInputs& in, std::size_t first_figure) {
   return out;
 }
 
+// A heading from generated words: "Cost per million tokens of each hardware along batch".
+std::string heading_case(std::string words) {
+  if (!words.empty() && words.front() >= 'a' && words.front() <= 'z') words.front() = static_cast<char>(words.front() - 'a' + 'A');
+  return words;
+}
+
 json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
   const ResolvedStudy& study = in.study;
   json list = json::array();
@@ -353,8 +359,7 @@ json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
       json item;
       item["name"] = r.name;
       const std::string metric = r.metrics.empty() ? r.metric : join(r.metrics, " vs ");
-      item["title"] = r.metrics.empty() ? fmt::format("{}: {} along {}", r.name, metric_words(study, r.metric), r.along)
-                                        : fmt::format("{}: {} along {}", r.name, metric, r.along);
+      item["title"] = r.description.empty() ? heading_case(analysis_words(study, r)) : r.description;
       item["has_error"] = !b.analysis;
       item["error"] = b.error;
       json groups = json::array();
@@ -451,7 +456,8 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
       const QuantityDisplay md = metric_display(study, r.metric);
       json item;
       item["name"] = r.name;
-      item["title"] = fmt::format("{}: what {} depends on", r.name, metric_words(study, r.metric));
+      item["title"] = r.description.empty() ? fmt::format("What {} depends on", metric_words(study, r.metric))
+                                            : r.description;
       item["has_error"] = !run.analysis;
       item["error"] = run.error;
       json local = {{"intro", ""}, {"rows", json::array()}};
@@ -660,7 +666,7 @@ json answer_context(const ReportInputs& in) {
     } else {
       text += ".";
     }
-    lines.push_back({{"label", r.name}, {"text", text}});
+    lines.push_back({{"label", analysis_words(study, r)}, {"text", text}});
   }
   for (const BreakevenRun& b : in.analysed->breakevens) {
     if (!b.analysis || b.analysis->groups.empty()) continue;
@@ -671,7 +677,7 @@ json answer_context(const ReportInputs& in) {
     if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
     std::string text = g.labels.empty() ? join(sentences, " ") : group_words(g.labels) + ": " + join(sentences, " ");
     if (a.groups.size() > 1) text += fmt::format(" ({} more groups under Break-even points.)", a.groups.size() - 1);
-    lines.push_back({{"label", b.request->name}, {"text", text}});
+    lines.push_back({{"label", analysis_words(study, *b.request)}, {"text", text}});
   }
   for (const TopKList& list : in.analysed->best) {
     if (list.rows.empty()) continue;

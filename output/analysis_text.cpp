@@ -104,6 +104,43 @@ std::string metric_of_analysis(const BreakevenAnalysis& a) {
   return a.request.metrics.empty() ? a.request.metric : a.request.metrics.front();
 }
 
+std::string param_words(std::string_view param) {
+  const std::string words = describe_quantity(param, Dimension::dimensionless).label;
+  return words.empty() ? std::string(param) : words;
+}
+
+namespace {
+
+std::string where_words(const std::vector<Selector>& where) {
+  std::vector<std::string> parts;
+  for (const Selector& s : where) parts.push_back(param_words(s.param) + " = " + readable_label(s.label));
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+std::string analysis_words(const ResolvedStudy& study, const BreakevenRequest& r) {
+  if (!r.description.empty()) return r.description;
+  std::string words;
+  if (r.metrics.empty()) {
+    words = metric_words(study, r.metric) + " of each " + param_words(r.alternatives);
+  } else {
+    std::vector<std::string> metrics;
+    for (const std::string& m : r.metrics) metrics.push_back(metric_words(study, m));
+    words = join(metrics, " vs ");
+  }
+  words += " along " + param_words(r.along);
+  if (!r.where.empty()) words += " where " + where_words(r.where);
+  return words;
+}
+
+std::string analysis_words(const ResolvedStudy& study, const SensitivityRequest& r) {
+  if (!r.description.empty()) return r.description;
+  if (r.decide.empty()) return "what " + metric_words(study, r.metric) + " depends on";
+  return param_words(r.decide) + " with the " + (r.direction == Direction::minimize ? "lowest " : "highest ") +
+         metric_words(study, r.metric);
+}
+
 std::string input_phrase(const UncertainInput& in) {
   if (in.target == InputTarget::parameter) return in.name;
   const std::string field(hardware_field_name(in.field));

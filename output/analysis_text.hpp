@@ -76,6 +76,13 @@ std::string alt_name(const BreakevenAnalysis& a, std::size_t i);
 const ParamSpec& along_spec(const ResolvedStudy& study, const BreakevenAnalysis& a);
 std::string along_value_text(const ResolvedStudy& study, const BreakevenAnalysis& a, double v);
 std::string metric_of_analysis(const BreakevenAnalysis& a);
+// A parameter's words: "prompt tokens", "TP" (describe_quantity's label).
+std::string param_words(std::string_view param);
+// What a report heads an analysis with and the Answer labels it by: its `description`, or words made
+// from what it compares ("cost per million tokens of each hardware along batch where prompt tokens =
+// 2048"; "hardware with the lowest cost per million tokens"), never its identifier.
+std::string analysis_words(const ResolvedStudy& study, const BreakevenRequest& r);
+std::string analysis_words(const ResolvedStudy& study, const SensitivityRequest& r);
 // "the TDP of h100_sxm", "every accelerator's memory bandwidth", or a parameter's name.
 std::string input_phrase(const UncertainInput& in);
 

@@ -205,7 +205,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     const std::string& text = series_label(decl, colour_axis->param, value);
     return &text != &value ? text
                            : describe_quantity(colour_axis->param, Dimension::dimensionless).label + " = " +
-                                 readable_label(value);
+                                 value_words(study, colour_axis->param, value);
   };
   // As many key columns as the longest entry leaves room for across the figure, never one past its edge
   // (gnuplot's own count assumes narrower text than DejaVu Sans sets).

@@ -43,9 +43,14 @@ inline constexpr double kBarMinCm = 6.0;
 inline constexpr double kBarMaxCm = 24.0;
 inline constexpr double kBarHalfHeight = 0.35;  // in category units
 
-// Okabe-Ito, in the order series take them; shapes and dashes differ per series too.
+// Okabe-Ito (Okabe & Ito, "Color Universal Design", 2008), in the order series take them, with its
+// black replaced by the "wine" (#882255) of Paul Tol's colour-blind-safe "muted" scheme (Colour Schemes,
+// SRON/EPS/TN/09-002, https://personal.sron.nl/~pault/#sec:qualitative): black is the
+// ink of Pareto fronts, crossings and the fronts' key sample, so no series may wear it. Shapes and
+// dashes differ per series too.
+inline constexpr std::string_view kFrontInk = "#000000";
 inline constexpr std::array<std::string_view, 8> kSeriesColours = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                            "#56B4E9", "#CC79A7", "#F0E442", "#000000"};
+                                                            "#56B4E9", "#CC79A7", "#F0E442", "#882255"};
 // gnuplot point types: filled circle, filled square, filled triangle, filled diamond, filled
 // inverted triangle, open circle, open square, open triangle.
 inline constexpr std::array<int, 8> kPointTypes = {7, 5, 9, 13, 11, 6, 4, 8};
@@ -54,7 +59,7 @@ inline constexpr std::array<std::string_view, 8> kDashes = {"solid",     "(6,3)"
 // Stacked-bar fills: the same palette ordered so neighbouring segments differ in gray (dark blue,
 // mid orange, light yellow, ...).
 inline constexpr std::array<std::string_view, 8> kBarColours = {"#0072B2", "#E69F00", "#F0E442", "#009E73",
-                                                         "#D55E00", "#56B4E9", "#CC79A7", "#000000"};
+                                                         "#D55E00", "#56B4E9", "#CC79A7", "#882255"};
 // Series linetypes 1 to kSeriesLinetypes: the first eight take the eight colours, each with its own
 // shape and dash; each later round of eight keeps the colours and shifts the shapes and dashes one
 // step further (series_style), so no two of the 64 series look alike. Beyond 64 they repeat.
@@ -86,6 +91,7 @@ inline constexpr double kHeatmapMarginsCm = 5.0;  // y tic labels, colour box an
 inline constexpr double kEmCm = 9.0 / 72 * 2.54;
 inline constexpr double kLabelLineCm = 0.45;
 inline constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
+inline constexpr double kLongKeyEntryCm = 3.2;  // a full-width figure's key entry longer than this goes below
 
 // ---- text helpers ----
 
@@ -158,7 +164,7 @@ std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view ti
 double title_extra_cm(const FigureDecl& decl, std::string_view title);
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
-std::pair<std::string, double> key_below(std::size_t entries, double longest_cm);
+std::pair<std::string, double> key_below(std::size_t entries, double longest_cm, double width_cm = kSingleWidthCm);
 // The study's legend_title as the key's title; in a key set below the plot (`below`: bars, and
 // key_below) it starts with an empty line, which keeps it clear of the x axis title.
 std::string key_title_commands(const FigureDecl& decl, bool below);
@@ -180,8 +186,12 @@ struct Series {
 };
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
 // With `decl`, a value of its group is titled as its series_labels say.
-std::vector<Series> split_series(const ResultTable& results, const std::vector<std::size_t>& rows,
-                                 const std::vector<const Axis*>& by, const FigureDecl* decl = nullptr);
+std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
+                                 const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
+                                 const FigureDecl* decl = nullptr);
+// A value as a figure's key and categories show it: a hardware id by its catalog `name` ("NVIDIA
+// H100 SXM 80GB"), any other label through readable_label. Data files and CSVs keep the id.
+std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label);
 // The text that stands for `value` of `param`: the figure's series_labels entry when `param` is its
 // group and one is written, else the value itself.
 const std::string& series_label(const FigureDecl& decl, std::string_view param, const std::string& value);

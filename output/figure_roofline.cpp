@@ -87,7 +87,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   if (!decl.group.empty()) {
     if (const Axis* g = find_axis(study, decl.group)) by.push_back(g);
   }
-  std::vector<Series> series = split_series(results, rows, by, &decl);
+  std::vector<Series> series = split_series(study, results, rows, by, &decl);
   std::size_t not_drawable = 0, points = 0;
   for (Series& s : series) {
     std::vector<std::size_t> kept;

@@ -143,7 +143,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (is_line) {
     for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
   }
-  const std::vector<Series> groups = split_series(results, rows, by, &decl);
+  const std::vector<Series> groups = split_series(study, results, rows, by, &decl);
 
   struct Drawn {
     std::string title;
@@ -420,17 +420,21 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   const bool show_key = drawn.size() > 1 || !fronts.empty() || !crossings.empty();
   const std::size_t key_entries = drawn.size() + (fronts.empty() ? 0 : 1) + (knee ? 1 : 0) + (crossings.empty() ? 0 : 1);
   double height_cm = kPlotHeightCm;
-  if (decl.width == FigureWidth::single_column) {
-    double longest = text_cm(front_key);
-    for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
-    const auto [commands, rows_cm] = key_below(key_entries, longest);
+  double longest = text_cm(front_key);
+  for (const Drawn& d : drawn) longest = std::max(longest, text_cm(d.title));
+  // A key of long names (catalog names such as "NVIDIA H100 SXM 80GB") beside a full-width plot would
+  // squeeze it past its left edge: it goes below, as a one-column figure's does.
+  const bool key_below_plot = decl.width == FigureWidth::single_column || longest > kLongKeyEntryCm;
+  if (key_below_plot) {
+    const auto [commands, rows_cm] =
+        key_below(key_entries, longest, decl.width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm);
     if (show_key) gp += commands;
-    height_cm = kSinglePlotHeightCm + (show_key ? rows_cm : 0.0);
+    height_cm = (decl.width == FigureWidth::single_column ? kSinglePlotHeightCm : kPlotHeightCm) + (show_key ? rows_cm : 0.0);
     if (show_key && !decl.legend_title.empty()) height_cm += 2 * kKeyRowCm;  // a blank line, then the title
   }
   height_cm += title_extra_cm(decl, title);
   if (!show_key) gp += "unset key\n";
-  if (show_key && !decl.legend_title.empty()) gp += key_title_commands(decl, decl.width == FigureWidth::single_column);
+  if (show_key && !decl.legend_title.empty()) gp += key_title_commands(decl, key_below_plot);
   if (!crossings.empty()) {
     // The value runs along the line, from the end of the plot farther from the crossing point.
     const auto ty = [&](double v) { return decl.log_y ? std::log10(v) : v; };
@@ -483,13 +487,13 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   for (std::size_t g = 0; g < fronts.size(); ++g) {
     const std::string front_title = g > 0 || coloured_fronts ? "notitle" : "title " + gp_string(front_key);
     const std::string colour =
-        coloured_fronts ? fmt::format("lt {}", front_series[g] + 1) : std::string("lc rgb \"#000000\"");
+        coloured_fronts ? fmt::format("lt {}", front_series[g] + 1) : fmt::format("lc rgb \"{}\"", kFrontInk);
     clauses.push_back(fmt::format("\"\" index {} {} with lines {} lw 2 dt solid {}", front_block + g, using_clause,
                                   colour, front_title));
   }
   // One key entry for the coloured fronts, its sample black: each line has its group's colour.
   if (coloured_fronts) {
-    clauses.push_back(fmt::format("NaN with lines lc rgb \"#000000\" lw 2 dt solid title {}", gp_string(front_key)));
+    clauses.push_back(fmt::format("NaN with lines lc rgb \"{}\" lw 2 dt solid title {}", kFrontInk, gp_string(front_key)));
   }
   if (knee) {
     clauses.push_back(fmt::format(

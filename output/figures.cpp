@@ -275,12 +275,14 @@ double title_extra_cm(const FigureDecl& decl, std::string_view title) {
 
 // The key of a one-column figure goes below the plot: two entries a row when the longest fits
 // half the width, else one; returns the commands and the height the rows add.
-std::pair<std::string, double> key_below(std::size_t entries, double longest_cm) {
-  const bool two = (kKeySampleCm + longest_cm) * 2 < kSingleWidthCm - 0.5;
-  const std::size_t rows = std::max<std::size_t>(two ? (entries + 1) / 2 : entries, 1);
+std::pair<std::string, double> key_below(std::size_t entries, double longest_cm, double width_cm) {
+  const std::size_t most = width_cm > kSingleWidthCm ? 4 : 2;
+  const auto fit = static_cast<std::size_t>(std::max(1.0, std::floor((width_cm - 0.5) / (kKeySampleCm + longest_cm))));
+  const std::size_t cols = std::min(fit, most);
+  const std::size_t rows = std::max<std::size_t>((entries + cols - 1) / cols, 1);
   return {fmt::format("set key outside bottom center horizontal maxcols {} maxrows {} reverse Left samplen 2.5 "
                       "spacing 1.1 width 1\nset key notitle\n",
-                      two ? 2 : 1, rows),
+                      cols, rows),
           kKeyRowCm * static_cast<double>(rows) + 0.4};
 }
 
@@ -346,8 +348,19 @@ const std::string& series_label(const FigureDecl& decl, std::string_view param, 
 }
 
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
-std::vector<Series> split_series(const ResultTable& results, const std::vector<std::size_t>& rows,
-                                 const std::vector<const Axis*>& by, const FigureDecl* decl) {
+std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label) {
+  if (study.solver != nullptr) {
+    for (const ParamSpec& p : study.solver->params()) {
+      if (p.name != param || p.kind != ParamKind::hardware) continue;
+      if (const HardwareSpec* h = study.catalog.find_hardware(label); h != nullptr && !h->name.empty()) return h->name;
+    }
+  }
+  return readable_label(label);
+}
+
+std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
+                                 const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
+                                 const FigureDecl* decl) {
   std::map<std::vector<std::size_t>, Series> series;
   for (std::size_t r : rows) {
     std::vector<std::size_t> key;
@@ -356,7 +369,7 @@ std::vector<Series> split_series(const ResultTable& results, const std::vector<s
       const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
       key.push_back(label_position(*a, label));
       const std::string& shown = decl != nullptr ? series_label(*decl, a->param, label) : label;
-      labels.push_back(&shown == &label ? readable_label(label) : shown);
+      labels.push_back(&shown == &label ? value_words(study, a->param, label) : shown);
     }
     Series& s = series[key];
     if (s.rows.empty()) {

@@ -136,8 +136,10 @@ std::vector<std::string> split_words(std::string_view name) {
 }
 
 std::string pretty_words(const std::vector<std::string>& words) {
-  static constexpr std::array<std::string_view, 13> kAcronyms = {
-      "gpu", "cpu", "tpu", "npu", "hbm", "dram", "sram", "tco", "pue", "io", "kv", "llm", "mfu"};
+  // Parallelism degrees read as Megatron-LM's papers write them (TP, PP, DP; CP and EP likewise).
+  static constexpr std::array<std::string_view, 19> kAcronyms = {
+      "gpu", "cpu", "tpu", "npu", "hbm", "dram", "sram", "tco", "pue", "io", "kv", "llm", "mfu", "hfu",
+      "tp",  "cp",  "pp",  "dp",  "ep"};
   std::string out;
   for (const std::string& w : words) {
     if (!out.empty()) out += ' ';

@@ -128,6 +128,7 @@ BreakevenOutcome find_breakevens(const BreakevenProblem& problem);
 
 struct BreakevenRequest {
   std::string name;          // identifies the analysis (file stems, report anchors)
+  std::string description;   // the words a report heads it with (the Answer's label); "" = generated
   // A swept parameter: the axis the crossing lies on. Not an axis of bundles (region: [...]): its
   // values set several parameters at once, so nothing runs continuously between two of them.
   std::string along;

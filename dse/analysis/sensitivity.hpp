@@ -279,6 +279,7 @@ struct UncertainDecl {
 
 struct SensitivityRequest {
   std::string name;
+  std::string description;  // the words a report heads it with (the Answer's label); "" = generated
   std::string metric;  // a solver metric or a derived metric of the study
   Direction direction = Direction::minimize;  // used by the decision flip
   // Pins the base point: every axis with several values (but `decide`), by selectors, or the

@@ -235,7 +235,7 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   ASSERT_FALSE(out.empty());
   std::ifstream md(out / "report.md");
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
-  const std::string line_start = "- **nvidia_purchase**: b200 is the choice";
+  const std::string line_start = "- **Which NVIDIA accelerator serves ResNet-50 for the least money**: b200 is the choice";
   const std::size_t at = report.find(line_start);
   ASSERT_NE(at, std::string::npos) << report;
   const std::string line = report.substr(at, report.find('\n', at) - at);

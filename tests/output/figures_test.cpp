@@ -214,6 +214,40 @@ TEST(Figures, EverySeriesLinetypeIsDistinguishable) {
             figure_parts::kBarLinetypeBase + static_cast<int>(figure_parts::kBarColours.size()) - 1);
 }
 
+// No series and no bar is drawn in the Pareto front's black: with eight groups (accelerator_purchase's
+// nine accelerators) the eighth group's front would read as "the Pareto front" of the key.
+TEST(Figures, NoSeriesWearsTheFrontsBlack) {
+  const std::string style = house_style();
+  static const std::regex linetype(R"re(set linetype (\d+) lc rgb "(#[0-9A-Fa-f]{6})")re");
+  std::size_t seen = 0;
+  for (auto it = std::sregex_iterator(style.begin(), style.end(), linetype); it != std::sregex_iterator(); ++it) {
+    ++seen;
+    EXPECT_NE((*it)[2].str(), "#000000") << "linetype " << (*it)[1];
+  }
+  EXPECT_GT(seen, figure_parts::kSeriesLinetypes);
+  EXPECT_EQ(figure_parts::kFrontInk, "#000000");
+}
+
+// A hardware group reads by its catalog name in the key ("NVIDIA H100 SXM 80GB"), while the data
+// file keeps the id the CSVs use.
+TEST(Figures, HardwareGroupsReadByTheirCatalogNames) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(DSX_SOURCE_DIR);
+  FigureDecl d = figure_fixture::crossover_decl();
+  d.y = {"latency_s"};
+  d.crossover = false;
+  d.group = "hardware";
+  d.where = {{"precision", "fp16"}};
+  const FigureSource src = build_figure(d, f.study, f.results, f.pareto);
+  for (const char* id : {"a100_80gb_sxm", "h100_sxm"}) {
+    const HardwareSpec* h = f.study.catalog.find_hardware(id);
+    ASSERT_NE(h, nullptr);
+    ASSERT_FALSE(h->name.empty());
+    EXPECT_NE(src.script.find("title " + gp_string(h->name)), std::string::npos) << h->name << "\n" << src.script;
+    EXPECT_EQ(src.script.find("title \"" + std::string(id) + "\""), std::string::npos) << id;
+  }
+  EXPECT_NE(src.data.find("a100_80gb_sxm"), std::string::npos);
+}
+
 // `pareto: group: [execution]`: one front per execution mode, each its own line; never one line
 // zig-zagging through the union of the fronts, and no single knee.
 TEST(Figures, GroupedFrontsAreOneLinePerGroup) {
@@ -748,10 +782,14 @@ TEST(FigureRoofline, RidgeIsPeakOverBandwidthOfTheCatalogEntry) {
     EXPECT_DOUBLE_EQ(num(roof.rows[1][1]), peak);
     EXPECT_DOUBLE_EQ(num(roof.rows[2][1]), peak);
   }
-  // The points: every feasible fp16 row, at its metrics, one block per hardware.
+  // The points: every feasible fp16 row, at its metrics, one block per hardware (headed by its
+  // catalog name, as the key shows it).
   std::size_t points = 0;
   for (const DatBlock& b : blocks) {
-    if (b.heading != "a100_80gb_sxm" && b.heading != "h100_sxm") continue;
+    if (b.heading != f.study.catalog.find_hardware("a100_80gb_sxm")->name &&
+        b.heading != f.study.catalog.find_hardware("h100_sxm")->name) {
+      continue;
+    }
     for (const auto& row : b.rows) {
       const std::size_t r = std::stoul(row[2]);
       EXPECT_EQ(f.results.label(r, 1), "fp16");

@@ -360,3 +360,15 @@ TEST(AxisScale, FormatInScaleUsesTheAxisUnitAndSignificantFigures) {
 
 }  // namespace
 }  // namespace dsx
+
+// Parallelism degrees read as people write them (TP, CP, PP, DP, EP), in a parameter's words and in
+// the metrics named after them, never "cp / tp" in a figure.
+TEST(Format, ParallelismDegreesReadInCapitals) {
+  EXPECT_EQ(dsx::describe_quantity("tp", dsx::Dimension::count).label, "TP");
+  EXPECT_EQ(dsx::describe_quantity("cp", dsx::Dimension::count).label, "CP");
+  EXPECT_EQ(dsx::describe_quantity("prefill_tp", dsx::Dimension::count).label, "prefill TP");
+  EXPECT_EQ(dsx::describe_quantity("pp_comm_s", dsx::Dimension::time).label, "PP comm");
+  EXPECT_EQ(dsx::describe_quantity("dp_comm_s", dsx::Dimension::time).label, "DP comm");
+  EXPECT_EQ(dsx::describe_quantity("ep_comm_s", dsx::Dimension::time).label, "EP comm");
+  EXPECT_EQ(dsx::describe_quantity("tp_overlap", dsx::Dimension::dimensionless).label, "TP overlap");
+}

@@ -234,6 +234,29 @@ TEST(Report, SmallStudyMatchesTheGoldenMarkdown) {
   EXPECT_EQ(markdown, golden) << "set DSX_UPDATE_GOLDEN=1 to rewrite " << kGolden << " after reviewing the change";
 }
 
+// In print a wide table is not clipped at its screen scroll box, a long table breaks between rows
+// with its header repeated instead of leaving half a page blank, and a figure stays on one page with
+// its caption under it.
+TEST(Report, PrintStyleKeepsTablesWholeAndFiguresWithTheirCaptions) {
+  const Small s = small_study();
+  TempDir dir("print_css");
+  const ReportInputs in{s.study, s.results, s.pareto, s.info, dir.path(), kTemplates};
+  render_report(in, render_figures(in));
+  const std::string html = read_file(dir.path() + "/report.html");
+  const std::size_t print = html.rfind("@media print {");
+  ASSERT_NE(print, std::string::npos);
+  const std::string block = html.substr(print, html.find("\n  }\n", print) - print);
+  for (const char* rule : {"table { display: table; overflow: visible; break-inside: auto; }",
+                           "thead { display: table-header-group; }", "tr, li { break-inside: avoid; }",
+                           "svg, p:has(> svg) { break-inside: avoid; }", "svg { max-height: 230mm; }",
+                           "p:has(> svg) + p { break-before: avoid; }"}) {
+    EXPECT_NE(block.find(rule), std::string::npos) << rule << "\n" << block;
+  }
+  EXPECT_EQ(block.find("table, svg, li { break-inside: avoid; }"), std::string::npos) << block;
+  // The figure's paragraph is the one the caption rule names: the inline SVG sits alone in a <p>.
+  EXPECT_NE(html.find("<p><svg role=\"img\""), std::string::npos);
+}
+
 TEST(Report, ComparisonsCarryVerdictsAndExplanations) {
   const Small s = small_study();
   TempDir dir("verdicts");
