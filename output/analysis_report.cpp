@@ -456,8 +456,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
       const QuantityDisplay md = metric_display(study, r.metric);
       json item;
       item["name"] = r.name;
-      item["title"] = r.description.empty() ? fmt::format("What {} depends on", metric_words(study, r.metric))
-                                            : r.description;
+      item["title"] = r.description.empty() ? heading_case(analysis_words(study, r)) : r.description;
       item["has_error"] = !run.analysis;
       item["error"] = run.error;
       json local = {{"intro", ""}, {"rows", json::array()}};

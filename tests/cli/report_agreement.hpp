@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -279,7 +280,18 @@ inline std::vector<fs::path> files_like(const fs::path& run, const std::string& 
   return out;
 }
 
-// Each row of every breakeven_NAME.csv: its statement is printed under "### NAME:" (in its group's
+// The "### " section of an analysis: the one whose text links its CSV ("(breakeven_NAME.csv)");
+// headings name analyses in words, so the file is what ties a section to its rows.
+inline std::string section_linking(const std::string& report, const std::string& file) {
+  const std::size_t link = report.find("(" + file + ")");
+  if (link == std::string::npos) return {};
+  const std::size_t at = report.rfind("\n### ", link);
+  if (at == std::string::npos) return {};
+  const std::string from = report.substr(at);
+  return section(from, from.substr(0, from.find('\n', 1)));
+}
+
+// Each row of every breakeven_NAME.csv: its statement is printed in the section that links the CSV (in its group's
 // bullet when grouped), the Answer prints the first group's statements, and a crossing's along value
 // and metric read in the statement and in its group's figure caption equal the CSV's.
 inline std::vector<std::string> breakeven_disagreements(const fs::path& run) {
@@ -289,9 +301,9 @@ inline std::vector<std::string> breakeven_disagreements(const fs::path& run) {
   for (const fs::path& file : files_like(run, "breakeven_", "_curves")) {
     const std::string name = file.stem().string().substr(std::string("breakeven_").size());
     const CsvFile csv = read_csv(file);
-    const std::string text = section(report, "\n### " + name + ":");
+    const std::string text = section_linking(report, "breakeven_" + name + ".csv");
     if (text.empty()) {
-      out.push_back(name + ": no section \"### " + name + ":\" in report.md");
+      out.push_back(name + ": no section linking breakeven_" + name + ".csv in report.md");
       continue;
     }
     const std::vector<std::string> group_columns(csv.header.begin(),
@@ -520,10 +532,10 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
       out.push_back(name + ": sensitivity_" + name + ".csv has flips but no choice row");
       continue;
     }
-    const std::string text = section(report, "\n### " + name + ":");
+    const std::string text = section_linking(report, "sensitivity_" + name + ".csv");
     const std::size_t intro_at = text.find("\nDecision: among ");
     if (intro_at == std::string::npos) {
-      out.push_back(name + ": no Decision paragraph under \"### " + name + ":\"");
+      out.push_back(name + ": no Decision paragraph in the section linking sensitivity_" + name + ".csv");
       continue;
     }
     const std::string intro = text.substr(intro_at + 1, text.find('\n', intro_at + 1) - intro_at - 1);
@@ -613,13 +625,20 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
       }
     }
     // The Answer: "- **NAME**: CHOICE is the choice for the ..., VALUE; next is NEXT at VALUE (M % higher)."
-    const std::size_t line_at = answer.find("\n- **" + name + "**: ");
+    // Its label is the section's heading, lower-cased at its first letter unless the study wrote it.
+    std::string label = text.substr(text.find("### ") + 4);
+    label = label.substr(0, label.find('\n'));
+    std::size_t line_at = answer.find("\n- **" + label + "**: ");
+    if (line_at == std::string::npos && !label.empty()) {
+      label[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])));
+      line_at = answer.find("\n- **" + label + "**: ");
+    }
     if (line_at == std::string::npos) {
-      out.push_back(name + ": the Answer has no line for this decision");
+      out.push_back(name + ": the Answer has no line labelled as its section, " + label);
       continue;
     }
     const std::string line = answer.substr(line_at + 1, answer.find('\n', line_at + 1) - line_at - 1);
-    const std::string lead = "- **" + name + "**: " + choice + " is the choice for the ";
+    const std::string lead = "- **" + label + "**: " + choice + " is the choice for the ";
     if (line.rfind(lead, 0) != 0) out.push_back(name + ": the Answer does not name " + choice + ": " + line);
     // The choice's value ends the text before "; next is", after its last ", " (a thousands
     // separator has no space after it).
