@@ -140,7 +140,8 @@ struct FigureDecl {
 std::string_view figure_label_unit(std::string_view label);
 // Whether a label's unit must be, and is drawn as, a unit of the axis's dimension (time, bytes,
 // bandwidth, FLOP, FLOP/s, power, energy, money); other axes (ratios, counts, rates) take the label
-// as written and are drawn in their base unit.
+// as written and are drawn in their base unit. The same dimensions are the ones a label the study
+// wrote is reprinted in the report's scale for (output/readable_label.hpp).
 bool figure_unit_checked(Dimension d);
 
 // A section of prose for the report (a lab handout's "prediction", "what to notice", ...), Markdown.

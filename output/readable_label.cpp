@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "dse/quantity.hpp"
+#include "dse/study.hpp"
 #include "output/format.hpp"
 
 namespace dsx {
@@ -15,20 +16,6 @@ namespace {
 bool calendar_unit(std::string_view unit) {
   static constexpr std::array<std::string_view, 8> kCalendar = {"min", "h", "day", "days", "week", "weeks", "year", "years"};
   return std::find(kCalendar.begin(), kCalendar.end(), unit) != kCalendar.end();
-}
-
-bool converted(Dimension d) {
-  switch (d) {
-    case Dimension::time:
-    case Dimension::bytes:
-    case Dimension::bandwidth:
-    case Dimension::flops:
-    case Dimension::flop_rate:
-    case Dimension::power:
-    case Dimension::energy:
-    case Dimension::money: return true;
-    default: return false;
-  }
 }
 
 // "5.00000 µs" -> "5 µs", "3.35000 TB/s" -> "3.35 TB/s"; "1,024 B" unchanged.
@@ -57,7 +44,7 @@ std::string readable_label(std::string_view label) {
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (!number || unit.empty() || calendar_unit(unit)) return std::string(label);
   const Unit* u = find_unit(unit);
-  if (u == nullptr || !converted(u->dimension)) return std::string(label);
+  if (u == nullptr || !figure_unit_checked(u->dimension)) return std::string(label);
   const QuantityDisplay display = describe_quantity("", u->dimension);
   // The fewest significant figures that give the value exactly ("10 µs" for 0.01 ms), at most six.
   const double si = *number * u->scale;
