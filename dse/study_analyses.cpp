@@ -747,9 +747,10 @@ void check_points_kept(const YamlReader& r, const YamlNode& root, const Resolved
   const Grid grid(study);
   PointFormulas formulas(study);
   PointInputs inputs;
-  for (const auto& [name, where] : entries) {
+  for (const auto& entry : entries) {
+    const std::string& name = entry.first;
     std::vector<RequestProblem> problems;
-    const std::vector<std::uint32_t> at = pin_axes(study, *where, "where", problems);
+    const std::vector<std::uint32_t> at = pin_axes(study, *entry.second, "where", problems);
     if (!problems.empty() || std::find(at.begin(), at.end(), kFree) != at.end()) continue;
     grid.inputs(point_index(study, at), inputs);
     const std::optional<std::size_t> broken = formulas.broken_grid_constraint(inputs);
