@@ -197,6 +197,8 @@ TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
 // accelerators: AWS's us-east-1 on-demand prices of January 2026, p5.48xlarge 55.04 USD over 8
 // H100, p5en.48xlarge 63.296 USD over 8 H200, p6-b200.48xlarge 113.9328 USD over 8 B200,
 // g4dn.xlarge 0.526 USD for one T4, g6.xlarge 0.8048 for one L4 and g6e.xlarge 1.861 for one L40S;
+// p6-b300.48xlarge 142.416 USD over 8 B300 (us-west-2, January 2026) and trn2.48xlarge 35.76 USD over
+// 16 Trainium2 chips (us-east-2, November 2025);
 // AWS Neuron's Inf2.48xlarge 12.981 USD over 12 Inferentia2 chips, trn1.32xlarge 21.50 USD over 16
 // Trainium chips and inf1.24xlarge 4.721 USD over 16 Inferentia chips; AWS's p4d.24xlarge 32.77 USD
 // over 8 A100 40GB, p4de.24xlarge 40.96 USD over 8 A100 80GB, p3.2xlarge 3.06 USD for one V100 and
@@ -205,7 +207,9 @@ TEST(HardwareCatalog, H100NvlMatchesNvidiasNvlColumn) {
 // tpu-v5p-12288 slice (12,288 TensorCores, 6,144 chips) at 25,804.8 USD; DigitalOcean's 8-GPU MI300X
 // Droplet 15.92 USD; Oracle's VM.GPU.A10.1 2.00 USD; Lambda's one-GPU A100 PCIe 40GB 1.29 and H100
 // PCIe 2.49 USD; Dataoorts's one-GH200 gc2.gh200-96-1 0.88 USD; RunPod's per-GPU A40 0.44, RTX 6000
-// Ada 0.77 and RTX 4090 0.69 USD. Every rental is dated and sourced; an entry made from a base (the
+// Ada 0.77 and RTX 4090 0.69 USD; TensorWave's MI325X at 1.95 USD per GPU-hour as a 2026 research note
+// quotes it; CoreWeave's four-GPU GB200 NVL72 instance at 42.00 USD (North America, September 2026).
+// Every rental is dated and sourced; an entry made from a base (the
 // 32GB V100, the A40) states its own.
 TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
   const struct {
@@ -228,6 +232,8 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
       {"l40s", 1.861, 1, "2026-01-21"},        {"a40", 0.44, 1, "2025-03-03"},
       {"rtx_6000_ada", 0.77, 1, "2025-03-03"}, {"rtx_4090", 0.69, 1, "2025-03-03"},
       {"b200", 113.9328, 8, "2026-01-21"},     {"mi300x", 15.92, 8, "2026-05-29"},
+      {"b300", 142.416, 8, "2026-01-21"},      {"trn2", 35.76, 16, "2025-11-30"},
+      {"mi325x", 1.95, 1, "2026-05-18"},       {"gb200", 42.00, 4, "2026-09-20"},
   };
   std::set<std::string> priced;
   for (const auto& e : expected) {
@@ -244,7 +250,7 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
     EXPECT_NE(hw.rental_source.find("on-demand"), std::string::npos) << hw.id << ": say it is the on-demand price";
   }
   // The parts no source read prices by the hour stay without one, never 0 USD.
-  for (const char* id : {"trn2", "tpu7x", "gb200", "mi325x", "mi355x", "gaudi3", "gh200_141gb"}) {
+  for (const char* id : {"tpu7x", "mi355x", "gaudi2", "gaudi3", "gh200_141gb"}) {
     EXPECT_FALSE(catalog().find_hardware(id)->rental_known()) << id;
   }
 }
@@ -253,7 +259,8 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
 // Intel's Computex 2024 list prices of 65,000 USD for eight Gaudi 2 and 125,000 USD for eight Gaudi 3,
 // Microway's single-unit V100 SXM2 prices (16GB 10,664, 32GB 11,458 USD), The Next Platform's 2020
 // A100 40GB list price (15,000 USD, SXM and PCIe) and MI250X estimate (14,500 USD), a reseller's
-// H100 PCIe (24,500 USD), the GroqCard (19,948 USD), the Coral USB Accelerator at launch (75 USD), the
+// H100 PCIe (24,500 USD), resellers' A100 80GB PCIe (16,338.77 USD) and H100 94GB, the H100 NVL
+// (35,098.15 USD), the GroqCard (19,948 USD), the Coral USB Accelerator at launch (75 USD), the
 // Jetson Orin Nano Super Developer Kit (249 USD), and the RTX 4090 and RTX 6000 Ada launch MSRPs.
 TEST(HardwareCatalog, ListPricesMatchTheirSources) {
   const struct {
@@ -265,7 +272,7 @@ TEST(HardwareCatalog, ListPricesMatchTheirSources) {
       {"v100_32gb_sxm2", 11458, 1},  {"a100_40gb_sxm", 15000, 1}, {"a100_40gb_pcie", 15000, 1},
       {"mi250x", 14500, 1},          {"h100_pcie", 24500, 1},     {"groq_lpu", 19948, 1},
       {"coral_edge_tpu", 75, 1},     {"jetson_orin_nano_8gb", 249, 1}, {"rtx_4090", 1599, 1},
-      {"rtx_6000_ada", 6800, 1},
+      {"rtx_6000_ada", 6800, 1},     {"a100_80gb_pcie", 16338.77, 1}, {"h100_nvl", 35098.15, 1},
   };
   for (const auto& e : expected) {
     const HardwareSpec* hw = catalog().find_hardware(e.id);
