@@ -251,6 +251,11 @@ double weight_elements_read_for_tokens(const ServingShape& s, double tokens) {
   return s.weight_elements_read - s.expert_weight_elements * (1 - experts_touched_share);
 }
 
+double grouped_weight_bytes(double weight_bytes, double group_weights, double zero_point_bytes) {
+  constexpr double kScaleBytes = 2;
+  return group_weights > 0 ? weight_bytes + (kScaleBytes + zero_point_bytes) / group_weights : weight_bytes;
+}
+
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element) {
   return s.kv_elements_per_token * kv_bytes_per_element;
 }

@@ -189,6 +189,16 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape);
 // layer (batch-1 decode reads k experts' weights, a large batch all E); dense: weight_elements_read.
 double weight_elements_read_for_tokens(const ServingShape& s, double tokens);
 
+// Bytes per weight of grouped weight-only quantization (w8a16, w4a16): the weight's own bytes plus, per
+// group of group_weights weights, one 16-bit scale and a zero point of zero_point_bytes. 0 zero-point
+// bytes: a symmetric scheme (scale only); the weight's own width: a zero packed like the weights (the
+// qzeros tensors of AWQ, Lin et al., arXiv:2306.00978, and GPTQ, arXiv:2210.17323); 2: a 16-bit zero
+// beside the scale (gpt-fast's int4, quantize.py get_group_qparams and pack_scales_and_zeros, bf16
+// scales and zeros per group). group_weights 0: one scale per output channel (gpt-fast's int8,
+// WeightOnlyInt8Linear's bf16 `scales` of out_features), whose 2 / in_features bytes per weight
+// (under 0.05 % of an int8 weight from in_features 4096) are not counted.
+double grouped_weight_bytes(double weight_bytes, double group_weights, double zero_point_bytes);
+
 // Per token of context, every attention layer counted (the window ignored).
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 // One sequence's KV cache at `tokens` of context: sliding-window layers hold at most W tokens.

@@ -27,12 +27,13 @@ constexpr std::array<std::string_view, 2> kOffOn = {"off", "on"};
 constexpr std::array<std::string_view, 3> kWeightPrecisions = {"same", "int8", "int4"};
 constexpr std::array<std::string_view, 3> kPreemption = {"none", "recompute", "swap"};
 constexpr int kSwap = 2;
-// Bytes per weight of weight-only int8 and int4 with one 16-bit scale per 128 weights (AWQ's group size;
-// engine/solvers/serving.hpp).
-constexpr double kQuantGroupWeights = 128;
-constexpr double kQuantScaleBytes = 2;
-constexpr std::array<double, 3> kWeightOnlyBytes = {0, 1 + kQuantScaleBytes / kQuantGroupWeights,
-                                                   0.5 + kQuantScaleBytes / kQuantGroupWeights};
+// Bytes of one weight-only int8 or int4 weight, before its group's scale and zero point.
+constexpr std::array<double, 3> kWeightOnlyWidthBytes = {0, 1, 0.5};
+// A weight-only group's zero point: none, packed at the weight's width (AWQ's and GPTQ's qzeros), or
+// 16 bits beside the scale (gpt-fast's scales_and_zeros); engine/serving.hpp grouped_weight_bytes.
+constexpr std::array<std::string_view, 3> kZeroPoints = {"none", "packed", "16bit"};
+constexpr int kZeroPacked = 1;
+constexpr double kZero16BitBytes = 2;
 
 constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all tp GPUs alike"},
@@ -132,8 +133,9 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "accelerator link (pools in one NVLink domain; on a torus node, neighbouring blocks of it)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
     {.name = "weight_precision", .kind = ParamKind::choice, .choices = kWeightPrecisions,
-     .description = "weight-only quantization: int8 or int4 weights with one 16-bit scale per 128 (w8a16, w4a16), "
-                    "dequantized in the kernel at no cost; compute and activations at precision; same = precision",
+     .description = "weight-only quantization: int8 or int4 weights with a 16-bit scale per weight_group_size "
+                    "weights (w8a16, w4a16), dequantized in the kernel at no cost; compute and activations at "
+                    "precision; same = precision",
      .has_default = true, .default_value = 0},
     {.name = "draft_model", .kind = ParamKind::model,
      .description = "speculative decoding: the draft model (catalog id), run on the replica's GPUs with its tp; its "
@@ -166,6 +168,14 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "preemption swap: the rate one GPU's evicted KV blocks reach host memory and come back at (vLLM "
                     "measured many small block copies well below PCIe's rate); 0 = the hardware's host link",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
+    {.name = "weight_group_size", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "weight-only quantization: weights sharing one 16-bit scale (128: AWQ's g128; gpt-fast's int4 "
+                    "--groupsize, 32 in its README); 0 = one scale per output channel (gpt-fast's int8), not counted",
+     .has_default = true, .default_value = 128, .min_value = 0, .max_value = 1e6, .integer = true},
+    {.name = "weight_zero_point", .kind = ParamKind::choice, .choices = kZeroPoints,
+     .description = "weight-only quantization: each group's zero point: none (symmetric), packed at the weight's "
+                    "width (AWQ, GPTQ qzeros) or 16bit beside the scale (gpt-fast's int4 scales_and_zeros)",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -310,13 +320,18 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     return {PointStatus::infeasible, torus_is_not_the_node};
   }
 
+  const double weight_only_width = kWeightOnlyWidthBytes[static_cast<std::size_t>(v[Param::weight_precision])];
+  const double zero_point_bytes = v[Param::weight_zero_point] == 0            ? 0.0
+                                  : v[Param::weight_zero_point] == kZeroPacked ? weight_only_width
+                                                                               : kZero16BitBytes;
+  const double weight_bytes = v[Param::weight_precision] > 0
+                                  ? grouped_weight_bytes(weight_only_width, v[Param::weight_group_size], zero_point_bytes)
+                                  : bytes_per_element(compute_precision);
   const ServingDevice dev{.peak_flops_per_s = hw.gemm_peak(compute_precision),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
-                          .weight_bytes_per_element = v[Param::weight_precision] > 0
-                                                          ? kWeightOnlyBytes[static_cast<std::size_t>(v[Param::weight_precision])]
-                                                          : bytes_per_element(compute_precision),
+                          .weight_bytes_per_element = weight_bytes,
                           .activation_bytes_per_element = bytes_per_element(compute_precision),
                           .kv_bytes_per_element = bytes_per_element(kv_prec),
                           .tp = n_tp,

@@ -158,11 +158,17 @@
 //    sensitivity's hardware fields are the decode hardware's; a calibration measurement that sets
 //    prefill_hardware would fit eta's factor to the decode chip (none does).
 //  - weight-only quantization (weight_precision int8 or int4; w8a16 / w4a16): weights stored and read
-//    at 8 or 4 bits plus one 16-bit scale per group of 128 weights, the group size of Lin et al. 2024,
-//    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", MLSys (its
-//    INT4-g128 results): 1 + 2/128 or 0.5 + 2/128 bytes per weight (zero points, where a scheme has
-//    them, not counted). Compute, its roof, activations and collectives stay at `precision`;
-//    dequantization is free (engine/serving.hpp). `same` stores weights at `precision`.
+//    at 8 or 4 bits plus, per group of weight_group_size weights, one 16-bit scale and a zero point
+//    (weight_zero_point: none, packed at the weight's width, or 16bit): w + (2 + z) / g bytes per weight
+//    (engine/serving.hpp grouped_weight_bytes). The defaults, g = 128 and no zero point, are the group
+//    size of Lin et al. 2024, "AWQ: Activation-aware Weight Quantization for LLM Compression and
+//    Acceleration", MLSys (its INT4-g128 results) with a symmetric scale: 1 + 2/128 or 0.5 + 2/128
+//    bytes; AWQ's own checkpoints add a packed zero (packed: 0.5 + 2.5/128). gpt-fast's int4
+//    (pytorch-labs/gpt-fast quantize.py: get_group_qparams and pack_scales_and_zeros, a bf16 scale and
+//    a bf16 zero per group; its README's rows use --groupsize 32) is g = 32, 16bit: 0.5 + 4/32 =
+//    0.625 bytes; its int8 (WeightOnlyInt8Linear) one bf16 scale per output channel, g = 0 (not
+//    counted). Compute, its roof, activations and collectives stay at `precision`; dequantization is
+//    free (engine/serving.hpp). `same` stores weights at `precision` and ignores the group.
 //  - itl_max_s: the longest gap between two tokens of a request: static, one decode iteration;
 //    continuous, a decode iteration plus the prefill iteration it waits for (vLLM's scheduler runs
 //    waiting prefills first) of the ceil(B / O) prompts that arrive per iteration, at least one; with
@@ -217,6 +223,8 @@ class ServingSolver final : public TabledSolver {
     torus_z,
     preemption,
     swap_bandwidth,
+    weight_group_size,
+    weight_zero_point,
     kParamCount
   };
   enum Metric : std::size_t {

@@ -1,5 +1,6 @@
-// Weight-only quantization in the serving solver (weight_precision; engine/solvers/serving.hpp): int8
-// or int4 weights with one 16-bit scale per 128 weights, activations and collectives at `precision`.
+// Weight-only quantization in the serving solver (weight_precision, weight_group_size,
+// weight_zero_point; engine/solvers/serving.hpp): int8 or int4 weights with a 16-bit scale (and a zero
+// point) per group, activations and collectives at `precision`.
 #include <cmath>
 
 #include "tests/engine/serving_features_fixture.hpp"
@@ -38,6 +39,37 @@ TEST_F(ServingFeatures, Llama70bFitsOneH100AtInt4) {
   EXPECT_EQ(result(in).reason, ServingSolver::exceeds_memory);
   in.values[P::weight_precision] = 2;
   EXPECT_EQ(result(in).status, PointStatus::ok);
+}
+
+// By hand: gpt-fast's int4 (quantize.py: groups of 32, a bf16 scale and a bf16 zero each) is
+// 4 bits + 32 bits per 32 weights = 0.5 + 0.125 B; AWQ's checkpoints (g128, a 4-bit packed zero):
+// 0.5 + (2 + 0.5) / 128 = 0.51953125 B; per-channel int8 counts the weight byte only.
+TEST(GroupedWeightBytes, CountsTheScaleAndTheZeroPointOfEachGroup) {
+  EXPECT_DOUBLE_EQ(grouped_weight_bytes(0.5, 32, 2), 0.625);
+  EXPECT_DOUBLE_EQ(grouped_weight_bytes(0.5, 128, 0.5), 0.51953125);
+  EXPECT_DOUBLE_EQ(grouped_weight_bytes(0.5, 128, 0), 0.515625);
+  EXPECT_DOUBLE_EQ(grouped_weight_bytes(1, 0, 2), 1.0);
+}
+
+TEST_F(ServingFeatures, GptFastInt4GroupsOf32WithBf16ZerosStreamFiveEighthsOfAByte) {
+  PointInputs in = point(llama8b, 1);
+  in.values[P::weight_precision] = 2;
+  in.values[P::weight_group_size] = 32;
+  in.values[P::weight_zero_point] = 2;  // 16bit
+  EXPECT_DOUBLE_EQ(run(in)[M::weights_per_gpu_bytes], llama8b.eager.parameter_count * 0.625);
+  in.values[P::weight_zero_point] = 1;  // packed: a 4-bit zero, 0.5 + 2.5 / 32 = 0.578125
+  EXPECT_DOUBLE_EQ(run(in)[M::weights_per_gpu_bytes], llama8b.eager.parameter_count * 0.578125);
+  in.values[P::weight_precision] = 1;  // int8, packed: 1 + 3 / 32
+  EXPECT_DOUBLE_EQ(run(in)[M::weights_per_gpu_bytes], llama8b.eager.parameter_count * (1 + 3.0 / 32));
+  in.values[P::weight_group_size] = 0;  // per output channel: the weight byte alone
+  EXPECT_DOUBLE_EQ(run(in)[M::weights_per_gpu_bytes], llama8b.eager.parameter_count * 1.0);
+}
+
+TEST_F(ServingFeatures, TheGroupDoesNotTouchUnquantizedWeights) {
+  PointInputs in = point(llama8b, 1);
+  in.values[P::weight_group_size] = 32;
+  in.values[P::weight_zero_point] = 2;
+  EXPECT_DOUBLE_EQ(run(in)[M::weights_per_gpu_bytes], llama8b.eager.parameter_count * 2);
 }
 
 TEST_F(ServingFeatures, SameIsThePrecisionsOwnBytes) {
