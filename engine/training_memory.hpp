@@ -74,9 +74,9 @@
 // a transformer layer. Mamba-2.8B (d 2560, D 5120, N 16, W 192) at s 2048, b 1: 85,458,944 B per layer
 // with its pre-norm's input (2 s b d), 41,728 B per token against Table 2's 34 x 2560 = 87,040 for a
 // transformer layer of the same width: two Mamba layers hold what one transformer layer holds, as
-// the paper's section 3.3.2 says of the scan ("the same memory requirements as an optimized
-// transformer implementation with FlashAttention") and its section 3.4 of the parameters (two Mamba
-// blocks match one transformer block). Under tensor parallelism the D-wide tensors and the states are
+// the paper's section 3.3.2 says of the fused scan with recomputation (its memory matches an optimized
+// transformer layer with FlashAttention) and its section 3.4 of the parameters (two Mamba blocks match
+// one transformer block's attention and MLP). Under tensor parallelism the D-wide tensors and the states are
 // split (tp divides D); W and the B and C copies are whole on every rank (x_proj's all-reduced output);
 // the input is split too with sequence parallelism. A hybrid's Mamba layer keeps its feed-forward and
 // its two norms as Table 2 counts them for a transformer layer (34 s b h less attention's 11 s b h:
