@@ -81,10 +81,12 @@ StepResult training_step(const StepInput& in) {
   const double stretch = in.pipeline_parallel > 1 ? pipeline_stretch(in.pipeline_parallel, in.microbatches, in.virtual_stages) : 1.0;
   r.bubble_s = r.compute_s * (stretch - 1.0);
 
-  const double tp_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
-  r.tp_comm_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * tp_calls_per_layer * layers_per_stage *
-                                             in.microbatches * in.tp_all_reduce_s
-                                       : 0.0;
+  // Forward, backward (the conjugate of each), and the forward again under full recomputation.
+  const double tp_passes = in.recompute >= 2 ? 3.0 : 2.0;
+  const double tp_calls_per_layer = tp_passes * in.tp_forward_calls_per_layer;
+  const double tp_layer_s =
+      tp_calls_per_layer * in.tp_all_reduce_s + tp_passes * in.tp_narrow_forward_calls_per_layer * in.tp_narrow_all_reduce_s;
+  r.tp_comm_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * layers_per_stage * in.microbatches * tp_layer_s : 0.0;
   if (in.offload_forward_bytes > 0 || in.offload_backward_bytes > 0) {
     const double layer_steps = in.microbatches * layers_per_stage;
     // The forward's GEMMs (2 FLOPs per parameter per token, the frozen ones too) and attention
@@ -96,9 +98,9 @@ StepResult training_step(const StepInput& in) {
         4.0 * in.layers * in.hidden * in.seq_len * in.attention_work_fraction / (attention_peak * attention_efficiency);
     const double layer_forward_s = (forward_gemm_s + forward_attention_s) * shard_tokens / layer_steps;
     const double layer_flops_s = (r.compute_s - r.memory_bound_s) / layer_steps;
-    const double tp_call_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * in.tp_all_reduce_s : 0.0;
-    const double forward_window = layer_forward_s + 2.0 * tp_call_s;
-    const double backward_window = layer_flops_s - layer_forward_s + (tp_calls_per_layer - 2.0) * tp_call_s;
+    const double tp_forward_s = in.tensor_parallel > 1 ? (1.0 - in.tp_overlap) * tp_layer_s / tp_passes : 0.0;
+    const double forward_window = layer_forward_s + tp_forward_s;
+    const double backward_window = layer_flops_s - layer_forward_s + (tp_passes - 1.0) * tp_forward_s;
     const double layer_exposed_s =
         offload_exposed_s(in.offload_forward_bytes, in.host_link_bytes_per_s, forward_window) +
         offload_exposed_s(in.offload_backward_bytes, in.host_link_bytes_per_s, backward_window);

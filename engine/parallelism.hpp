@@ -10,6 +10,16 @@
 //   Tensor parallelism (Shoeybi et al., Megatron-LM 2019, section 3): 2 all-reduces of the
 //   micro-batch activation b s h per layer forward and 2 backward; full recomputation repeats the
 //   forward's 2. Sequence parallelism swaps each for a reduce-scatter + all-gather of equal volume.
+//   Mamba-1 layers (Gu and Dao 2023, arXiv:2312.00752) under tensor parallelism need 2 all-reduces per
+//   mixer "compared to just 1 all-reduce per attention or MLP layer", "because some of the SSM
+//   parameters are functions of the inner activations" (T. Dao, "State Space Duality (Mamba-2) Part IV
+//   - The Systems", tridao.me/blog/2024/mamba2-part4-systems; Mamba-2's parallel projections, Dao and
+//   Gu 2024, arXiv:2405.21060, reduce it to 1 per layer, not modelled: dsx builds Mamba-1 layers only):
+//   with in_proj split by
+//   columns and out_proj by rows, x_proj reads the split channels, so its output (dt_rank + 2 d_state
+//   per token, Delta's input, B and C) is all-reduced before the scan, and out_proj's d-wide output
+//   after it. Backward each has its conjugate of the same width (the gradients of x_proj's replicated
+//   output and of in_proj's input), full recomputation the forward's again.
 //   Pipeline point-to-point: each micro-batch sends its activation b s h forward and its gradient
 //   back across every stage boundary, v times with v chunks per stage. Stages of unequal depth (p not
 //   dividing L): the step runs at the pace of the busiest stage, so compute scales by its layers over
@@ -152,6 +162,13 @@ struct StepInput {
   double offload_once_s = 0;
   // Times of the collectives per call, computed by the caller from engine/collectives.hpp:
   double tp_all_reduce_s = 0;   // one all-reduce of b s h activation bytes over TP ranks
+  // All-reduces of tp_all_reduce_s per layer in the forward pass, the mean over the layers: 2 for a
+  // transformer (attention and MLP); a Mamba stack's layer has its mixer's and no feed-forward's.
+  double tp_forward_calls_per_layer = 2;
+  // Narrower all-reduces per layer in the forward pass (the mean over the layers) and the time of
+  // one: a Mamba-1 mixer's after x_proj, b s (dt_rank + 2 d_state) wide.
+  double tp_narrow_forward_calls_per_layer = 0;
+  double tp_narrow_all_reduce_s = 0;
   double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)
   double moe_layers = 0;        // layers with routed experts
   double ep_all_to_all_s = 0;   // one dispatch or combine all-to-all of one micro-batch over EP ranks

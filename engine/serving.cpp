@@ -33,6 +33,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double conv_weights = 0, conv_outputs = 0;  // ssm_conv1d: D d_conv + D weights, T D outputs
   const Op* in_proj = nullptr;                // the first ssm_in_proj: T d in, 2 T D out, 2 d D weights
   const Op* scan = nullptr;                   // the first selective_scan: T D out
+  const Op* x_proj = nullptr;                 // the first ssm_x_proj: T (R + 2 N) out
+  double feed_forward_layers = 0;
   double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
   double moe_layers = 0;
   double expert_weights = 0;
@@ -57,6 +59,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       if (router == nullptr) router = &op;
       moe_layers += r;
     }
+    if (op.kind == OpKind::matmul && (op.name == "moe_router" || op.name == "mlp_gate_proj" || op.name == "mlp_fc1")) {
+      feed_forward_layers += r;
+    }
+    if (op.kind == OpKind::matmul && op.name == "ssm_x_proj" && x_proj == nullptr) x_proj = &op;
     if (std::string_view(op.name).starts_with("expert_")) {
       expert_weights += op.weight_elements * r;
       if (op.kind == OpKind::matmul && first_expert_matmul == nullptr) first_expert_matmul = &op;
@@ -203,6 +209,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   if (recurrent_layers > 0) {
     s.recurrent_state_elements = (scan_weights - scan_outputs / T) + (conv_weights - conv_outputs / T);
     s.recurrent_channels = scan->output_elements_per_sample / T;
+    s.recurrent_state_size = scan->weight_elements / s.recurrent_channels - 1;
+    s.recurrent_x_proj_width = x_proj != nullptr ? x_proj->output_elements_per_sample / T : 0;
   }
   if (attention_free) {
     s.attention_width = 0;
@@ -230,6 +238,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.lm_head_weight_elements = lm_head_weights;
   s.linear_weight_elements = linear_weights;
   s.causal = causal;
+  s.feed_forward_layers = feed_forward_layers;
   s.active_parameter_count = s.parameter_count;
   s.adapter_in_out_elements = adapter_in_out;
   s.active_adapter_in_out_elements = adapter_in_out_rows / T;

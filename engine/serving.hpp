@@ -128,6 +128,13 @@ struct ServingShape {
   double recurrent_layers = 0;
   double recurrent_state_elements = 0;         // one sequence, all Mamba layers: D d_conv + D d_state each
   double recurrent_channels = 0;               // D = expand x d_model of the first Mamba layer: what TP splits
+  double recurrent_state_size = 0;             // N = d_state of the first Mamba layer (selective_scan: D N + D weights)
+  // R + 2 N of the first Mamba layer: ssm_x_proj's output per token (Delta's low-rank input, B and C), the
+  // width of the all-reduce a Mamba-1 mixer needs after x_proj under tensor parallelism.
+  double recurrent_x_proj_width = 0;
+  // Blocks with a feed-forward (an MLP, ops mlp_gate_proj or mlp_fc1, or a mixture of experts,
+  // moe_router): every layer of a transformer or of Jamba, none of an attention-free Mamba stack.
+  double feed_forward_layers = 0;
   double d_model = 0;
   double heads = 0;
   double kv_heads = 0;

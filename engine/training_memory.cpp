@@ -1,6 +1,7 @@
 #include "engine/training_memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dsx {
 
@@ -41,6 +42,25 @@ double activation_bytes_per_layer(double seq_len, double micro_batch, double hid
   return 0.0;
 }
 
+double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
+                                        double state_size, double x_proj_width, double tensor_parallel,
+                                        bool sequence_parallel, Recomputation recompute, bool with_feed_forward) {
+  const double tokens = seq_len * micro_batch;
+  const double t = tensor_parallel;
+  const double sbd = tokens * d_model;
+  if (recompute == Recomputation::full) return 2.0 * sbd;
+  // The d-wide input of the mixer (in_proj's) and of the stack's one norm, split over TP by sequence
+  // parallelism only.
+  const double d_wide = sequence_parallel ? 2.0 * sbd / t : 2.0 * sbd;
+  const double split_channels = (6.0 + (recompute == Recomputation::none ? 4.0 : 0.0)) * tokens * channels / t;
+  const double whole = tokens * (2.0 * x_proj_width + 4.0 * state_size);
+  constexpr double kScanChunkTokens = 2048;
+  const double states = 8.0 * micro_batch * channels * state_size * std::ceil(seq_len / kScanChunkTokens) / t;
+  const double mixer = d_wide + split_channels + whole + states;
+  const double rest = with_feed_forward ? (sequence_parallel ? 23.0 * sbd / t : sbd * (7.0 + 16.0 / t)) : d_wide;
+  return mixer + rest;
+}
+
 TrainingMemory training_memory(const TrainingMemoryInput& in) {
   TrainingMemory m;
   const double model_parallel = in.tensor_parallel * in.pipeline_parallel;
@@ -67,11 +87,19 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   }
   const double layers_per_stage = in.stage_layers > 0 ? in.stage_layers : in.layers / in.pipeline_parallel;
   // One micro-batch's stored activations of one layer, in bytes at 16 bits per element.
-  const double layer_activation_elements =
+  double layer_activation_elements =
       in.layers > 0 && in.hidden > 0
           ? activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.heads, in.tensor_parallel,
                                        in.sequence_parallel, in.recompute, in.attention)
           : 0.0;
+  if (in.recurrent_layers > 0 && in.layers > 0 && in.hidden > 0) {
+    // The mean layer of the stage: attention and Mamba layers in the model's proportion.
+    const double recurrent_share = std::min(1.0, in.recurrent_layers / in.layers);
+    const double mamba = mamba_activation_bytes_per_layer(
+        in.seq_len, in.micro_batch, in.hidden, in.recurrent_channels, in.recurrent_state_size,
+        in.recurrent_x_proj_width, in.tensor_parallel, in.sequence_parallel, in.recompute, in.recurrent_feed_forward);
+    layer_activation_elements = (1.0 - recurrent_share) * layer_activation_elements + recurrent_share * mamba;
+  }
   m.activations_bytes = layers_per_stage * in.in_flight_microbatches * layer_activation_elements;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;
   if (in.weight_offload || in.activation_offload) {

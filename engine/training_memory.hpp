@@ -55,6 +55,35 @@
 // micro-batches in flight, so `in_flight_microbatches` = min(m, p); the interleaved schedule keeps
 // (1 + (p-1)/(p v)) times that. When p does not divide L the busiest stage's layers count. mlsysim does not divide
 // activations by TP (its section 6.8); dsx does, as the paper does.
+// Mamba layers (Gu and Dao, "Mamba: Linear-Time Sequence Modeling with Selective State Spaces",
+// arXiv:2312.00752, section 3.3.2: the scan's states are recomputed in the backward pass, not stored)
+// of a Mamba stack or of a hybrid (Jamba, Lieber et al., arXiv:2403.19887) count what the reference
+// implementation saves for backward (state-spaces/mamba, mamba_ssm/modules/mamba_simple.py calls
+// mamba_ssm/ops/selective_scan_interface.py MambaInnerFn with its default checkpoint_lvl 1; the
+// kernel's scan_intermediates, csrc/selective_scan/selective_scan.cpp: {batch, dim, n_chunks,
+// dstate * 2} in the weights' fp32, n_chunks = ceil(seqlen / 2048)). With d = d_model, D = expand x d,
+// N = d_state, W = dt_rank + 2 N, bytes of one mixer at 16 bits:
+//   in_proj's input (the normed hidden state its weight gradient needs)   2 s b d
+//   xz (in_proj's output: x and the gate z)                                4 s b D
+//   x_dbl (x_proj's output: Delta's low-rank input, B and C)                2 s b W
+//   B and C (the contiguous copies the scan reads)                          4 s b N
+//   out (the scan's output before the gate; out_z is recomputed)            2 s b D
+//   the scan's state at the end of each 2,048-token chunk, fp32 pairs       8 b D N ceil(s / 2048)
+// checkpoint_lvl 0 (recompute none) keeps conv1d_out and delta too (4 s b D); at level 1 (selective,
+// the default) the backward recomputes them. Full recomputation keeps the layer input, 2 s b d, as for
+// a transformer layer. Mamba-2.8B (d 2560, D 5120, N 16, W 192) at s 2048, b 1: 85,458,944 B per layer
+// with its pre-norm's input (2 s b d), 41,728 B per token against Table 2's 34 x 2560 = 87,040 for a
+// transformer layer of the same width: two Mamba layers hold what one transformer layer holds, as
+// the paper's section 3.3.2 says of the fused scan with recomputation (its memory matches an optimized
+// transformer layer with FlashAttention) and its section 3.4 of the parameters (two Mamba blocks match
+// one transformer block's attention and MLP). Under tensor parallelism the D-wide tensors and the states are
+// split (tp divides D); W and the B and C copies are whole on every rank (x_proj's all-reduced output);
+// the input is split too with sequence parallelism. A hybrid's Mamba layer keeps its feed-forward and
+// its two norms as Table 2 counts them for a transformer layer (34 s b h less attention's 11 s b h:
+// 23 s b h, or 7 s b h + 16 s b h / t without sequence parallelism) with the mixer in place of
+// attention; a Mamba stack's layer (no feed-forward) its one norm's input and the mixer. A pipeline
+// stage holds the model's mix of attention and Mamba layers (the busiest stage's layer count times
+// each kind's share of the layers).
 // Expert parallelism (mixture of experts; Megatron-Core MoE, NVIDIA Megatron-LM
 // megatron/core/transformer/moe/README.md and parallel_state.py): the routed experts' weights are
 // split over `expert_parallel` ranks on top of TP x PP, and their ZeRO sharding runs over the expert
@@ -82,6 +111,13 @@ double activation_bytes_per_layer(double seq_len, double micro_batch, double hid
                                   double tensor_parallel, bool sequence_parallel, Recomputation recompute,
                                   AttentionKernel attention = AttentionKernel::unfused);
 
+// A Mamba-1 layer's stored activations for one micro-batch (above): d = d_model, D = the mixer's
+// channels, N = d_state, W = dt_rank + 2 N; with_feed_forward for a hybrid's layer (Jamba), without for
+// a Mamba stack's.
+double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
+                                        double state_size, double x_proj_width, double tensor_parallel,
+                                        bool sequence_parallel, Recomputation recompute, bool with_feed_forward);
+
 struct TrainingMemoryInput {
   double parameters = 0;  // whole model
   double expert_parameters = 0;  // the routed experts' share of `parameters` (mixture of experts)
@@ -100,6 +136,13 @@ struct TrainingMemoryInput {
   bool mixed_precision = true;
   double activation_bytes_per_element = 2;  // 4 in fp32/tf32
   double context_parallel = 1;              // CP: activations divided by it
+  // Mamba layers among `layers` (0 for a transformer), their mixer's shape, and whether they have a
+  // feed-forward (a hybrid's do, a Mamba stack's do not): mamba_activation_bytes_per_layer.
+  double recurrent_layers = 0;
+  double recurrent_channels = 0;
+  double recurrent_state_size = 0;
+  double recurrent_x_proj_width = 0;
+  bool recurrent_feed_forward = false;
   // Low-rank adaptation: the base (`parameters`) is frozen, stored at base_weight_bytes_per_param.
   bool frozen_base = false;
   double base_weight_bytes_per_param = 2;

@@ -111,7 +111,8 @@ constexpr double kPsusPerNode = 2;
 constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); all GPUs alike"},
     {.name = "model", .kind = ParamKind::model,
-     .description = "transformer (catalog id; dense or mixture of experts, MHA/GQA or MLA); its seq_len is used"},
+     .description = "language model (catalog id): a transformer (dense or mixture of experts, MHA/GQA or MLA), a "
+                    "hybrid (Jamba) or a Mamba stack; its seq_len is used"},
     {.name = "gpus", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "accelerators in the job (gpus_per_node per node)", .has_default = true, .default_value = 1024,
      .min_value = 1, .max_value = 1e7, .integer = true},
@@ -339,8 +340,8 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 25> kReasons = {
-    "model is not a transformer (no qkv_proj / attention_scores op)",
+constexpr std::array<std::string_view, 26> kReasons = {
+    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
     "tp must divide the attention heads",
@@ -368,6 +369,7 @@ constexpr std::array<std::string_view, 25> kReasons = {
     "gpus_per_pod must be a multiple of gpus_per_node, and every product of rank_order's innermost degrees (in "
     "both grids) must divide gpus_per_pod or be a multiple of it",
     "the job spans pods (gpus > gpus_per_pod): dcn_bandwidth and dcn_latency must be given",
+    "tp must divide the Mamba channels (expand x d_model)",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -393,7 +395,8 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   const HardwareSpec& hw = *in.hardware;
   const auto& v = in.values;
-  if (!in.model->is_transformer) return {PointStatus::infeasible, not_a_transformer};
+  // A transformer, a hybrid (Jamba) or an attention-free Mamba stack: a serving view of its graph.
+  if (!in.model->servable) return {PointStatus::infeasible, not_a_transformer};
   const ServingShape& shape = in.model->serving_shape;
   const double n = v[Param::gpus], t = v[Param::tp], p = v[Param::pp], b = v[Param::micro_batch];
   const double cp = v[Param::cp];
@@ -415,6 +418,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   }
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
   if (cp > 1 && shape.recurrent_layers > 0) return {PointStatus::infeasible, cp_needs_attention_only};
+  if (shape.recurrent_layers > 0 && std::fmod(shape.recurrent_channels, t) != 0) {
+    return {PointStatus::infeasible, tp_must_divide_recurrent_channels};
+  }
   if (cp > 1 && std::fmod(shape.built_seq_len, 2 * cp) != 0) return {PointStatus::infeasible, cp_must_divide_sequence};
   const double chunks_per_stage = v[Param::virtual_stages];
   if (p * chunks_per_stage > shape.layers) return {PointStatus::infeasible, pp_exceeds_layers};
@@ -515,6 +521,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.mixed_precision = mixed;
   mem.activation_bytes_per_element = element_bytes;
   mem.context_parallel = cp;
+  mem.recurrent_layers = shape.recurrent_layers;
+  mem.recurrent_channels = shape.recurrent_channels;
+  mem.recurrent_state_size = shape.recurrent_state_size;
+  mem.recurrent_x_proj_width = shape.recurrent_x_proj_width;
+  // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts), a Mamba stack's none.
+  mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.layers;
   mem.frozen_base = lora;
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
@@ -775,6 +787,20 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
       step.cp_kv_exchange_s = (cp - 1) * point_to_point_s(kv_chunk_bytes, dcn, dcn_alpha);
     }
     if (e > 1 && expert_strides[kEpGroup] * e > pod) step.ep_all_to_all_s = all_to_all_s(dispatch_bytes, e, dcn, dcn_alpha);
+  }
+  if (shape.recurrent_layers > 0 && t > 1) {
+    // Every layer's mixer (attention or Mamba) ends in one d-wide all-reduce and each feed-forward in
+    // another; a Mamba-1 mixer adds one of x_proj's dt_rank + 2 d_state outputs (engine/parallelism.hpp).
+    step.tp_forward_calls_per_layer = (shape.layers + std::min(shape.feed_forward_layers, shape.layers)) / shape.layers;
+    step.tp_narrow_forward_calls_per_layer = shape.recurrent_layers / shape.layers;
+    const double narrow_message = activation_message * shape.recurrent_x_proj_width / h;
+    step.tp_narrow_all_reduce_s =
+        multi_pod && tp_stride * t > pod ? ring_all_reduce_s(narrow_message, t, dcn, dcn_alpha)
+        : tp_stride * t > node           ? ring_all_reduce_s(narrow_message, t, nic, fabric_alpha)
+        : on_torus ? torus_all_reduce_s(narrow_message,
+                                        tp_stride == 1 ? torus_group(torus, t) : torus_strided_group(torus, tp_stride, t),
+                                        kNvlinkAlphaS)
+                   : ring_all_reduce_s(narrow_message, t, nvlink, kNvlinkAlphaS);
   }
   step.dp_overlap = v[Param::overlap];
   step.tp_overlap = v[Param::tp_overlap];

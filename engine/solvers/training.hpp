@@ -58,13 +58,23 @@
 //    attention per token (engine/parallelism.hpp); the DP all-reduce carries the adapters' gradients
 //    only, and at ZeRO-3 a reduce-scatter of them plus two all-gathers of every weight (the frozen
 //    base at its storage bytes); the checkpoint the adapters' state only. Adapter activations are not added.
-//  - hybrid attention + Mamba models (Jamba, engine/model_builders_hybrid.cpp; engine/serving.hpp reads
-//    its shape): every block counts as a layer for the pipeline split, the activation memory (Korthikanti
-//    et al.'s per-layer transformer figure stands in for a Mamba layer's, not measured) and the TP
-//    all-reduces; the attention FLOPs are the graph's (attention_width is the mean over all layers); the
-//    Mamba layers' conv and scan are priced with the linear work (2 x active parameters per token plus
-//    the memory-bound ops). Context parallelism is refused: ring attention splits attention only, and
-//    a Mamba layer's scan runs over the whole sequence.
+//  - Mamba layers: a hybrid of attention and Mamba layers (Jamba, engine/model_builders_hybrid.cpp) or
+//    an attention-free Mamba stack (architecture mamba, engine/model_builders_sequence.cpp;
+//    engine/serving.hpp reads their shape). Every block counts as a layer for the pipeline split. A
+//    Mamba layer's activations are what state-spaces/mamba's MambaInnerFn saves for backward, per
+//    recompute level (engine/training_memory.hpp mamba_activation_bytes_per_layer), a stage holding
+//    the model's mix of the two kinds. Under TP (tp must divide the D = expand x d_model channels) a
+//    Mamba-1 mixer all-reduces twice forward, d wide after out_proj and dt_rank + 2 d_state wide after
+//    x_proj, and a block's feed-forward once more (a Mamba stack has none), each with its conjugate
+//    backward (engine/parallelism.hpp). The attention FLOPs are the graph's (attention_width is the
+//    mean over all layers; 0 for a Mamba stack). The scan is priced as memory-bound work (its inputs
+//    u, Delta, B, C and its output through memory, 2.5 passes like the other elementwise ops, 3.5
+//    with full recomputation), not by its 9 D d_state FLOPs per token (engine/operators.hpp): the
+//    Mamba paper's section 3.3.2 has the scan bound by memory bandwidth ("most operations (except
+//    matrix multiplication) are bounded by memory bandwidth"), with the state kept in SRAM and
+//    recomputed backward; MFU and HFU count 6 N per token and attention, as PaLM's appendix B
+//    does, so the scan's FLOPs are in neither. Context parallelism is refused: ring attention
+//    splits attention only, and a Mamba layer's scan runs over the whole sequence.
 //
 // Physics (each file cites its sources):
 //  - memory per GPU: engine/training_memory.hpp (ZeRO 0-3, Korthikanti et al. 2022 activations with
@@ -369,6 +379,7 @@ class TrainingSolver final : public TabledSolver {
     rank_order_does_not_nest,
     pod_does_not_nest,
     pods_need_dcn,
+    tp_must_divide_recurrent_channels,
   };
 
   TrainingSolver();

@@ -236,7 +236,7 @@ TEST_F(MambaSolvers, OutservesATransformerOfSimilarSizeThroughBatch) {
   EXPECT_NEAR(m[M::tokens_per_s] / h[M::tokens_per_s], 1.72, 0.01);
 }
 
-TEST_F(MambaSolvers, SynthesisAndCompressionPriceTheDecodeStepTrainingRefuses) {
+TEST_F(MambaSolvers, SynthesisCompressionAndTrainingTakeTheMambaStack) {
   const SynthesisSolver synthesis;
   PointInputs in = inputs(synthesis);
   in.values[SynthesisSolver::precision] = static_cast<double>(index_of(Precision::fp16));
@@ -253,11 +253,15 @@ TEST_F(MambaSolvers, SynthesisAndCompressionPriceTheDecodeStepTrainingRefuses) {
   std::vector<double> c(compression.metrics().size());
   EXPECT_EQ(compression.evaluate(in, c).status, PointStatus::ok);
 
-  // Training's activation memory is Korthikanti et al.'s transformer layer (34 s b h + 5 a s^2 b):
-  // no formula for a Mamba layer, so a model without attention stays refused.
+  // Training takes the Mamba stack with its own activations (tests/engine/training_mamba_test.cpp);
+  // a graph that is neither a transformer nor a Mamba stack stays refused.
   const TrainingSolver training;
   in = inputs(training);
   std::vector<double> r(training.metrics().size());
+  EXPECT_EQ(training.evaluate(in, r).status, PointStatus::ok);
+  const PreparedModel resnet = prepare_model(
+      build_architecture("resnet", {{"blocks1", 3}, {"blocks2", 4}, {"blocks3", 6}, {"blocks4", 3}}));
+  in.model = &resnet;
   const PointResult refused = training.evaluate(in, r);
   EXPECT_EQ(refused.status, PointStatus::infeasible);
   EXPECT_EQ(refused.reason, TrainingSolver::not_a_transformer);

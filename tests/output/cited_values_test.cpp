@@ -179,7 +179,7 @@ TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
 
 INSTANTIATE_TEST_SUITE_P(CitedValues, ShippedCitations,
                          ::testing::Values("llm_serving_rental", "accelerator_purchase", "fleet_purchase",
-                                           "serving_features"));
+                                           "serving_features", "rank_orders"));
 
 // A value at a point the solver finds infeasible cites the status word results.csv gives it; a figure's
 // caption cites a value as a section does.
