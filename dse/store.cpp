@@ -85,8 +85,9 @@ void check_column_names(const std::vector<std::string>& axes, const std::vector<
 
 void check_table_shape(const ResultTable& t) {
   const std::size_t rows = t.point_index.size();
-  if (t.axis_labels.size() != rows * t.axis_names.size() || t.status.size() != rows ||
-      t.status_detail.size() != rows || t.metrics.size() != rows * t.metric_names.size()) {
+  if (t.axis_codes.size() != rows * t.axis_names.size() || t.status.size() != rows ||
+      t.detail_codes.size() != rows || t.metrics.size() != rows * t.metric_names.size() ||
+      (rows > 0 && t.axis_texts.size() < t.axis_names.size())) {
     throw std::logic_error("result store: ResultTable vectors disagree in length");
   }
 }
@@ -447,7 +448,7 @@ void ResultStore::bind_row(sqlite3_stmt* s, int first_param, const ResultTable& 
   }
   const std::string_view status = status_name(table.status[row]);
   sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
-  const std::string& detail = table.status_detail[row];
+  const std::string& detail = table.detail(row);
   if (detail.empty()) {
     sqlite3_bind_null(s, detail_param);
   } else {
@@ -588,9 +589,10 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
 
   const std::uint64_t expected_rows = row_count();
   t.point_index.reserve(expected_rows);
-  t.axis_labels.reserve(expected_rows * axis_names_.size());
+  t.axis_texts.resize(axis_names_.size());
+  t.axis_codes.reserve(expected_rows * axis_names_.size());
   t.status.reserve(expected_rows);
-  t.status_detail.reserve(expected_rows);
+  t.detail_codes.reserve(expected_rows);
   t.metrics.reserve(expected_rows * (metric_names_.size() + spare_metric_columns));
 
   std::string sql = "SELECT point_index";
@@ -603,11 +605,20 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
 
   const int axes = static_cast<int>(axis_names_.size());
   const int metrics = static_cast<int>(metric_names_.size());
+  // The code of the text a column held in the row before, found again without a lookup.
+  std::vector<std::uint32_t> last_code(static_cast<std::size_t>(axes) + 1, std::numeric_limits<std::uint32_t>::max());
+  const auto code_of = [&](TextDictionary& texts, std::uint32_t& last, std::string_view text) {
+    if (last == std::numeric_limits<std::uint32_t>::max() || texts.text(last) != text) last = texts.code(text);
+    return last;
+  };
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     const std::int64_t index = sqlite3_column_int64(s, 0);
     t.point_index.push_back(static_cast<std::uint64_t>(index));
-    for (int a = 0; a < axes; ++a) t.axis_labels.emplace_back(column_text(s, 1 + a));
+    for (int a = 0; a < axes; ++a) {
+      const auto i = static_cast<std::size_t>(a);
+      t.axis_codes.push_back(code_of(t.axis_texts[i], last_code[i], column_text(s, 1 + a)));
+    }
     const std::string_view status = column_text(s, axes + 1);
     const std::optional<PointStatus> parsed = parse_status(status);
     if (!parsed) {
@@ -615,7 +626,7 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
                                std::string(status) + "'");
     }
     t.status.push_back(*parsed);
-    t.status_detail.emplace_back(column_text(s, axes + 2));
+    t.detail_codes.push_back(code_of(t.detail_texts, last_code.back(), column_text(s, axes + 2)));
     for (int m = 0; m < metrics; ++m) {
       const int col = axes + 3 + m;
       t.metrics.push_back(sqlite3_column_type(s, col) == SQLITE_NULL

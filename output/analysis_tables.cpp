@@ -190,7 +190,7 @@ StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
   for (std::size_t r = 0; r < run.table.rows(); ++r) {
     std::vector<double> numbers = {static_cast<double>(run.table.point_index[r]), static_cast<double>(kept[r])};
     for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
-    t.add_row({std::string(status_name(run.table.status[r])), run.table.status_detail[r]}, std::move(numbers));
+    t.add_row({std::string(status_name(run.table.status[r])), run.table.detail(r)}, std::move(numbers));
   }
   return t;
 }
