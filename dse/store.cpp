@@ -826,6 +826,19 @@ void check_table_name(std::string_view name) {
 }  // namespace
 
 void ResultStore::write_table(const StoreTable& table) {
+  const std::size_t T = table.text_columns();
+  const std::size_t N = table.number_columns();
+  if (table.text.size() != table.rows * T || table.numbers.size() != table.rows * N) {
+    throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
+  }
+  write_table(table, table.rows, [&](std::size_t r, std::vector<std::string>& text, std::vector<double>& numbers) {
+    text.assign(table.text.begin() + static_cast<std::ptrdiff_t>(r * T), table.text.begin() + static_cast<std::ptrdiff_t>((r + 1) * T));
+    numbers.assign(table.numbers.begin() + static_cast<std::ptrdiff_t>(r * N),
+                   table.numbers.begin() + static_cast<std::ptrdiff_t>((r + 1) * N));
+  });
+}
+
+void ResultStore::write_table(const StoreTable& table, std::size_t rows, const RowFill& fill) {
   check_table_name(table.name);
   std::vector<std::string> names;
   for (const StoreTable::Column& c : table.columns) {
@@ -837,9 +850,8 @@ void ResultStore::write_table(const StoreTable& table) {
   }
   const std::size_t T = table.text_columns();
   const std::size_t N = table.number_columns();
-  if (table.text.size() != table.rows * T || table.numbers.size() != table.rows * N) {
-    throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
-  }
+  std::vector<std::string> text_cells;
+  std::vector<double> number_cells;
   exec("BEGIN IMMEDIATE");
   try {
     exec(("DROP TABLE IF EXISTS " + quote_identifier(table.name)).c_str());
@@ -853,17 +865,23 @@ void ResultStore::write_table(const StoreTable& table) {
     }
     exec((sql + ")").c_str());
     Stmt s(prepare(insert + ")"));
-    for (std::size_t r = 0; r < table.rows; ++r) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      text_cells.clear();
+      number_cells.clear();
+      fill(r, text_cells, number_cells);
+      if (text_cells.size() != T || number_cells.size() != N) {
+        throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
+      }
       std::size_t t = 0;
       std::size_t n = 0;
       for (std::size_t i = 0; i < table.columns.size(); ++i) {
         const int param = static_cast<int>(i) + 1;
         if (table.columns[i].type == StoreTable::Type::text) {
-          const std::string& v = table.text[r * T + t++];
+          const std::string& v = text_cells[t++];
           sqlite3_bind_text(s.get(), param, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
           continue;
         }
-        const double v = table.numbers[r * N + n++];
+        const double v = number_cells[n++];
         if (std::isnan(v)) {
           sqlite3_bind_null(s.get(), param);
         } else if (table.columns[i].type == StoreTable::Type::integer && std::fabs(v) < 9.2e18) {
