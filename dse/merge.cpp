@@ -60,11 +60,7 @@ void append_rows(ResultTable& to, const ResultTable& from, const std::string& di
   if (from.axis_names != to.axis_names || from.metric_names != to.metric_names) {
     throw std::runtime_error(dir + ": the stored results have other columns than the study's");
   }
-  to.point_index.insert(to.point_index.end(), from.point_index.begin(), from.point_index.end());
-  to.axis_labels.insert(to.axis_labels.end(), from.axis_labels.begin(), from.axis_labels.end());
-  to.status.insert(to.status.end(), from.status.begin(), from.status.end());
-  to.status_detail.insert(to.status_detail.end(), from.status_detail.begin(), from.status_detail.end());
-  to.metrics.insert(to.metrics.end(), from.metrics.begin(), from.metrics.end());
+  to.append_rows(from);
 }
 
 }  // namespace
@@ -230,15 +226,7 @@ void write_merged_store(const MergePlan& plan, const std::string& out_dir) {
       if (!std::binary_search(drop.begin(), drop.end(), all.point_index[r])) rows.push_back(r);
     }
     ResultTable chosen = make_result_table(study);
-    for (const std::size_t r : rows) {
-      chosen.point_index.push_back(all.point_index[r]);
-      chosen.axis_labels.insert(chosen.axis_labels.end(), all.axis_labels.begin() + static_cast<std::ptrdiff_t>(r * all.axis_names.size()),
-                                all.axis_labels.begin() + static_cast<std::ptrdiff_t>((r + 1) * all.axis_names.size()));
-      chosen.status.push_back(all.status[r]);
-      chosen.status_detail.push_back(all.status_detail[r]);
-      chosen.metrics.insert(chosen.metrics.end(), all.metrics.begin() + static_cast<std::ptrdiff_t>(r * all.metric_names.size()),
-                            all.metrics.begin() + static_cast<std::ptrdiff_t>((r + 1) * all.metric_names.size()));
-    }
+    for (const std::size_t r : rows) chosen.append_row(all, r);
     kept = std::move(chosen);
   }
   fs::create_directories(out_dir);

@@ -15,6 +15,92 @@ int find_column(const std::vector<std::string>& names, std::string_view name) {
 
 }  // namespace
 
+std::uint32_t TextDictionary::code(std::string_view text) {
+  const auto it = codes_.find(text);
+  if (it != codes_.end()) return it->second;
+  return push(text);
+}
+
+std::uint32_t TextDictionary::push(std::string_view text) {
+  if (texts_.size() >= std::numeric_limits<std::uint32_t>::max()) throw std::length_error("TextDictionary: too many texts");
+  const auto c = static_cast<std::uint32_t>(texts_.size());
+  texts_.emplace_back(text);
+  codes_.try_emplace(std::string(text), c);
+  return c;
+}
+
+void TextDictionary::clear() {
+  texts_.clear();
+  codes_.clear();
+}
+
+std::size_t TextDictionary::heap_bytes() const {
+  const auto string_heap = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
+  std::size_t bytes = texts_.capacity() * sizeof(std::string) + codes_.bucket_count() * sizeof(void*);
+  for (const std::string& t : texts_) bytes += string_heap(t);
+  for (const auto& [t, c] : codes_) bytes += sizeof(std::pair<const std::string, std::uint32_t>) + 2 * sizeof(void*) + string_heap(t);
+  return bytes;
+}
+
+void ResultTable::clear_rows() {
+  point_index.clear();
+  axis_codes.clear();
+  status.clear();
+  detail_codes.clear();
+  metrics.clear();
+  if (detail_texts.size() > kKeptDetailTexts) detail_texts.clear();
+}
+
+TextDictionary& ResultTable::axis_dictionary(std::size_t a) {
+  if (axis_texts.size() <= a) axis_texts.resize(std::max(a + 1, axis_names.size()));
+  return axis_texts[a];
+}
+
+void ResultTable::push_label(std::string_view text) {
+  if (axis_names.empty()) throw std::logic_error("ResultTable: a label for a table without axes");
+  const std::size_t a = axis_codes.size() % axis_names.size();
+  axis_codes.push_back(axis_dictionary(a).code(text));
+}
+
+void ResultTable::push_labels(std::initializer_list<std::string_view> texts) {
+  for (const std::string_view t : texts) push_label(t);
+}
+
+std::uint32_t ResultTable::detail_code(std::string_view text) { return detail_texts.code(text); }
+
+void ResultTable::push_detail(std::string_view text) { detail_codes.push_back(detail_code(text)); }
+
+void ResultTable::append_row(const ResultTable& from, std::size_t row) {
+  const std::size_t A = axis_names.size(), M = metric_names.size();
+  if (from.axis_names.size() != A || from.metric_names.size() != M) {
+    throw std::logic_error("ResultTable: a row of a table with other columns");
+  }
+  point_index.push_back(from.point_index[row]);
+  for (std::size_t a = 0; a < A; ++a) axis_codes.push_back(axis_dictionary(a).code(from.label(row, a)));
+  status.push_back(from.status[row]);
+  push_detail(from.detail(row));
+  metrics.insert(metrics.end(), from.metrics.begin() + static_cast<std::ptrdiff_t>(row * M),
+                 from.metrics.begin() + static_cast<std::ptrdiff_t>((row + 1) * M));
+}
+
+void ResultTable::append_rows(const ResultTable& from) {
+  point_index.reserve(rows() + from.rows());
+  axis_codes.reserve(axis_codes.size() + from.axis_codes.size());
+  status.reserve(status.size() + from.status.size());
+  detail_codes.reserve(detail_codes.size() + from.detail_codes.size());
+  metrics.reserve(metrics.size() + from.metrics.size());
+  for (std::size_t r = 0; r < from.rows(); ++r) append_row(from, r);
+}
+
+std::size_t ResultTable::heap_bytes() const {
+  std::size_t bytes = point_index.capacity() * sizeof(std::uint64_t) + axis_codes.capacity() * sizeof(std::uint32_t) +
+                      status.capacity() * sizeof(PointStatus) + detail_codes.capacity() * sizeof(std::uint32_t) +
+                      metrics.capacity() * sizeof(double) + detail_texts.heap_bytes() +
+                      axis_texts.capacity() * sizeof(TextDictionary);
+  for (const TextDictionary& d : axis_texts) bytes += d.heap_bytes();
+  return bytes;
+}
+
 void ResultTable::append_metric_columns(std::span<const std::string> names) {
   const std::size_t from = metric_names.size(), to = from + names.size(), n = rows();
   if (metrics.size() != n * from) throw std::logic_error("ResultTable: metrics disagree with rows x columns");

@@ -85,8 +85,9 @@ void check_column_names(const std::vector<std::string>& axes, const std::vector<
 
 void check_table_shape(const ResultTable& t) {
   const std::size_t rows = t.point_index.size();
-  if (t.axis_labels.size() != rows * t.axis_names.size() || t.status.size() != rows ||
-      t.status_detail.size() != rows || t.metrics.size() != rows * t.metric_names.size()) {
+  if (t.axis_codes.size() != rows * t.axis_names.size() || t.status.size() != rows ||
+      t.detail_codes.size() != rows || t.metrics.size() != rows * t.metric_names.size() ||
+      (rows > 0 && t.axis_texts.size() < t.axis_names.size())) {
     throw std::logic_error("result store: ResultTable vectors disagree in length");
   }
 }
@@ -447,7 +448,7 @@ void ResultStore::bind_row(sqlite3_stmt* s, int first_param, const ResultTable& 
   }
   const std::string_view status = status_name(table.status[row]);
   sqlite3_bind_text(s, status_param, status.data(), static_cast<int>(status.size()), SQLITE_STATIC);
-  const std::string& detail = table.status_detail[row];
+  const std::string& detail = table.detail(row);
   if (detail.empty()) {
     sqlite3_bind_null(s, detail_param);
   } else {
@@ -588,9 +589,10 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
 
   const std::uint64_t expected_rows = row_count();
   t.point_index.reserve(expected_rows);
-  t.axis_labels.reserve(expected_rows * axis_names_.size());
+  t.axis_texts.resize(axis_names_.size());
+  t.axis_codes.reserve(expected_rows * axis_names_.size());
   t.status.reserve(expected_rows);
-  t.status_detail.reserve(expected_rows);
+  t.detail_codes.reserve(expected_rows);
   t.metrics.reserve(expected_rows * (metric_names_.size() + spare_metric_columns));
 
   std::string sql = "SELECT point_index";
@@ -603,11 +605,20 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
 
   const int axes = static_cast<int>(axis_names_.size());
   const int metrics = static_cast<int>(metric_names_.size());
+  // The code of the text a column held in the row before, found again without a lookup.
+  std::vector<std::uint32_t> last_code(static_cast<std::size_t>(axes) + 1, std::numeric_limits<std::uint32_t>::max());
+  const auto code_of = [&](TextDictionary& texts, std::uint32_t& last, std::string_view text) {
+    if (last == std::numeric_limits<std::uint32_t>::max() || texts.text(last) != text) last = texts.code(text);
+    return last;
+  };
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     const std::int64_t index = sqlite3_column_int64(s, 0);
     t.point_index.push_back(static_cast<std::uint64_t>(index));
-    for (int a = 0; a < axes; ++a) t.axis_labels.emplace_back(column_text(s, 1 + a));
+    for (int a = 0; a < axes; ++a) {
+      const auto i = static_cast<std::size_t>(a);
+      t.axis_codes.push_back(code_of(t.axis_texts[i], last_code[i], column_text(s, 1 + a)));
+    }
     const std::string_view status = column_text(s, axes + 1);
     const std::optional<PointStatus> parsed = parse_status(status);
     if (!parsed) {
@@ -615,7 +626,7 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
                                std::string(status) + "'");
     }
     t.status.push_back(*parsed);
-    t.status_detail.emplace_back(column_text(s, axes + 2));
+    t.detail_codes.push_back(code_of(t.detail_texts, last_code.back(), column_text(s, axes + 2)));
     for (int m = 0; m < metrics; ++m) {
       const int col = axes + 3 + m;
       t.metrics.push_back(sqlite3_column_type(s, col) == SQLITE_NULL
@@ -815,6 +826,19 @@ void check_table_name(std::string_view name) {
 }  // namespace
 
 void ResultStore::write_table(const StoreTable& table) {
+  const std::size_t T = table.text_columns();
+  const std::size_t N = table.number_columns();
+  if (table.text.size() != table.rows * T || table.numbers.size() != table.rows * N) {
+    throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
+  }
+  write_table(table, table.rows, [&](std::size_t r, std::vector<std::string>& text, std::vector<double>& numbers) {
+    text.assign(table.text.begin() + static_cast<std::ptrdiff_t>(r * T), table.text.begin() + static_cast<std::ptrdiff_t>((r + 1) * T));
+    numbers.assign(table.numbers.begin() + static_cast<std::ptrdiff_t>(r * N),
+                   table.numbers.begin() + static_cast<std::ptrdiff_t>((r + 1) * N));
+  });
+}
+
+void ResultStore::write_table(const StoreTable& table, std::size_t rows, const RowFill& fill) {
   check_table_name(table.name);
   std::vector<std::string> names;
   for (const StoreTable::Column& c : table.columns) {
@@ -826,9 +850,8 @@ void ResultStore::write_table(const StoreTable& table) {
   }
   const std::size_t T = table.text_columns();
   const std::size_t N = table.number_columns();
-  if (table.text.size() != table.rows * T || table.numbers.size() != table.rows * N) {
-    throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
-  }
+  std::vector<std::string> text_cells;
+  std::vector<double> number_cells;
   exec("BEGIN IMMEDIATE");
   try {
     exec(("DROP TABLE IF EXISTS " + quote_identifier(table.name)).c_str());
@@ -842,17 +865,23 @@ void ResultStore::write_table(const StoreTable& table) {
     }
     exec((sql + ")").c_str());
     Stmt s(prepare(insert + ")"));
-    for (std::size_t r = 0; r < table.rows; ++r) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      text_cells.clear();
+      number_cells.clear();
+      fill(r, text_cells, number_cells);
+      if (text_cells.size() != T || number_cells.size() != N) {
+        throw std::logic_error("result store: table " + table.name + " has cells that disagree with its rows");
+      }
       std::size_t t = 0;
       std::size_t n = 0;
       for (std::size_t i = 0; i < table.columns.size(); ++i) {
         const int param = static_cast<int>(i) + 1;
         if (table.columns[i].type == StoreTable::Type::text) {
-          const std::string& v = table.text[r * T + t++];
+          const std::string& v = text_cells[t++];
           sqlite3_bind_text(s.get(), param, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
           continue;
         }
-        const double v = table.numbers[r * N + n++];
+        const double v = number_cells[n++];
         if (std::isnan(v)) {
           sqlite3_bind_null(s.get(), param);
         } else if (table.columns[i].type == StoreTable::Type::integer && std::fabs(v) < 9.2e18) {

@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -217,6 +218,11 @@ class ResultStore {
   // transaction. The store's own tables (results, meta, pareto, reasons) and names starting with
   // "sqlite_" are refused with std::logic_error, as are column names that collide.
   void write_table(const StoreTable& table);
+  // The same for a table too large to hold in memory beside the rows it is computed from: `header`
+  // gives the name and columns (its cells are ignored), and `fill` is asked for rows 0 .. rows-1 in
+  // order, each time with empty vectors to fill with that row's text and number cells.
+  using RowFill = std::function<void(std::size_t row, std::vector<std::string>& text, std::vector<double>& numbers)>;
+  void write_table(const StoreTable& header, std::size_t rows, const RowFill& fill);
   // A table written by write_table; nullopt when there is none of that name.
   std::optional<StoreTable> read_table(std::string_view name) const;
   // Removes a table written by write_table, if present (an analysis no longer declared).

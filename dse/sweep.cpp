@@ -139,7 +139,12 @@ void BackgroundEvaluator::wait() {
 
 ResultTable make_result_table(const ResolvedStudy& study) {
   ResultTable table;
-  for (const Axis& axis : study.axes) table.axis_names.push_back(axis.param);
+  for (const Axis& axis : study.axes) {
+    table.axis_names.push_back(axis.param);
+    // Code i is the axis's value i, so a row takes its grid coordinates as codes.
+    TextDictionary& texts = table.axis_texts.emplace_back();
+    for (const auto& value : axis.values) texts.push(value.label);
+  }
   for (const MetricSpec& m : study.solver->metrics()) table.metric_names.emplace_back(m.name);
   for (std::string_view r : study.solver->reasons()) table.reasons.emplace_back(r);
   return table;
@@ -151,25 +156,23 @@ void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock
   const std::uint64_t index = block.first + i;
   grid.coordinates(index, coords);
   table.point_index.push_back(index);
-  for (std::size_t a = 0; a < coords.size(); ++a) {
-    table.axis_labels.push_back(study.axes[a].values[coords[a]].label);
-  }
+  for (const std::uint32_t c : coords) table.push_label_code(c);  // make_result_table's codes
   const PointResult r = block.results[i];
   table.status.push_back(r.status);
   switch (r.status) {
-    case PointStatus::ok: table.status_detail.emplace_back(); break;
+    case PointStatus::ok: table.push_detail(""); break;
     case PointStatus::infeasible: {
       const std::string& reason = table.reasons.at(r.reason);
       if (reason.find(kReasonHardware) == std::string::npos) {
-        table.status_detail.push_back(reason);
+        table.push_detail(reason);
       } else {
         PointInputs in;
         grid.inputs(index, in);
-        table.status_detail.push_back(reason_text(reason, in.hardware));
+        table.push_detail(reason_text(reason, in.hardware));
       }
       break;
     }
-    case PointStatus::error: table.status_detail.push_back(block.errors[i]); break;
+    case PointStatus::error: table.push_detail(block.errors[i]); break;
   }
   table.metrics.insert(table.metrics.end(), block.metrics.begin() + static_cast<std::ptrdiff_t>(i * metric_count),
                        block.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * metric_count));

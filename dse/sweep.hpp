@@ -102,10 +102,12 @@ class BackgroundEvaluator {
   std::unique_ptr<Impl> impl_;
 };
 
-// An empty table with the study's columns.
+// An empty table with the study's columns; axis a's texts are the axis's value labels in order, so
+// that a row's label codes are its grid coordinates.
 ResultTable make_result_table(const ResolvedStudy& study);
 
-// Appends the rows of the block's evaluated points (labels, statuses, metrics) to `table`.
+// Appends the rows of the block's evaluated points (labels, statuses, metrics) to `table`, which
+// must have make_result_table's axis texts.
 void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table);
 // Appends the row of block point `i` (0-based within the block).
 void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, std::uint64_t i,

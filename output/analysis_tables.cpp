@@ -172,7 +172,9 @@ namespace {
 
 using Type = StoreTable::Type;
 
-StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
+// The derived and intervals tables have a row per row of the run: they go to the store a row at a
+// time instead of being built whole beside the table they are read from.
+void write_derived_table(ResultStore& store, const ResolvedStudy& study, const AnalysedRun& run) {
   const StudyAnalyses& a = analyses_of(study);
   StoreTable t;
   t.name = "derived";
@@ -184,18 +186,16 @@ StoreTable derived_table(const ResolvedStudy& study, const AnalysedRun& run) {
   }
   std::vector<std::uint8_t> kept(run.table.rows(), 0);
   for (std::size_t r : run.formulas.kept) kept[r] = 1;
-  // Sized once: a table grown by doubling holds up to twice its rows, and three times while it moves.
-  t.text.reserve(2 * run.table.rows());
-  t.numbers.reserve(t.number_columns() * run.table.rows());
-  for (std::size_t r = 0; r < run.table.rows(); ++r) {
-    std::vector<double> numbers = {static_cast<double>(run.table.point_index[r]), static_cast<double>(kept[r])};
+  store.write_table(t, run.table.rows(), [&](std::size_t r, std::vector<std::string>& text, std::vector<double>& numbers) {
+    text.emplace_back(status_name(run.table.status[r]));
+    text.push_back(run.table.detail(r));
+    numbers.push_back(static_cast<double>(run.table.point_index[r]));
+    numbers.push_back(static_cast<double>(kept[r]));
     for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
-    t.add_row({std::string(status_name(run.table.status[r])), run.table.status_detail[r]}, std::move(numbers));
-  }
-  return t;
+  });
 }
 
-StoreTable intervals_table(const AnalysedRun& run) {
+void write_intervals_table(ResultStore& store, const AnalysedRun& run) {
   StoreTable t;
   t.name = "intervals";
   t.columns = {{"point_index", Type::integer}};
@@ -204,13 +204,10 @@ StoreTable intervals_table(const AnalysedRun& run) {
     t.columns.push_back({name, Type::real});
     cols.push_back(static_cast<std::size_t>(run.table.metric_column(name)));
   }
-  t.numbers.reserve(t.columns.size() * run.table.rows());
-  for (std::size_t r = 0; r < run.table.rows(); ++r) {
-    std::vector<double> numbers = {static_cast<double>(run.table.point_index[r])};
+  store.write_table(t, run.table.rows(), [&](std::size_t r, std::vector<std::string>&, std::vector<double>& numbers) {
+    numbers.push_back(static_cast<double>(run.table.point_index[r]));
     for (std::size_t c : cols) numbers.push_back(run.table.metric(r, c));
-    t.add_row({}, std::move(numbers));
-  }
-  return t;
+  });
 }
 
 StoreTable breakeven_table(const ResolvedStudy& study, const AnalysedRun& run) {
@@ -379,8 +376,16 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
       store.drop_table(name);
     }
   };
-  put(!a.derived.empty() || !a.constraints.empty() || !a.filters.empty(), "derived", [&] { return derived_table(study, run); });
-  put(!run.interval_columns.empty(), "intervals", [&] { return intervals_table(run); });
+  if (!a.derived.empty() || !a.constraints.empty() || !a.filters.empty()) {
+    write_derived_table(store, study, run);
+  } else {
+    store.drop_table("derived");
+  }
+  if (!run.interval_columns.empty()) {
+    write_intervals_table(store, run);
+  } else {
+    store.drop_table("intervals");
+  }
   put(!a.breakevens.empty(), "breakeven", [&] { return breakeven_table(study, run); });
   put(!a.sensitivities.empty(), "sensitivity", [&] { return sensitivity_table(run); });
   put(!a.assertions.empty(), "assertions", [&] { return assertions_table(study, run); });

@@ -51,7 +51,7 @@ void append_row(std::string& out, const ResultTable& t, std::size_t row, std::st
   out += ',';
   out += status_name(t.status[row]);
   out += ',';
-  append_csv_field(out, t.status_detail[row]);
+  append_csv_field(out, t.detail(row));
   for (std::size_t m = 0; m < t.metric_names.size(); ++m) {
     out += ',';
     append_csv_number(out, t.metric(row, m));
@@ -61,8 +61,9 @@ void append_row(std::string& out, const ResultTable& t, std::size_t row, std::st
 
 void check_shape(const ResultTable& t) {
   const std::size_t rows = t.point_index.size();
-  if (t.axis_labels.size() != rows * t.axis_names.size() || t.status.size() != rows ||
-      t.status_detail.size() != rows || t.metrics.size() != rows * t.metric_names.size()) {
+  if (t.axis_codes.size() != rows * t.axis_names.size() || t.status.size() != rows ||
+      t.detail_codes.size() != rows || t.metrics.size() != rows * t.metric_names.size() ||
+      (rows > 0 && t.axis_texts.size() < t.axis_names.size())) {
     throw std::logic_error("csv: ResultTable vectors disagree in length");
   }
 }

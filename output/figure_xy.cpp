@@ -10,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
 #include "dse/analysis/blocks.hpp"
@@ -152,7 +151,20 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   };
   std::vector<Drawn> drawn;
   std::size_t not_drawable = 0;
-  std::set<std::size_t> plotted_rows;
+  // Rows some series draws, counted once however many draw them: a mark per row of the table rather
+  // than a set node per drawn row (40 bytes each, and a keep-all run draws millions).
+  std::vector<bool> plotted(results.rows(), false);
+  std::size_t plotted_rows = 0;
+  const auto mark_plotted = [&](std::size_t r) {
+    if (!plotted[r]) {
+      plotted[r] = true;
+      ++plotted_rows;
+    }
+  };
+  const auto clear_plotted = [&] {
+    std::fill(plotted.begin(), plotted.end(), false);
+    plotted_rows = 0;
+  };
   for (const Column& yc : ys) {
     for (const Series& s : groups) {
       Drawn d{ys.size() > 1 ? (s.order_key.empty() ? metric_words(yc) : metric_words(yc) + " / " + s.title)
@@ -161,7 +173,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
       for (std::size_t r : s.rows) {
         if (drawable(r, yc)) {
           d.rows.push_back(r);
-          plotted_rows.insert(r);
+          mark_plotted(r);
         } else {
           ++not_drawable;
         }
@@ -194,22 +206,22 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
       }
     }
     points_after_cells = 0;
-    plotted_rows.clear();
+    clear_plotted();
     for (Drawn& d : drawn) {
       d.rows = spots.first_per_spot(d.rows, [&](std::size_t r) { return position(*d.y, r); });
       points_after_cells += d.rows.size();
-      plotted_rows.insert(d.rows.begin(), d.rows.end());
+      for (const std::size_t r : d.rows) mark_plotted(r);
     }
   }
   std::size_t stride = 1;
   if (points_after_cells > kMaxDrawnPoints) {
     stride = (points_after_cells + kMaxDrawnPoints - 1) / kMaxDrawnPoints;
-    plotted_rows.clear();
+    clear_plotted();
     for (Drawn& d : drawn) {
       std::vector<std::size_t> kept;
       for (std::size_t i = 0; i < d.rows.size(); i += stride) kept.push_back(d.rows[i]);
       d.rows = std::move(kept);
-      plotted_rows.insert(d.rows.begin(), d.rows.end());
+      for (const std::size_t r : d.rows) mark_plotted(r);
     }
   }
 
@@ -222,7 +234,8 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   std::optional<std::size_t> knee;
   const std::vector<std::string>& group_axes = analyses_of(study).pareto.group;
   if (decl.pareto) {
-    std::set<std::size_t> in_figure(rows.begin(), rows.end());
+    std::vector<bool> in_figure(results.rows(), false);
+    for (const std::size_t r : rows) in_figure[r] = true;
     std::vector<std::size_t> group_columns;
     for (const std::string& g : group_axes) {
       const auto it = std::find(results.axis_names.begin(), results.axis_names.end(), g);
@@ -230,7 +243,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     }
     std::map<std::string, std::vector<std::size_t>> by_group;
     for (std::size_t r : pareto_rows) {
-      if (in_figure.count(r) == 0 || !drawable(r, ys.front())) continue;
+      if (r >= in_figure.size() || !in_figure[r] || !drawable(r, ys.front())) continue;
       std::vector<std::string> labels;
       for (std::size_t c : group_columns) labels.push_back(results.label(r, c));
       by_group[join(labels, ", ")].push_back(r);
@@ -319,7 +332,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   src.name = decl.name;
   src.title = title;
   src.caption = decl.caption;
-  src.points = plotted_rows.size();
+  src.points = plotted_rows;
 
   // Data: one block per series, then the front, then the knee.
   std::string& dat = src.data;

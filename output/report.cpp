@@ -219,7 +219,7 @@ void count_rows(const ResultTable& rows, RunInfo& info) {
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     const PointStatus s = rows.status[r];
     (s == PointStatus::ok ? info.feasible : s == PointStatus::infeasible ? info.infeasible : info.errors) += 1;
-    if (s == PointStatus::infeasible) ++info.infeasible_by_reason[rows.status_detail[r]];
+    if (s == PointStatus::infeasible) ++info.infeasible_by_reason[rows.detail(r)];
   }
 }
 
@@ -255,7 +255,7 @@ json run_context(const ReportInputs& in) {
   const std::map<std::string, std::uint64_t>& by_reason = info.infeasible_by_reason;
   std::map<std::string, std::uint64_t> by_error;
   for (std::size_t r = 0; r < results.rows(); ++r) {
-    if (results.status[r] == PointStatus::error) ++by_error[results.status_detail[r]];
+    if (results.status[r] == PointStatus::error) ++by_error[results.detail(r)];
   }
   json excluded = json::array();
   for (const auto& [name, n] : info.excluded) {
@@ -413,7 +413,7 @@ ComparisonCells comparison_cells(const ResolvedStudy& study, const ResultTable& 
   cells.sources = row_sources(study, results, r);
   if (results.status[r] != PointStatus::ok) {
     cells.dsx = std::string(status_name(results.status[r]));
-    cells.note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.status_detail[r]);
+    cells.note = fmt::format("dsx finds this design point {}: {}", status_name(results.status[r]), results.detail(r));
     return cells;
   }
   const QuantityDisplay display = metric_display(study, c.metric);

@@ -266,7 +266,7 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
     if (ok) {
       if (const auto c = formulas.broken_constraint()) {
         table.status[r] = PointStatus::infeasible;
-        table.status_detail[r] = constraint_reason(a.constraints[*c]);
+        table.set_detail(r, constraint_reason(a.constraints[*c]));
         ++out.constraint_violations[*c];
         // Like every infeasible row, it has no derived metric.
         std::fill(derived_begin, derived_begin + static_cast<std::ptrdiff_t>(D), std::numeric_limits<double>::quiet_NaN());
@@ -286,15 +286,18 @@ ResultTable select_rows(const ResultTable& table, std::span<const std::size_t> r
   t.axis_names = table.axis_names;
   t.metric_names = table.metric_names;
   t.reasons = table.reasons;
+  // The same texts under the same codes: rows are copied code for code.
+  t.axis_texts = table.axis_texts;
+  t.detail_texts = table.detail_texts;
   const std::size_t A = table.axis_names.size();
   const std::size_t M = table.metric_names.size();
   for (const std::size_t r : rows) {
     if (r >= table.rows()) throw std::invalid_argument("select_rows: row out of range");
     t.point_index.push_back(table.point_index[r]);
-    t.axis_labels.insert(t.axis_labels.end(), table.axis_labels.begin() + static_cast<std::ptrdiff_t>(r * A),
-                         table.axis_labels.begin() + static_cast<std::ptrdiff_t>((r + 1) * A));
+    t.axis_codes.insert(t.axis_codes.end(), table.axis_codes.begin() + static_cast<std::ptrdiff_t>(r * A),
+                        table.axis_codes.begin() + static_cast<std::ptrdiff_t>((r + 1) * A));
     t.status.push_back(table.status[r]);
-    t.status_detail.push_back(table.status_detail[r]);
+    t.detail_codes.push_back(table.detail_codes[r]);
     t.metrics.insert(t.metrics.end(), table.metrics.begin() + static_cast<std::ptrdiff_t>(r * M),
                      table.metrics.begin() + static_cast<std::ptrdiff_t>((r + 1) * M));
   }

@@ -288,13 +288,20 @@ void RowKeeper::finish_block() {
 
 namespace {
 
-// True when `table` already has the columns make_result_table(study) gives: its row vectors are
+// True when `table` already has the columns and axis texts make_result_table(study) gives: its row vectors are
 // then refilled in place instead of allocated again for every block.
 bool same_columns(const ResultTable& table, const ResolvedStudy& study) {
   const auto metrics = study.solver->metrics();
   if (table.axis_names.size() != study.axes.size() || table.metric_names.size() != metrics.size()) return false;
+  if (table.axis_texts.size() != study.axes.size()) return false;
   for (std::size_t a = 0; a < study.axes.size(); ++a) {
     if (table.axis_names[a] != study.axes[a].param) return false;
+    // append_point's codes are the axis's value indices
+    const TextDictionary& texts = table.axis_texts[a];
+    if (texts.size() != study.axes[a].values.size()) return false;
+    for (std::size_t v = 0; v < texts.size(); ++v) {
+      if (texts.text(static_cast<std::uint32_t>(v)) != study.axes[a].values[v].label) return false;
+    }
   }
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     if (table.metric_names[m] != metrics[m].name) return false;
@@ -396,7 +403,7 @@ void RowKeeper::restore(const ResultTable& stored, SweepCounts counts) {
     PointResult r{stored.status[row], 0};
     if (r.status == PointStatus::infeasible) {
       const auto it = std::find_if(reasons.begin(), reasons.end(),
-                                   [&](std::string_view reason) { return reason_matches(reason, stored.status_detail[row]); });
+                                   [&](std::string_view reason) { return reason_matches(reason, stored.detail(row)); });
       r.reason = static_cast<std::uint8_t>(it == reasons.end() ? 0 : it - reasons.begin());
     }
     for (std::size_t m = 0; m < cols.size(); ++m) metrics[m] = stored.metric(row, cols[m]);

@@ -245,9 +245,9 @@ ResultTable table_for_front() {
                                 PointStatus::ok};
   for (std::size_t r = 0; r < 5; ++r) {
     t.point_index.push_back(10 * r + 3);
-    t.axis_labels.push_back("hw" + std::to_string(r));
+    t.push_label("hw" + std::to_string(r));
     t.status.push_back(status[r]);
-    t.status_detail.emplace_back(status[r] == PointStatus::ok ? "" : "does not fit");
+    t.push_detail(status[r] == PointStatus::ok ? "" : "does not fit");
     t.metrics.insert(t.metrics.end(), rows[r], rows[r] + 3);
   }
   return t;

@@ -60,7 +60,7 @@ TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
     const std::string hw = table.label(r, 0);
     const std::string price = table.label(r, 1);
     if (price == "2 USD") {
-      ASSERT_EQ(table.status[r], PointStatus::ok) << hw << ": " << table.status_detail[r];
+      ASSERT_EQ(table.status[r], PointStatus::ok) << hw << ": " << table.detail(r);
       EXPECT_DOUBLE_EQ(metric(table, r, "gpu_hour_price_usd"), 2.0) << hw;
       EXPECT_DOUBLE_EQ(metric(table, r, "price_read"), 2.0) << hw;
       continue;
@@ -68,11 +68,11 @@ TEST(RentalPriceParam, CatalogPricesEachChipAtItsRentalAndRefusesAChipWithout) {
     EXPECT_EQ(price, "catalog");
     if (hw == "gaudi3") {
       EXPECT_EQ(table.status[r], PointStatus::infeasible);
-      EXPECT_EQ(table.status_detail[r], "gpu_hour_price is catalog, but gaudi3 has no rental price in the catalog");
+      EXPECT_EQ(table.detail(r), "gpu_hour_price is catalog, but gaudi3 has no rental price in the catalog");
       ++checked;
       continue;
     }
-    ASSERT_EQ(table.status[r], PointStatus::ok) << hw << ": " << table.status_detail[r];
+    ASSERT_EQ(table.status[r], PointStatus::ok) << hw << ": " << table.detail(r);
     const double per_hour = hw == "h100_sxm" ? 55.04 / 8 : 2.70;
     EXPECT_NEAR(metric(table, r, "gpu_hour_price_usd"), per_hour, 1e-12) << hw;
     const double tps = metric(table, r, "tokens_per_s");
@@ -118,16 +118,16 @@ fixed:
   ASSERT_TRUE(l.study) << l.diagnostics;
   const ResultTable table = sweep(*l.study);
   ASSERT_EQ(table.rows(), 3u);
-  ASSERT_EQ(table.status[0], PointStatus::ok) << table.status_detail[0];
+  ASSERT_EQ(table.status[0], PointStatus::ok) << table.detail(0);
   const double hours = 1e23 / (1024 * 197e12 * 0.5) / 3600;
   EXPECT_NEAR(metric(table, 0, "training_time_s") / 3600, hours, 1e-9 * hours);
   EXPECT_NEAR(metric(table, 0, "cost_usd"), 1024 * hours * 1.20, 1e-6 * 1024 * hours * 1.20);
-  ASSERT_EQ(table.status[1], PointStatus::ok) << table.status_detail[1];
+  ASSERT_EQ(table.status[1], PointStatus::ok) << table.detail(1);
   const double v5p_hours = 1e23 / (1024 * 459e12 * 0.5) / 3600;
   const double v5p_per_chip_hour = 25804.8 / (12288 / 2);
   EXPECT_NEAR(metric(table, 1, "cost_usd"), 1024 * v5p_hours * v5p_per_chip_hour, 1e-6 * 1024 * v5p_hours * 4.2);
   EXPECT_EQ(table.status[2], PointStatus::infeasible);
-  EXPECT_EQ(table.status_detail[2], "gpu_hour_price is catalog, but tpu7x has no rental price in the catalog");
+  EXPECT_EQ(table.detail(2), "gpu_hour_price is catalog, but tpu7x has no rental price in the catalog");
 }
 
 // The word is the parameter's only one: a misspelling is an error with the closest match, located;

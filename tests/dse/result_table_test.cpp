@@ -16,9 +16,9 @@ ResultTable two_metric_table() {
   t.metric_names = {"a", "b"};
   for (int r = 0; r < 3; ++r) {
     t.point_index.push_back(static_cast<std::uint64_t>(r));
-    t.axis_labels.push_back(std::to_string(r));
+    t.push_label(std::to_string(r));
     t.status.push_back(PointStatus::ok);
-    t.status_detail.emplace_back();
+    t.push_detail("");
     t.metrics.push_back(10.0 * r + 1);
     t.metrics.push_back(10.0 * r + 2);
   }
@@ -60,6 +60,64 @@ TEST(ResultTable, KeptColumnsCloseUpInPlace) {
   EXPECT_THROW(t.keep_metric_columns(std::vector<std::size_t>{2}), std::logic_error);
   t.metrics.pop_back();
   EXPECT_THROW(t.append_metric_columns(added), std::logic_error);
+}
+
+TEST(ResultTable, LabelsAndDetailsAreHeldOnceAndReadBackAsText) {
+  ResultTable t;
+  t.axis_names = {"hardware", "batch"};
+  t.metric_names = {"a"};
+  const char* hardware[] = {"h100_sxm", "a100_80gb_sxm", "h100_sxm"};
+  for (std::size_t r = 0; r < 300; ++r) {
+    t.point_index.push_back(r);
+    t.push_labels({hardware[r % 3], std::to_string(1 << (r % 4))});
+    t.status.push_back(r % 2 == 0 ? PointStatus::ok : PointStatus::infeasible);
+    t.push_detail(r % 2 == 0 ? "" : "does not fit in memory");
+    t.metrics.push_back(static_cast<double>(r));
+  }
+  ASSERT_EQ(t.axis_texts.size(), 2u);
+  EXPECT_EQ(t.axis_texts[0].size(), 2u);  // distinct labels, however many rows
+  EXPECT_EQ(t.axis_texts[1].size(), 4u);
+  EXPECT_EQ(t.detail_texts.size(), 2u);
+  for (std::size_t r = 0; r < 300; ++r) {
+    EXPECT_EQ(t.label(r, 0), hardware[r % 3]);
+    EXPECT_EQ(t.label(r, 1), std::to_string(1 << (r % 4)));
+    EXPECT_EQ(t.detail(r), r % 2 == 0 ? "" : "does not fit in memory");
+  }
+  t.set_detail(0, "constraint 'c': x > 1");
+  EXPECT_EQ(t.detail(0), "constraint 'c': x > 1");
+  EXPECT_EQ(t.detail(2), "");
+
+  // A copy row by row has its own codes and the same texts.
+  ResultTable u;
+  u.axis_names = t.axis_names;
+  u.metric_names = t.metric_names;
+  for (std::size_t r = 299; r-- > 0;) u.append_row(t, r);
+  ASSERT_EQ(u.rows(), 299u);
+  EXPECT_EQ(u.label(0, 0), t.label(298, 0));
+  EXPECT_EQ(u.label(0, 1), t.label(298, 1));
+  EXPECT_EQ(u.detail(298), t.detail(0));
+  EXPECT_EQ(u.metric(0, 0), 298.0);
+
+  // Cleared rows keep the texts and the room.
+  const std::uint32_t* codes = t.axis_codes.data();
+  t.clear_rows();
+  EXPECT_EQ(t.rows(), 0u);
+  EXPECT_EQ(t.axis_texts[0].size(), 2u);
+  t.point_index.push_back(0);
+  t.push_labels({"h100_sxm", "8"});
+  EXPECT_EQ(t.axis_codes.data(), codes);
+  EXPECT_EQ(t.axis_codes[0], 0u);  // h100_sxm was the first text of its axis
+}
+
+TEST(TextDictionary, PushKeepsTheCallersOrderAndCodeFindsTheFirst) {
+  TextDictionary d;
+  EXPECT_EQ(d.push("1 us"), 0u);
+  EXPECT_EQ(d.push("2 us"), 1u);
+  EXPECT_EQ(d.push("1 us"), 2u);  // a repeated label keeps its own position
+  EXPECT_EQ(d.code("1 us"), 0u);
+  EXPECT_EQ(d.code("3 us"), 3u);
+  EXPECT_EQ(d.text(2), "1 us");
+  EXPECT_EQ(d.size(), 4u);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "dse/study.hpp"
 #include "dse/sweep.hpp"
 #include "dse/sweep_store.hpp"
+#include "tests/dse/result_table_text.hpp"
 
 namespace dsx {
 namespace {
@@ -416,7 +417,7 @@ TEST_F(Retention, TheFirstErrorRowsAreKeptSoTheirMessagesReachTheReport) {
   for (std::size_t r = 0; r < change.added.rows(); ++r) {
     if (change.added.status[r] == PointStatus::error) {
       errors.push_back(change.added.point_index[r]);
-      EXPECT_EQ(change.added.status_detail[r], "failure at point " + std::to_string(change.added.point_index[r]));
+      EXPECT_EQ(change.added.detail(r), "failure at point " + std::to_string(change.added.point_index[r]));
     }
   }
   // The sample may add one more error row.
@@ -435,9 +436,9 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   RowKeeper::Change change;
   change.added.axis_names = {"left_from_another_study"};
   change.added.point_index = {7};
-  change.added.axis_labels = {"x"};
+  change.added.push_labels({"x"});
   change.added.status = {PointStatus::ok};
-  change.added.status_detail = {""};
+  change.added.push_detail("");
   keeper.take(first, change);
   ResultTable want = make_result_table(study);
   append_block(study, grid, first, want);
@@ -445,7 +446,7 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   EXPECT_EQ(change.added.point_index, want.point_index);
 
   const double* metrics_before = change.added.metrics.data();
-  const std::string* labels_before = change.added.axis_labels.data();
+  const std::uint32_t* labels_before = change.added.axis_codes.data();
   keeper.take(second, change);
   want = make_result_table(study);
   append_block(study, grid, second, want);
@@ -453,16 +454,16 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   EXPECT_EQ(change.added.metric_names, want.metric_names);
   EXPECT_EQ(change.added.reasons, want.reasons);
   EXPECT_EQ(change.added.point_index, want.point_index);
-  EXPECT_EQ(change.added.axis_labels, want.axis_labels);
+  EXPECT_EQ(testing::label_texts(change.added), testing::label_texts(want));
   EXPECT_EQ(change.added.status, want.status);
-  EXPECT_EQ(change.added.status_detail, want.status_detail);
+  EXPECT_EQ(testing::detail_texts(change.added), testing::detail_texts(want));
   ASSERT_EQ(change.added.metrics.size(), want.metrics.size());
   for (std::size_t i = 0; i < want.metrics.size(); ++i) {
     EXPECT_TRUE(change.added.metrics[i] == want.metrics[i] ||
                 (std::isnan(change.added.metrics[i]) && std::isnan(want.metrics[i])));
   }
   EXPECT_EQ(change.added.metrics.data(), metrics_before);  // a smaller block fits what the first left
-  EXPECT_EQ(change.added.axis_labels.data(), labels_before);
+  EXPECT_EQ(change.added.axis_codes.data(), labels_before);
 }
 
 TEST_F(Retention, GridConstraintsSkipPointsBeforeTheSolverAndCountThem) {

@@ -72,9 +72,9 @@ void write_run(const std::string& dir, const std::string& axes_yaml, const std::
 void add_row(ResultTable& t, std::uint64_t index, std::vector<std::string> labels, PointStatus status,
              std::string detail, std::vector<double> metrics) {
   t.point_index.push_back(index);
-  for (auto& l : labels) t.axis_labels.push_back(std::move(l));
+  for (auto& l : labels) t.push_label(l);
   t.status.push_back(status);
-  t.status_detail.push_back(std::move(detail));
+  t.push_detail(detail);
   for (double m : metrics) t.metrics.push_back(m);
 }
 
@@ -167,7 +167,7 @@ TEST(DiffRuns, StatusChangesAreCountedWithTheirReasons) {
   write_run(tmp.path() + "/a", "  hardware: [h100, l4]\n", "  batch: 1\n", a);
   ResultTable b = a;
   b.status[1] = PointStatus::infeasible;
-  b.status_detail[1] = "out of memory";
+  b.set_detail(1, "out of memory");
   b.metrics[1] = kNaN;
   write_run(tmp.path() + "/b", "  hardware: [h100, l4]\n", "  batch: 1\n", b);
   std::vector<std::string> problems;

@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/dse/result_table_text.hpp"
+
 namespace dsx {
 namespace {
 
@@ -66,20 +68,20 @@ ResultTable make_rows(std::uint64_t first, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t p = first + i;
     t.point_index.push_back(p);
-    t.axis_labels.emplace_back(hardware[p % 5]);
-    t.axis_labels.push_back(std::to_string(1u << (p % 11)));
+    t.push_label(hardware[p % 5]);
+    t.push_label(std::to_string(1u << (p % 11)));
     switch (p % 3) {
       case 0:
         t.status.push_back(PointStatus::ok);
-        t.status_detail.emplace_back();
+        t.push_detail("");
         break;
       case 1:
         t.status.push_back(PointStatus::infeasible);
-        t.status_detail.push_back(t.reasons[p % 2]);
+        t.push_detail(t.reasons[p % 2]);
         break;
       default:
         t.status.push_back(PointStatus::error);
-        t.status_detail.push_back("exception: \"bad\", line\r\n" + std::to_string(p));
+        t.push_detail("exception: \"bad\", line\r\n" + std::to_string(p));
         break;
     }
     for (int m = 0; m < 3; ++m) {
@@ -104,9 +106,9 @@ void expect_same_table(const ResultTable& got, const ResultTable& want) {
   EXPECT_EQ(got.metric_names, want.metric_names);
   EXPECT_EQ(got.reasons, want.reasons);
   ASSERT_EQ(got.point_index, want.point_index);
-  EXPECT_EQ(got.axis_labels, want.axis_labels);
+  EXPECT_EQ(testing::label_texts(got), testing::label_texts(want));
   EXPECT_EQ(got.status, want.status);
-  EXPECT_EQ(got.status_detail, want.status_detail);
+  EXPECT_EQ(testing::detail_texts(got), testing::detail_texts(want));
   ASSERT_EQ(got.metrics.size(), want.metrics.size());
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < got.metrics.size(); ++i) {
@@ -120,10 +122,12 @@ void expect_same_table(const ResultTable& got, const ResultTable& want) {
 }
 
 void append_table(ResultTable& to, const ResultTable& from) {
-  to.point_index.insert(to.point_index.end(), from.point_index.begin(), from.point_index.end());
-  to.axis_labels.insert(to.axis_labels.end(), from.axis_labels.begin(), from.axis_labels.end());
-  to.status.insert(to.status.end(), from.status.begin(), from.status.end());
-  to.status_detail.insert(to.status_detail.end(), from.status_detail.begin(), from.status_detail.end());
+  for (std::size_t r = 0; r < from.rows(); ++r) {
+    to.point_index.push_back(from.point_index[r]);
+    for (std::size_t a = 0; a < from.axis_names.size(); ++a) to.push_label(from.label(r, a));
+    to.status.push_back(from.status[r]);
+    to.push_detail(from.detail(r));
+  }
   to.metrics.insert(to.metrics.end(), from.metrics.begin(), from.metrics.end());
 }
 
@@ -193,6 +197,40 @@ TEST_F(StoreTest, WritesInBatchesAndReadsBackIdentical) {
   expect_same_table(reopened.read_results(), all);
 }
 
+// A row read back costs its codes and numbers: 8 (point_index) + 4 per axis (label codes) + 1
+// (status) + 4 (detail code) + 8 per metric bytes, and each distinct text is held once. Labels and
+// details as std::string would cost 32 bytes each before any heap block.
+TEST_F(StoreTest, ReadRowsHoldLabelsAndDetailsAsCodes) {
+  ResultTable t = columns();
+  const char* hardware[] = {"a100_80gb_sxm", "h100_sxm", "mi300x, 192 GB", "l4", "b200"};
+  constexpr std::size_t kRows = 20'000;
+  for (std::size_t p = 0; p < kRows; ++p) {
+    t.point_index.push_back(p);
+    t.push_labels({hardware[p % 5], std::to_string(1u << (p % 9))});
+    t.status.push_back(p % 4 == 0 ? PointStatus::infeasible : PointStatus::ok);
+    t.push_detail(p % 4 == 0 ? t.reasons[p % 8 == 0 ? 0 : 1] : "");
+    for (int m = 0; m < 3; ++m) t.metrics.push_back(static_cast<double>(p) * (m + 1));
+  }
+  {
+    ResultStore store(path_);
+    store.ensure_schema(t);
+    store.append(t);
+  }
+  const ResultTable back = ResultStore(path_, StoreMode::read_only).read_results();
+  ASSERT_EQ(back.rows(), kRows);
+  const std::size_t row_bytes = back.point_index.capacity() * 8 + back.axis_codes.capacity() * 4 +
+                                back.status.capacity() * 1 + back.detail_codes.capacity() * 4 +
+                                back.metrics.capacity() * 8;
+  EXPECT_EQ(row_bytes, kRows * (8 + 2 * 4 + 1 + 4 + 3 * 8));
+  ASSERT_EQ(back.axis_texts.size(), 2u);
+  EXPECT_EQ(back.axis_texts[0].size(), 5u);
+  EXPECT_EQ(back.axis_texts[1].size(), 9u);
+  EXPECT_EQ(back.detail_texts.size(), 3u);
+  EXPECT_LT(back.heap_bytes(), kRows * 45 + 16 * 1024);
+  EXPECT_EQ(testing::label_texts(back), testing::label_texts(t));
+  EXPECT_EQ(testing::detail_texts(back), testing::detail_texts(t));
+}
+
 TEST_F(StoreTest, ReadsBackInPointIndexOrder) {
   const ResultTable high = make_rows(100, 50, 1);
   const ResultTable low = make_rows(0, 100, 2);
@@ -236,15 +274,15 @@ TEST_F(StoreTest, ANewStoreTakesLargePagesAndAnOlderFileKeepsItsOwn) {
 TEST_F(StoreTest, OnDiskLayoutUsesNullForNaNAndEmptyDetail) {
   ResultTable t = columns();
   t.point_index = {7};
-  t.axis_labels = {"A100", "32"};
+  t.push_labels({"A100", "32"});
   t.status = {PointStatus::infeasible};
-  t.status_detail = {"does not fit in memory"};
+  t.push_detail("does not fit in memory");
   t.metrics = {kNaN, 2.5, -kInf};
   ResultTable ok = columns();
   ok.point_index = {8};
-  ok.axis_labels = {"H100", "64"};
+  ok.push_labels({"H100", "64"});
   ok.status = {PointStatus::ok};
-  ok.status_detail = {""};
+  ok.push_detail("");
   ok.metrics = {1.0, 2.0, 3.0};
   {
     ResultStore store(path_);
@@ -272,9 +310,9 @@ TEST_F(StoreTest, OnDiskLayoutUsesNullForNaNAndEmptyDetail) {
 TEST_F(StoreTest, NegativeZeroReadsBackAsZero) {
   ResultTable t = columns();
   t.point_index = {0};
-  t.axis_labels = {"A100", "1"};
+  t.push_labels({"A100", "1"});
   t.status = {PointStatus::ok};
-  t.status_detail = {""};
+  t.push_detail("");
   t.metrics = {-0.0, 0.0, 1.0};
   ResultStore store(path_);
   store.ensure_schema(t);
@@ -326,11 +364,7 @@ TEST_F(StoreTest, RewritingTheSamePointsInsertsNothing) {
 
   ResultTable want = first;
   ResultTable tail = columns();
-  tail.point_index.assign(overlap.point_index.begin() + 1000, overlap.point_index.end());
-  tail.axis_labels.assign(overlap.axis_labels.begin() + 2000, overlap.axis_labels.end());
-  tail.status.assign(overlap.status.begin() + 1000, overlap.status.end());
-  tail.status_detail.assign(overlap.status_detail.begin() + 1000, overlap.status_detail.end());
-  tail.metrics.assign(overlap.metrics.begin() + 3000, overlap.metrics.end());
+  for (std::size_t r = 1000; r < overlap.rows(); ++r) tail.append_row(overlap, r);
   append_table(want, tail);
   expect_same_table(store.read_results(), want);
 }
@@ -418,9 +452,9 @@ TEST_F(StoreTest, QuotesIdentifiers) {
   t.axis_names = {"odd \"name\", x", "select"};
   t.metric_names = {"drop table results; --", "µs"};
   t.point_index = {1};
-  t.axis_labels = {"a", "b"};
+  t.push_labels({"a", "b"});
   t.status = {PointStatus::ok};
-  t.status_detail = {""};
+  t.push_detail("");
   t.metrics = {1.5, 2.5};
   {
     ResultStore store(path_);
@@ -546,7 +580,7 @@ ResultTable wide_rows(std::uint64_t first, std::size_t n, std::size_t detail_byt
   ResultTable t = make_rows(first, n, 11);
   for (std::size_t i = 0; i < n; ++i) {
     t.status[i] = PointStatus::error;
-    t.status_detail[i] = std::string(detail_bytes, static_cast<char>('a' + (first + i) % 26));
+    t.set_detail(i, std::string(detail_bytes, static_cast<char>('a' + (first + i) % 26)));
   }
   return t;
 }

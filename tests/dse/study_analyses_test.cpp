@@ -253,7 +253,7 @@ TEST(DerivedMetrics, AreComputedPerRowConstrainedAndFiltered) {
     if (hw == "l4") {
       ++l4;
       EXPECT_EQ(table.status[r], PointStatus::infeasible);
-      EXPECT_EQ(table.status_detail[r], "constraint 'priced': hardware_price_usd > 0");
+      EXPECT_EQ(table.detail(r), "constraint 'priced': hardware_price_usd > 0");
       EXPECT_TRUE(std::isnan(table.metric(r, static_cast<std::size_t>(cost))));
     } else {
       const double price = hw == "a100_80gb_sxm" ? 15000 : 25000;
@@ -301,7 +301,7 @@ derived:
   ASSERT_GE(per_joule, 0);
   ASSERT_EQ(table.rows(), 2u);
   for (std::size_t r = 0; r < table.rows(); ++r) {
-    EXPECT_EQ(table.status[r], PointStatus::ok) << table.status_detail[r];
+    EXPECT_EQ(table.status[r], PointStatus::ok) << table.detail(r);
     const bool tpu = table.label(r, 0) == "tpu_v5p";
     EXPECT_EQ(std::isnan(table.metric(r, static_cast<std::size_t>(per_joule))), tpu) << table.label(r, 0);
     EXPECT_EQ(std::isnan(table.metric(r, static_cast<std::size_t>(power))), tpu) << table.label(r, 0);
@@ -341,7 +341,7 @@ derived:
   ASSERT_GE(usd, 0);
   ASSERT_EQ(table.rows(), 3u);
   for (std::size_t r = 0; r < table.rows(); ++r) {
-    ASSERT_EQ(table.status[r], PointStatus::ok) << table.status_detail[r];
+    ASSERT_EQ(table.status[r], PointStatus::ok) << table.detail(r);
     const std::string& hw = table.label(r, 0);
     const double value = table.metric(r, static_cast<std::size_t>(usd));
     const double per_s = table.metric(r, static_cast<std::size_t>(thr));

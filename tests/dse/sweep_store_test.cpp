@@ -16,6 +16,7 @@
 #include "dse/grid.hpp"
 #include "dse/store.hpp"
 #include "dse/study.hpp"
+#include "tests/dse/result_table_text.hpp"
 
 namespace dsx {
 namespace {
@@ -64,9 +65,9 @@ void expect_same_store(const std::string& a, const std::string& b) {
   const ResultTable s = x.read_results();
   const ResultTable t = y.read_results();
   EXPECT_EQ(s.point_index, t.point_index);
-  EXPECT_EQ(s.axis_labels, t.axis_labels);
+  EXPECT_EQ(testing::label_texts(s), testing::label_texts(t));
   EXPECT_EQ(s.status, t.status);
-  EXPECT_EQ(s.status_detail, t.status_detail);
+  EXPECT_EQ(testing::detail_texts(s), testing::detail_texts(t));
   ASSERT_EQ(s.metrics.size(), t.metrics.size());
   EXPECT_EQ(std::memcmp(s.metrics.data(), t.metrics.data(), s.metrics.size() * sizeof(double)), 0);
   EXPECT_EQ(x.meta(kSweepCountsKey), y.meta(kSweepCountsKey));

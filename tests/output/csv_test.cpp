@@ -24,9 +24,9 @@ ResultTable tiny_table() {
   t.axis_names = {"hardware", "batch_size"};
   t.metric_names = {"latency_s", "tokens_per_s"};
   t.point_index = {0, 1, 5};
-  t.axis_labels = {"A100", "32", "H100 \"SXM\"", "64", "TPU\nv5e", "128"};
+  t.push_labels({"A100", "32", "H100 \"SXM\"", "64", "TPU\nv5e", "128"});
   t.status = {PointStatus::ok, PointStatus::infeasible, PointStatus::error};
-  t.status_detail = {"", "does not fit, 80 GB", "line1\r\nline2"};
+  for (const char* d : {"", "does not fit, 80 GB", "line1\r\nline2"}) t.push_detail(d);
   t.metrics = {0.5, 1500, kNaN, kNaN, 1.5e-05, kInf};
   return t;
 }
@@ -140,7 +140,7 @@ TEST(CsvTest, ParsesBackToTheSameFields) {
     EXPECT_EQ(rec[1], t.label(r, 0));
     EXPECT_EQ(rec[2], t.label(r, 1));
     EXPECT_EQ(rec[3], status_name(t.status[r]));
-    EXPECT_EQ(rec[4], t.status_detail[r]);
+    EXPECT_EQ(rec[4], t.detail(r));
     for (std::size_t m = 0; m < 2; ++m) {
       const double want = t.metric(r, m);
       if (std::isnan(want)) {

@@ -146,9 +146,9 @@ inline Fixture matmul_study(const std::string& source_dir) {
         in.values[P::n] = size.value;
         const PointResult r = kSolver.evaluate(in, out);
         t.point_index.push_back(index++);
-        t.axis_labels.insert(t.axis_labels.end(), {h.label, p.label, size.label});
+        t.push_labels({h.label, p.label, size.label});
         t.status.push_back(r.status);
-        t.status_detail.push_back(r.status == PointStatus::ok ? "" : std::string(kSolver.reasons()[r.reason]));
+        t.push_detail(r.status == PointStatus::ok ? "" : std::string(kSolver.reasons()[r.reason]));
         t.metrics.insert(t.metrics.end(), out.begin(), out.end());
       }
     }

@@ -73,11 +73,11 @@ Small small_study() {
     for (std::size_t b = 0; b < 3; ++b) {
       const std::size_t row = e * 3 + b;
       t.point_index.push_back(row);
-      t.axis_labels.push_back(exec[e]);
-      t.axis_labels.push_back(batch[b]);
+      t.push_label(exec[e]);
+      t.push_label(batch[b]);
       const bool feasible = row != 5;
       t.status.push_back(feasible ? PointStatus::ok : PointStatus::infeasible);
-      t.status_detail.push_back(feasible ? "" : std::string(st.solver->reasons()[1]));
+      t.push_detail(feasible ? "" : std::string(st.solver->reasons()[1]));
       std::vector<double> m(nm, 0.0);
       // Distinct, positive inputs: latency grows with batch, energy per sample falls.
       m[InferenceSolver::latency_s] = (10.0 + 7.0 * static_cast<double>(row)) * 1e-6;
@@ -385,7 +385,7 @@ TEST(Figures, BarCategoriesAreTitledWithTheirParametersAndUnits) {
   s.study.fixed_values[InferenceSolver::batch] = 1;
   s.results.axis_names[1] = "launch_overhead";
   const std::vector<std::string> written = {"5 us", "0.01 ms", "20 us"};
-  for (std::size_t r = 0; r < s.results.rows(); ++r) s.results.axis_labels[r * 2 + 1] = written[r % 3];
+  for (std::size_t r = 0; r < s.results.rows(); ++r) s.results.axis_codes[r * 2 + 1] = s.results.axis_dictionary(1).code(written[r % 3]);
   FigureDecl d = bars_decl();
   d.x = "launch_overhead";
   const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
@@ -563,9 +563,9 @@ std::pair<ResolvedStudy, ResultTable> batch_sweep(std::size_t n, Latency latency
   for (std::size_t i = 0; i < n; ++i) {
     batch.values.push_back({std::to_string(i + 1), static_cast<double>(i + 1)});
     t.point_index.push_back(i);
-    t.axis_labels.push_back(std::to_string(i + 1));
+    t.push_label(std::to_string(i + 1));
     t.status.push_back(PointStatus::ok);
-    t.status_detail.emplace_back();
+    t.push_detail("");
     std::vector<double> m(t.metric_names.size(), 1.0);
     m[InferenceSolver::latency_s] = latency(i);
     t.metrics.insert(t.metrics.end(), m.begin(), m.end());

@@ -171,9 +171,9 @@ Small small_study() {
         in.values[P::execution] = e.value;
         const PointResult r = st.solver->evaluate(in, out);
         t.point_index.push_back(point++);
-        t.axis_labels.insert(t.axis_labels.end(), {p.label, b.label, e.label});
+        t.push_labels({p.label, b.label, e.label});
         t.status.push_back(r.status);
-        t.status_detail.push_back(r.status == PointStatus::ok ? "" : std::string(st.solver->reasons()[r.reason]));
+        t.push_detail(r.status == PointStatus::ok ? "" : std::string(st.solver->reasons()[r.reason]));
         t.metrics.insert(t.metrics.end(), out.begin(), out.end());
       }
     }
