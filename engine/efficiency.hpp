@@ -54,21 +54,22 @@ struct RegimeEfficiency {
   double default_eta = 0;      // (low + high) / 2
   bool training = false;       // forward + backward FLOPs per item
   std::string_view rationale;  // the seed's "Rationale" column
+  std::string_view label;      // short words a report's tables and figures print: "Decode, batch 1"
 };
 
 inline constexpr std::array<RegimeEfficiency, kEfficiencyRegimeCount> kRegimeEfficiencies = {{
     {EfficiencyRegime::training_large, "training_large", "Training (Megatron-LM, large Transformer)", 0.40, 0.55,
-     (0.40 + 0.55) / 2, true, "Well-optimized GEMM + FlashAttention"},
+     (0.40 + 0.55) / 2, true, "Well-optimized GEMM + FlashAttention", "Training, large Transformer"},
     {EfficiencyRegime::training_eager_small, "training_eager_small", "Training (PyTorch eager, small model)", 0.08,
-     0.15, (0.08 + 0.15) / 2, true, "Kernel launch overhead dominates"},
+     0.15, (0.08 + 0.15) / 2, true, "Kernel launch overhead dominates", "Training, eager small model"},
     {EfficiencyRegime::decode_bs1, "decode_bs1", "Inference decode, batch=1", 0.01, 0.05, (0.01 + 0.05) / 2, false,
-     "Memory-bound; compute nearly idle"},
+     "Memory-bound; compute nearly idle", "Decode, batch 1"},
     {EfficiencyRegime::decode_batched, "decode_batched", "Inference decode, batch=32+", 0.15, 0.35,
-     (0.15 + 0.35) / 2, false, "Batch amortizes weight loading"},
+     (0.15 + 0.35) / 2, false, "Batch amortizes weight loading", "Decode, batch 32+"},
     {EfficiencyRegime::prefill_long_context, "prefill_long_context", "Inference prefill, long context", 0.30, 0.50,
-     (0.30 + 0.50) / 2, false, "Compute-bound GEMM + attention"},
+     (0.30 + 0.50) / 2, false, "Compute-bound GEMM + attention", "Prefill, long context"},
     {EfficiencyRegime::tinyml, "tinyml", "TinyML (TFLite Micro on ESP32)", 0.05, 0.15, (0.05 + 0.15) / 2, false,
-     "Interpreter overhead, no tensor cores"},
+     "Interpreter overhead, no tensor cores", "TinyML"},
 }};
 
 // The regime names in enum order (a solver's `regime` choices).

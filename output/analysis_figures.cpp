@@ -16,6 +16,8 @@
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
+#include "output/analysis_text.hpp"
+#include "output/readable_label.hpp"
 #include "output/scatter_thinning.hpp"
 
 namespace dsx {
@@ -146,12 +148,6 @@ std::string words(const QuantityDisplay& d, const std::string& name) { return d.
 
 // ---- break-even ----
 
-std::string group_text(const std::vector<Selector>& labels) {
-  std::vector<std::string> parts;
-  for (const Selector& s : labels) parts.push_back(s.param + " = " + s.label);
-  return join(parts, ", ");
-}
-
 FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysis& a, std::size_t g,
                               const std::string& name) {
   const BreakevenGroup& group = a.groups[g];
@@ -168,7 +164,7 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   src.name = name;
   src.title = a.request.metrics.empty() ? fmt::format("{} along {}", words(y_display, metric), along.name)
                                        : fmt::format("{} along {}", join(a.alternatives, " vs "), along.name);
-  if (!group.labels.empty()) src.title += " (" + group_text(group.labels) + ")";
+  if (!group.labels.empty()) src.title += " (" + analysis_text::group_words(study, group.labels) + ")";
   std::vector<double> ys(o.curves.begin(), o.curves.end());
   std::vector<double> xs;
   for (std::size_t k = 0; k < K; ++k) xs.push_back(numeric ? o.along_values[k] : static_cast<double>(k));
@@ -345,7 +341,7 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
                 "dashed line is the base value, e is the elasticity.";
   src.description = bars.empty() ? "No input changes the metric."
                                  : fmt::format("Base value {}; largest swing: {}.", format_quantity(local.base_metric, display),
-                                               s.inputs[bars.front()->input].name);
+                                               readable_input(study, s.inputs[bars.front()->input].name));
   return src;
 }
 
@@ -476,7 +472,7 @@ FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis
   src.caption = "Inputs far to the right matter most (mu*); those above the dashed line act non-linearly or through "
                 "other inputs (sigma).";
   std::vector<std::string> ranked;
-  for (std::size_t i : r.ranking) ranked.push_back(s.inputs[i].name);
+  for (std::size_t i : r.ranking) ranked.push_back(readable_input(study, s.inputs[i].name));
   src.description = "Ranking by mu*: " + join(ranked, ", ") + ".";
   return src;
 }
@@ -555,11 +551,16 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   const std::string file = gp_string(src.name + ".dat");
   std::size_t block = 0;
   std::vector<std::string> knees;
+  double longest_key_cm = 0;
   for (std::size_t g = 0; g < run.fronts.groups.size(); ++g) {
     const ParetoGroup& group = run.fronts.groups[g];
-    std::vector<std::string> values;
-    for (const Selector& s : group.labels) values.push_back(s.label);
-    const std::string label = join(values, " / ");
+    std::vector<std::string> values, words;
+    for (const Selector& s : group.labels) {
+      values.push_back(s.label);
+      words.push_back(readable_value(study, s.param, s.label));
+    }
+    const std::string label = join(values, " / ");  // the data file keeps the ids the CSVs use
+    longest_key_cm = std::max(longest_key_cm, figure_parts::text_cm(join(words, " / ")));
     if (block > 0) dat += "\n\n";
     dat += fmt::format("# index {}: {}, feasible rows{}\n", block, label,
                        feasible_after_spots < feasible
@@ -585,7 +586,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
                          t.point_index[r]);
     }
     clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with linespoints lt {} title {} noenhanced", block,
-                                  scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), lt, gp_string(label)));
+                                  scaled(1, xa.scale.factor), scaled(2, ya.scale.factor), lt, gp_string(join(words, " / "))));
     ++block;
     if (group.knee && group.knee->distance > 0) {
       const std::size_t r = group.knee->row;
@@ -603,10 +604,20 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   gp += axis_commands('x', xa);
   gp += axis_commands('y', ya);
   gp += fmt::format("set key title {} noenhanced\n", gp_string(join(analyses_of(study).pareto.group, " / ")));
+  // Catalog names ("NVIDIA H100 SXM 80GB") beside the plot would squeeze it: such a key goes below.
+  double key_height_cm = 0;
+  if (longest_key_cm > figure_parts::kLongKeyEntryCm) {
+    const auto [commands, rows_cm] =
+        figure_parts::key_below(run.fronts.groups.size() + (knees.empty() ? 0 : 1), longest_key_cm, kWidthCm);
+    gp += commands;
+    // Below the plot the title starts with an empty line, clear of the x axis title.
+    gp += fmt::format("set key title \"\\n{} noenhanced\n", gp_string(join(analyses_of(study).pareto.group, " / ")).substr(1));
+    key_height_cm = rows_cm + 2 * figure_parts::kKeyRowCm;
+  }
   const std::string plot = src.points == 0 ? "set label 100 \"no feasible design point to draw\" at graph 0.5, graph 0.5 center\n"
                                              "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nplot -1 notitle\n"
                                            : "plot " + join(clauses, ", \\\n     ") + "\n";
-  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + key_height_cm + title_extra_cm(src.title), plot);
   src.caption = "Small points are the feasible design points of each group; the line joins the group's Pareto front, "
                 "circles mark the knees.";
   if (feasible_after_spots < feasible) {
@@ -618,7 +629,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   }
   std::vector<std::string> sizes;
   for (const ParetoGroup& g : run.fronts.groups) {
-    sizes.push_back(fmt::format("{}: {} of {}", group_text(g.labels), g.front.size(), g.feasible_rows));
+    sizes.push_back(fmt::format("{}: {} of {}", analysis_text::group_words(study, g.labels), g.front.size(), g.feasible_rows));
   }
   src.description = "Front rows per group: " + join(sizes, "; ") + ".";
   return src;

@@ -40,7 +40,7 @@ std::string crossing_sentence(const ResolvedStudy& study, const BreakevenAnalysi
   const QuantityDisplay md = metric_display(study, metric);
   // With `metrics` the alternatives are metrics: "compiled time is lower than eager time".
   const auto name_of = [&](std::size_t i) {
-    return by_metrics && i != kNoAlternative ? metric_words(study, a.alternatives[i]) : alt_name(a, i);
+    return by_metrics && i != kNoAlternative ? metric_words(study, a.alternatives[i]) : alt_words(study, a, i);
   };
   const std::string above = name_of(c.better_above);
   const std::string below = name_of(c.better_below);
@@ -93,12 +93,12 @@ std::string no_crossing_sentence(const ResolvedStudy& study, const BreakevenAnal
   const std::string range = o.along_labels.front() + " to " + o.along_labels.back();
   if (o.segments.size() == 1) {
     if (o.segments.front().best == kNoAlternative) return "No alternative has a value of " + metric + " for " + name + " " + range + ".";
-    return "No crossing of " + metric + " for " + name + " " + range + ": " + alt_name(a, o.segments.front().best) +
+    return "No crossing of " + metric + " for " + name + " " + range + ": " + alt_words(study, a, o.segments.front().best) +
            " is better throughout.";
   }
   std::vector<std::string> parts;
   for (const BestSegment& s : o.segments) {
-    parts.push_back(alt_name(a, s.best) + " from " + o.along_labels[s.scan_from] + " to " + o.along_labels[s.scan_to]);
+    parts.push_back(alt_words(study, a, s.best) + " from " + o.along_labels[s.scan_from] + " to " + o.along_labels[s.scan_to]);
   }
   return "No crossing of " + metric + " for " + name + " " + range + "; the best is " + join(parts, ", then ") + ".";
 }
@@ -107,17 +107,17 @@ std::vector<std::string> flip_sentences(const ResolvedStudy& study, const Sensit
   std::vector<std::string> out;
   if (!s.decision) return out;
   const DecisionResult& d = *s.decision;
-  const std::string best = s.alternatives[d.best];
+  const std::string best = alternative_words(study, s, d.best);
   const std::string extreme = s.request.direction == Direction::minimize ? "lowest" : "highest";
   const std::string metric = metric_words(study, s.request.metric);
   for (const DecisionFlip& f : d.flips) {
-    const std::string input = input_phrase(s.inputs[f.input]);
+    const std::string input = input_phrase(study, s.inputs[f.input]);
     std::vector<std::string> ways;
     for (const FlipSearch* search : {&f.up, &f.down}) {
       if (!search->found) continue;
       const std::string verb = search->relative_change > 0 ? "rises" : "falls";
       const std::string next = search->new_best == kNoAlternative ? "no alternative keeps a value"
-                                                                  : s.alternatives[search->new_best] + " takes over";
+                                                                  : alternative_words(study, s, search->new_best) + " takes over";
       ways.push_back(fmt::format("if {} {} {} ({})", input, verb, format_percent(std::fabs(search->relative_change)), next));
     }
     if (ways.empty()) {
@@ -152,7 +152,7 @@ std::vector<std::string> failed_assertion_lines(const ResolvedStudy& study, cons
       why = "no feasible design point matches";
     } else if (x.require == Quantifier::all) {
       why = fmt::format("fails on {} of {} design points, first at {}", o.rows_checked - o.rows_holding, o.rows_checked,
-                        o.example_row ? row_words(run.shown(), *o.example_row) : "?");
+                        o.example_row ? row_words(study, run.shown(), *o.example_row) : "?");
     } else {
       why = fmt::format("holds on none of {} design points", o.rows_checked);
     }
@@ -210,12 +210,12 @@ json assertions_context(const ResolvedStudy& study, const AnalysedRun* run) {
                         : fmt::format("fails on {} of {} design points, first at {}",
                                       format_grouped(static_cast<double>(o.rows_checked - o.rows_holding)),
                                       format_grouped(static_cast<double>(o.rows_checked)),
-                                      o.example_row ? row_words(run->shown(), *o.example_row) : "?");
+                                      o.example_row ? row_words(study, run->shown(), *o.example_row) : "?");
       } else {
         detail = o.held ? fmt::format("holds on {} of {} design points, for example at {}",
                                       format_grouped(static_cast<double>(o.rows_holding)),
                                       format_grouped(static_cast<double>(o.rows_checked)),
-                                      o.example_row ? row_words(run->shown(), *o.example_row) : "?")
+                                      o.example_row ? row_words(study, run->shown(), *o.example_row) : "?")
                         : fmt::format("holds on none of the {} design points checked",
                                       format_grouped(static_cast<double>(o.rows_checked)));
       }
@@ -223,7 +223,7 @@ json assertions_context(const ResolvedStudy& study, const AnalysedRun* run) {
       list.push_back({{"name", x.name},
                       {"expr", x.expr},
                       {"scope", (x.require == Quantifier::all ? "every" : "some") + std::string(" feasible design point") +
-                                    (x.where.empty() ? "" : " with " + group_words(x.where))},
+                                    (x.where.empty() ? "" : " with " + group_words(study, x.where))},
                       {"held", o.held},
                       {"verdict", o.held ? "holds" : "FAILED"},
                       {"detail", detail}});
@@ -289,7 +289,7 @@ json top_k_context(const ResolvedStudy& study, const AnalysedRun* run) {
       for (std::size_t i = 0; i < list.rows.size(); ++i) {
         const std::size_t r = list.rows[i];
         rows.push_back({{"rank", std::to_string(i + 1)},
-                        {"point", row_words(run->shown(), r)},
+                        {"point", row_words(study, run->shown(), r)},
                         {"value", format_quantity(run->shown().metric(r, static_cast<std::size_t>(col)), d)}});
       }
       lists.push_back({{"title", objective_words(study, list.objective)},
@@ -320,9 +320,9 @@ json fronts_context(const ReportInputs& in, std::size_t first_figure) {
           values.push_back(format_quantity(run->shown().metric(g.knee->row, static_cast<std::size_t>(col)),
                                            metric_display(study, o.metric)));
         }
-        knee = row_words(run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
+        knee = row_words(study, run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
       }
-      groups.push_back({{"group", g.labels.empty() ? "all design points" : group_words(g.labels)},
+      groups.push_back({{"group", g.labels.empty() ? "all design points" : group_words(study, g.labels)},
                         {"feasible", format_grouped(static_cast<double>(g.feasible_rows))},
                         {"exact", format_grouped(static_cast<double>(g.exact_size))},
                         {"kept", format_grouped(static_cast<double>(g.front.size()))},
@@ -371,7 +371,7 @@ json breakeven_context(const ReportInputs& in, std::size_t first_figure) {
           for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
           if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
           groups.push_back({{"has_label", !g.labels.empty()},
-                            {"label", group_words(g.labels)},
+                            {"label", group_words(study, g.labels)},
                             {"sentence", join(sentences, " ")}});
         }
         const ParamSpec& along = along_spec(study, a);
@@ -441,8 +441,8 @@ std::string decision_interval_sentence(const ReportInputs& in, const Sensitivity
   const bool minimize = s.request.direction == Direction::minimize;
   const bool apart = minimize ? b_hi < n_lo : b_lo > n_hi;
   const QuantityDisplay md = metric_display(in.study, metric);
-  return fmt::format("80 % intervals: {} {} to {}, {} {} to {}; {}", s.alternatives[best], format_quantity(b_lo, md),
-                     format_quantity(b_hi, md), s.alternatives[next], format_quantity(n_lo, md), format_quantity(n_hi, md),
+  return fmt::format("80 % intervals: {} {} to {}, {} {} to {}; {}", alternative_words(in.study, s, best), format_quantity(b_lo, md),
+                     format_quantity(b_hi, md), alternative_words(in.study, s, next), format_quantity(n_lo, md), format_quantity(n_hi, md),
                      apart ? "they do not overlap, so the choice stands within the model's measured error"
                            : "they overlap, so the margin is inside the model's error: not a safe choice");
 }
@@ -477,7 +477,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
                                        100 * l.relative_change, 100 * l.relative_change, r.metric, 100 * l.elasticity_step);
           for (const TornadoBar& b : l.bars) {
             const UncertainInput& u = s.inputs[b.input];
-            local["rows"].push_back({{"input", u.name},
+            local["rows"].push_back({{"input", readable_input(study, u.name)},
                                      {"nominal", input_value(b.input, b.nominal)},
                                      {"low", format_quantity(b.metric_low, md)},
                                      {"high", format_quantity(b.metric_high, md)},
@@ -488,7 +488,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
         if (s.morris) {
           const MorrisResult& m = *s.morris;
           std::vector<std::string> ranked;
-          for (std::size_t i : m.ranking) ranked.push_back(s.inputs[i].name);
+          for (std::size_t i : m.ranking) ranked.push_back(readable_input(study, s.inputs[i].name));
           morris["intro"] = fmt::format(
               "Morris screening: {} trajectories on a {}-level grid over each input's range, {} solver evaluations{}. "
               "Ranked by mu* (the mean size of an input's effect over its whole range): {}. Effects are in {} per input "
@@ -498,7 +498,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
               md.unit.empty() ? "metric units" : md.unit);
           for (std::size_t i : m.ranking) {
             const MorrisEffect& e = m.effects[i];
-            morris["rows"].push_back({{"input", s.inputs[i].name},
+            morris["rows"].push_back({{"input", readable_input(study, s.inputs[i].name)},
                                       {"range", input_value(i, s.inputs[i].lo) + " to " + input_value(i, s.inputs[i].hi)},
                                       {"mu_star", format_quantity(e.mu_star, md)},
                                       {"mu", format_quantity(e.mu, md)},
@@ -533,7 +533,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
             const auto interval = [&](double lo, double hi) {
               return std::isfinite(lo) ? fmt::format("[{:.3f}, {:.3f}]", lo, hi) : std::string("n/a");
             };
-            sobol["rows"].push_back({{"input", s.inputs[i].name},
+            sobol["rows"].push_back({{"input", readable_input(study, s.inputs[i].name)},
                                      {"range", input_value(i, s.inputs[i].lo) + " to " + input_value(i, s.inputs[i].hi)},
                                      {"first", fmt::format("{:.3f}", v.first)},
                                      {"first_interval", interval(v.first_low, v.first_high)},
@@ -545,13 +545,13 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
           const DecisionResult& d = *s.decision;
           std::vector<std::string> values;
           for (std::size_t i = 0; i < s.alternatives.size(); ++i) {
-            values.push_back(s.alternatives[i] + " " + format_quantity(d.base_metrics[i], md));
+            values.push_back(alternative_words(study, s, i) + " " + format_quantity(d.base_metrics[i], md));
           }
           decision["intro"] = fmt::format(
               "Decision: among {} by {} ({} is better), {} is the choice: {}. For each input, dsx scans changes up to "
               "{} in {} steps each way and bisects the first step that changes the choice to {}.",
               r.decide, metric_words(study, r.metric), r.direction == Direction::minimize ? "lower" : "higher",
-              s.alternatives[d.best], join(values, ", "), format_percent(r.flip.max_relative_change, 2), r.flip.scan_steps,
+              alternative_words(study, s, d.best), join(values, ", "), format_percent(r.flip.max_relative_change, 2), r.flip.scan_steps,
               format_percent(r.flip.tolerance, 2));
           const std::string interval = decision_interval_sentence(in, s, d.best, runner_up(d, r.direction == Direction::minimize));
           if (!interval.empty()) decision["intro"] = decision["intro"].get<std::string>() + " " + interval + ".";
@@ -562,7 +562,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
             return std::string("none up to ") + (x.limit > 0 ? "+" : "-") + format_percent(std::fabs(x.limit));
           };
           for (const DecisionFlip& f : d.flips) {
-            decision["rows"].push_back({{"input", s.inputs[f.input].name},
+            decision["rows"].push_back({{"input", readable_input(study, s.inputs[f.input].name)},
                                         {"nominal", input_value(f.input, f.nominal)},
                                         {"up", cell(f.up)},
                                         {"down", cell(f.down)}});
@@ -593,7 +593,7 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
 // The rows that tie with the best one, each by the axis values it differs in, and what the tied
 // rows differ in: "tied with preemption = swap (equal within a relative 1e-09; the tied rows differ
 // only in preemption)". At most three are named.
-std::string tie_text(const ResultTable& t, std::size_t best, const std::vector<std::size_t>& tied) {
+std::string tie_text(const ResolvedStudy& study, const ResultTable& t, std::size_t best, const std::vector<std::size_t>& tied) {
   constexpr std::size_t kNamed = 3;
   std::vector<std::string> named;
   std::vector<bool> differs(t.axis_names.size(), false);
@@ -602,7 +602,7 @@ std::string tie_text(const ResultTable& t, std::size_t best, const std::vector<s
     for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
       if (t.label(tied[i], a) == t.label(best, a)) continue;
       differs[a] = true;
-      parts.push_back(t.axis_names[a] + " = " + readable_label(t.label(tied[i], a)));
+      parts.push_back(t.axis_names[a] + " = " + readable_value(study, t.axis_names[a], t.label(tied[i], a)));
     }
     if (i < kNamed) named.push_back(join(parts, ", "));
   }
@@ -633,12 +633,12 @@ json answer_context(const ReportInputs& in) {
     const bool minimize = r.direction == Direction::minimize;
     const std::size_t next = runner_up(d, minimize);
     const double best_value = d.base_metrics[d.best];
-    std::string text = fmt::format("{} is the choice for the {} {} at {}, {}", s.alternatives[d.best],
+    std::string text = fmt::format("{} is the choice for the {} {} at {}, {}", alternative_words(study, s, d.best),
                                    minimize ? "lowest" : "highest", metric_words(study, r.metric),
                                    point_text(study, s.base_point, r.decide), format_quantity(best_value, md));
     if (next != kNoAlternative) {
       const double margin = std::fabs(d.base_metrics[next] - best_value) / std::fabs(best_value);
-      text += fmt::format("; next is {} at {} ({} {})", s.alternatives[next], format_quantity(d.base_metrics[next], md),
+      text += fmt::format("; next is {} at {} ({} {})", alternative_words(study, s, next), format_quantity(d.base_metrics[next], md),
                           format_percent(margin), minimize ? "higher" : "lower");
       const std::string interval = decision_interval_sentence(in, s, d.best, next);
       if (!interval.empty()) text += ". " + interval;
@@ -654,11 +654,11 @@ json answer_context(const ReportInputs& in) {
       }
     }
     if (nearest != nullptr) {
-      text += fmt::format(". The nearest flip: if {} {} {}, {}.", input_phrase(s.inputs[nearest->input]),
+      text += fmt::format(". The nearest flip: if {} {} {}, {}.", input_phrase(study, s.inputs[nearest->input]),
                           nearest_way->relative_change > 0 ? "rises" : "falls",
                           format_percent(std::fabs(nearest_way->relative_change)),
                           nearest_way->new_best == kNoAlternative ? "no alternative keeps a value"
-                                                                  : s.alternatives[nearest_way->new_best] + " takes over");
+                                                                  : alternative_words(study, s, nearest_way->new_best) + " takes over");
     } else if (!d.flips.empty()) {
       text += fmt::format(". No single input scanned changes it (up to {} either way).",
                           format_percent(r.flip.max_relative_change));
@@ -674,7 +674,7 @@ json answer_context(const ReportInputs& in) {
     std::vector<std::string> sentences;
     for (const Crossing& c : g.outcome.crossings) sentences.push_back(crossing_sentence(study, a, g, c));
     if (sentences.empty()) sentences.push_back(no_crossing_sentence(study, a, g));
-    std::string text = g.labels.empty() ? join(sentences, " ") : group_words(g.labels) + ": " + join(sentences, " ");
+    std::string text = g.labels.empty() ? join(sentences, " ") : group_words(study, g.labels) + ": " + join(sentences, " ");
     if (a.groups.size() > 1) text += fmt::format(" ({} more groups under Break-even points.)", a.groups.size() - 1);
     lines.push_back({{"label", analysis_words(study, *b.request)}, {"text", text}});
   }
@@ -684,10 +684,10 @@ json answer_context(const ReportInputs& in) {
     const int col = shown.metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    std::string text = fmt::format("{} ({})", row_words(shown, r),
+    std::string text = fmt::format("{} ({})", row_words(study, shown, r),
                                    format_quantity(shown.metric(r, static_cast<std::size_t>(col)),
                                                    metric_display(study, list.objective.metric)));
-    if (!list.tied.empty()) text += ", " + tie_text(shown, r, list.tied);
+    if (!list.tied.empty()) text += ", " + tie_text(study, shown, r, list.tied);
     lines.push_back({{"label", objective_words(study, list.objective)}, {"text", text}});
   }
   return json{{"has_answer", !lines.empty()}, {"lines", lines}};
@@ -703,11 +703,11 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
     const SensitivityRequest& r = *run.request;
     const QuantityDisplay md = metric_display(study, r.metric);
     const std::string key = "decision." + r.name + ".";
-    values[key + "choice"] = run.analysis->alternatives[d.best];
+    values[key + "choice"] = alternative_words(study, *run.analysis, d.best);
     values[key + "value"] = format_quantity(d.base_metrics[d.best], md);
     const std::size_t next = runner_up(d, r.direction == Direction::minimize);
     if (next == kNoAlternative) continue;
-    values[key + "next"] = run.analysis->alternatives[next];
+    values[key + "next"] = alternative_words(study, *run.analysis, next);
     values[key + "next_value"] = format_quantity(d.base_metrics[next], md);
     values[key + "margin"] =
         format_percent(std::fabs(d.base_metrics[next] - d.base_metrics[d.best]) / std::fabs(d.base_metrics[d.best]));
@@ -725,7 +725,7 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
     const int col = in.analysed->shown().metric_column(list.objective.metric);
     if (col < 0) continue;
     const std::size_t r = list.rows.front();
-    values["best." + list.objective.key()] = row_words(in.analysed->shown(), r);
+    values["best." + list.objective.key()] = row_words(study, in.analysed->shown(), r);
     values["best." + list.objective.key() + ".value"] = format_quantity(
         in.analysed->shown().metric(r, static_cast<std::size_t>(col)), metric_display(study, list.objective.metric));
   }

@@ -30,18 +30,18 @@ std::string group_text(const std::vector<Selector>& labels, std::string_view eq)
   return join(parts, ", ");
 }
 
-std::string group_words(const std::vector<Selector>& labels) {
+std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels) {
   std::vector<std::string> parts;
-  for (const Selector& s : labels) parts.push_back(s.param + " = " + readable_label(s.label));
+  for (const Selector& s : labels) parts.push_back(s.param + " = " + readable_value(study, s.param, s.label));
   return join(parts, ", ");
 }
 
-std::string where_text(const std::vector<Selector>& where) {
+std::string where_text(const ResolvedStudy& study, const std::vector<Selector>& where) {
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
   for (const Selector& s : where) {
     auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == s.param; });
     if (it == params.end()) it = params.insert(params.end(), {s.param, {}});
-    it->second.push_back(readable_label(s.label));
+    it->second.push_back(readable_value(study, s.param, s.label));
   }
   std::vector<std::string> parts;
   for (const auto& [param, labels] : params) {
@@ -56,7 +56,7 @@ std::string where_text(const std::vector<Selector>& where) {
 
 std::string objective_words(const ResolvedStudy& study, const Objective& o) {
   std::string words = std::string(o.direction == Direction::minimize ? "lowest " : "highest ") + metric_words(study, o.metric);
-  if (!o.where.empty()) words += " where " + where_text(o.where);
+  if (!o.where.empty()) words += " where " + where_text(study, o.where);
   return words;
 }
 
@@ -67,7 +67,7 @@ std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::str
   std::vector<std::string> parts;
   for (std::size_t a = 0; a < study.axes.size(); ++a) {
     if (study.axes[a].values.size() > 1 && study.axes[a].param != except) {
-      parts.push_back(study.axes[a].param + " = " + readable_label(study.axes[a].values[coords[a]].label));
+      parts.push_back(study.axes[a].param + " = " + readable_value(study, study.axes[a].param, study.axes[a].values[coords[a]].label));
     }
   }
   return parts.empty() ? "the single design point" : join(parts, ", ");
@@ -79,16 +79,24 @@ std::string row_text(const ResultTable& t, std::size_t row) {
   return join(parts, ", ");
 }
 
-std::string row_words(const ResultTable& t, std::size_t row) {
+std::string row_words(const ResolvedStudy& study, const ResultTable& t, std::size_t row) {
   std::vector<std::string> parts;
   for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
-    parts.push_back(t.axis_names[a] + " = " + readable_label(t.label(row, a)));
+    parts.push_back(t.axis_names[a] + " = " + readable_value(study, t.axis_names[a], t.label(row, a)));
   }
   return join(parts, ", ");
 }
 
 std::string alt_name(const BreakevenAnalysis& a, std::size_t i) {
   return i == kNoAlternative ? std::string("no alternative") : a.alternatives[i];
+}
+
+std::string alt_words(const ResolvedStudy& study, const BreakevenAnalysis& a, std::size_t i) {
+  return i == kNoAlternative ? std::string("no alternative") : readable_value(study, a.request.alternatives, a.alternatives[i]);
+}
+
+std::string alternative_words(const ResolvedStudy& study, const SensitivityAnalysis& s, std::size_t i) {
+  return readable_value(study, s.request.decide, s.alternatives[i]);
 }
 
 const ParamSpec& along_spec(const ResolvedStudy& study, const BreakevenAnalysis& a) {
@@ -111,9 +119,9 @@ std::string param_words(std::string_view param) {
 
 namespace {
 
-std::string where_words(const std::vector<Selector>& where) {
+std::string where_words(const ResolvedStudy& study, const std::vector<Selector>& where) {
   std::vector<std::string> parts;
-  for (const Selector& s : where) parts.push_back(param_words(s.param) + " = " + readable_label(s.label));
+  for (const Selector& s : where) parts.push_back(param_words(s.param) + " = " + readable_value(study, s.param, s.label));
   return join(parts, ", ");
 }
 
@@ -130,7 +138,7 @@ std::string analysis_words(const ResolvedStudy& study, const BreakevenRequest& r
     words = join(metrics, " vs ");
   }
   words += " along " + param_words(r.along);
-  if (!r.where.empty()) words += " where " + where_words(r.where);
+  if (!r.where.empty()) words += " where " + where_words(study, r.where);
   return words;
 }
 
@@ -141,15 +149,19 @@ std::string analysis_words(const ResolvedStudy& study, const SensitivityRequest&
          metric_words(study, r.metric);
 }
 
-std::string input_phrase(const UncertainInput& in) {
+namespace {
+
+std::string hardware_words(const ResolvedStudy& study, const std::string& id) {
+  const HardwareSpec* h = study.catalog.find_hardware(id);
+  return h != nullptr && !h->name.empty() ? h->name : id;
+}
+
+}  // namespace
+
+std::string input_phrase(const ResolvedStudy& study, const UncertainInput& in) {
   if (in.target == InputTarget::parameter) return in.name;
-  const std::string field(hardware_field_name(in.field));
-  const std::string words = field == "peak_flops" ? "peak FLOP/s" : field == "tdp" ? "TDP" : [&] {
-    std::string w = field;
-    std::replace(w.begin(), w.end(), '_', ' ');
-    return w;
-  }();
-  return in.hardware_id.empty() ? "every accelerator's " + words : "the " + words + " of " + in.hardware_id;
+  const std::string words = hardware_field_words(hardware_field_name(in.field));
+  return in.hardware_id.empty() ? "every accelerator's " + words : "the " + words + " of " + hardware_words(study, in.hardware_id);
 }
 
 }  // namespace dsx::analysis_text

@@ -58,21 +58,26 @@ QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& me
 std::string metric_words(const ResolvedStudy& study, const std::string& metric);
 // "hardware = h200, batch = 16" from selectors.
 std::string group_text(const std::vector<Selector>& labels, std::string_view eq = " = ");
-// group_text with " = " and each label as the report prints it (readable_label).
-std::string group_words(const std::vector<Selector>& labels);
+// group_text with " = " and each label as the report prints it (readable_value: a hardware id by
+// its catalog name).
+std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels);
 // An objective's `where` in words, a parameter's several values joined by "or":
-// "preemption = recompute or swap, node = tpu_v6e_pod"; empty without one.
-std::string where_text(const std::vector<Selector>& where);
+// "preemption = recompute or swap, node = TPU v6e pod"; empty without one.
+std::string where_text(const ResolvedStudy& study, const std::vector<Selector>& where);
 // What an objective ranks: "lowest inter-token latency", then " where ..." for its `where`.
 std::string objective_words(const ResolvedStudy& study, const Objective& o);
 // The swept axes' values at `point` ("batch = 8, execution = eager"), leaving out the axis `except`.
 std::string point_text(const ResolvedStudy& study, std::uint64_t point, std::string_view except = {});
 // Every axis label of one table row.
 std::string row_text(const ResultTable& t, std::size_t row);
-// The same as the report prints it: each label through readable_label ("launch_overhead = 5 µs");
-// row_text keeps the study's labels for the CSV files.
-std::string row_words(const ResultTable& t, std::size_t row);
+// The same as the report prints it: each label through readable_value ("launch_overhead = 5 µs",
+// "hardware = NVIDIA H100 SXM 80GB"); row_text keeps the study's labels for the CSV files.
+std::string row_words(const ResolvedStudy& study, const ResultTable& t, std::size_t row);
+// A break-even's alternative as the CSV files hold it (its label) and as the report prints it.
 std::string alt_name(const BreakevenAnalysis& a, std::size_t i);
+std::string alt_words(const ResolvedStudy& study, const BreakevenAnalysis& a, std::size_t i);
+// A decision's alternative as the report prints it.
+std::string alternative_words(const ResolvedStudy& study, const SensitivityAnalysis& s, std::size_t i);
 const ParamSpec& along_spec(const ResolvedStudy& study, const BreakevenAnalysis& a);
 std::string along_value_text(const ResolvedStudy& study, const BreakevenAnalysis& a, double v);
 std::string metric_of_analysis(const BreakevenAnalysis& a);
@@ -83,7 +88,8 @@ std::string param_words(std::string_view param);
 // 2048"; "hardware with the lowest cost per million tokens"), never its identifier.
 std::string analysis_words(const ResolvedStudy& study, const BreakevenRequest& r);
 std::string analysis_words(const ResolvedStudy& study, const SensitivityRequest& r);
-// "the TDP of h100_sxm", "every accelerator's memory bandwidth", or a parameter's name.
-std::string input_phrase(const UncertainInput& in);
+// "the TDP of NVIDIA H100 SXM 80GB" (the chip by its catalog name), "every accelerator's memory
+// bandwidth", or a parameter's name.
+std::string input_phrase(const ResolvedStudy& study, const UncertainInput& in);
 
 }  // namespace dsx::analysis_text

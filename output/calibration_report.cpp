@@ -66,7 +66,7 @@ json calibration_context(const ResolvedStudy& study) {
     if (!seen.insert(key).second) continue;
     metrics.push_back({{"metric", rule.metric},
                        {"when", rule.when.empty() ? "always" : rule.when},
-                       {"regime", rule.regime},
+                       {"regime", a->description.empty() ? rule.regime : a->description},
                        {"rows", a->rows},
                        {"sources", a->sources},
                        {"mape_cv", format_percent(a->mape_cv, 2)},

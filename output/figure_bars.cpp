@@ -67,10 +67,12 @@ CategoryPart category_part(const Axis& a, const ResolvedStudy& study, const Resu
 }
 
 // A bar's value of one category parameter, in the unit its part of the axis title names.
-std::string category_text(const CategoryPart& part, const FigureDecl& decl, const std::string& label) {
+std::string category_text(const ResolvedStudy& study, const CategoryPart& part, const FigureDecl& decl,
+                          const std::string& label, bool names) {
   if (!part.scaled || label == part.word) {
     const std::string& shown = series_label(decl, part.axis->param, label);
-    return &shown == &label ? readable_label(label) : shown;
+    if (&shown != &label) return shown;
+    return names ? value_words(study, part.axis->param, label) : readable_label(label);
   }
   const double si = part.axis->values[label_position(*part.axis, label)].value;
   return fmt::format("{:.6g}", si * part.scale.factor);
@@ -134,20 +136,33 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       continue;
     }
     Bar b{{}, {}, r};
-    std::vector<std::string> labels;
     for (const CategoryPart& part : parts) {
       const Axis* a = part.axis;
-      const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
-      b.key.push_back(label_position(*a, label));
-      labels.push_back(category_text(part, decl, label));
+      b.key.push_back(label_position(*a, results.label(r, static_cast<std::size_t>(results.axis_column(a->param)))));
     }
-    b.label = labels.empty() ? row_label(x, study, results, r) : join(labels, " / ");
     if (colour_axis != nullptr) {
       b.colour = label_position(*colour_axis, results.label(r, static_cast<std::size_t>(results.axis_column(colour_axis->param))));
     }
     bars.push_back(std::move(b));
   }
   std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.key < b.key; });
+  // Each bar's label: catalog names in place of ids ("NVIDIA H100 SXM 80GB"), unless the longest
+  // label would then take more than kMaxBarLabelCm of the width and squeeze the plot and its title
+  // off the canvas; then every bar keeps its ids, as the CSV files do.
+  const auto label_bars = [&](bool names) {
+    double longest = 0;
+    for (Bar& b : bars) {
+      std::vector<std::string> labels;
+      for (const CategoryPart& part : parts) {
+        const std::string& label = results.label(b.row, static_cast<std::size_t>(results.axis_column(part.axis->param)));
+        labels.push_back(category_text(study, part, decl, label, names));
+      }
+      b.label = labels.empty() ? row_label(x, study, results, b.row) : join(labels, " / ");
+      longest = std::max(longest, text_cm(b.label));
+    }
+    return longest;
+  };
+  if (label_bars(true) > kMaxBarLabelCm) label_bars(false);
 
   std::vector<double> totals;
   for (const Bar& b : bars) {
@@ -260,7 +275,13 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     gp += "set title offset character 0, 0.9  # above the header of the bar labels\n";
   }
   gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
-  if (label_totals) gp += "set offsets 0, graph 0.14, 0, 0\n";
+  if (label_totals) {
+    // Room after the longest bar for its total, as a share of the plot's width left of the labels.
+    double longest_total_cm = 0;
+    for (double t : totals) longest_total_cm = std::max(longest_total_cm, text_cm(format_quantity(t, ys.front().display)));
+    const double room = std::max(0.14, (longest_total_cm + 0.6) / std::max(plot_width_cm - longest_total_cm - 0.6, 1.0));
+    gp += fmt::format("set offsets 0, graph {:.3f}, 0, 0\n", room);
+  }
   if (bar_key) {
     gp += fmt::format("set key outside bottom center horizontal reverse Left height 1.5 maxcols {} width {}\n",
                       key_columns, key_extra_chars);

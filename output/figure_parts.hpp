@@ -92,6 +92,7 @@ inline constexpr double kEmCm = 9.0 / 72 * 2.54;
 inline constexpr double kLabelLineCm = 0.45;
 inline constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 inline constexpr double kLongKeyEntryCm = 3.2;  // a full-width figure's key entry longer than this goes below
+inline constexpr double kMaxBarLabelCm = 5.0;  // bar labels of catalog names longer than this keep their ids
 
 // ---- text helpers ----
 

@@ -347,17 +347,11 @@ const std::string& series_label(const FigureDecl& decl, std::string_view param, 
   return value;
 }
 
-// Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
 std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label) {
-  if (study.solver != nullptr) {
-    for (const ParamSpec& p : study.solver->params()) {
-      if (p.name != param || p.kind != ParamKind::hardware) continue;
-      if (const HardwareSpec* h = study.catalog.find_hardware(label); h != nullptr && !h->name.empty()) return h->name;
-    }
-  }
-  return readable_label(label);
+  return readable_value(study, param, label);
 }
 
+// Rows split into series by the labels of `by` (in order), series sorted as the study lists values.
 std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
                                  const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
                                  const FigureDecl* decl) {
@@ -402,7 +396,7 @@ std::vector<std::string> hover_lines(const ResolvedStudy& study, const ResultTab
   std::vector<std::string> lines;
   for (const Axis& a : study.axes) {
     const int col = results.axis_column(a.param);
-    if (col >= 0) lines.push_back(a.param + " = " + readable_label(results.label(row, static_cast<std::size_t>(col))));
+    if (col >= 0) lines.push_back(a.param + " = " + readable_value(study, a.param, results.label(row, static_cast<std::size_t>(col))));
   }
   for (const Column* c : {&x, &y}) {
     if (!c->is_metric) continue;

@@ -4,8 +4,13 @@
 #include <array>
 #include <optional>
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "dse/quantity.hpp"
 #include "dse/study.hpp"
+#include "engine/efficiency.hpp"
 #include "output/format.hpp"
 
 namespace dsx {
@@ -30,6 +35,37 @@ std::string without_trailing_zeros(std::string text) {
   return text.substr(0, last) + text.substr(number_end);
 }
 
+// A volume per period as a reader says it: the count in the period the study chose, with a word for
+// its size ("1 trillion per day" for "1000000 M/day"), what it counts kept ("requests per hour").
+// Empty when `unit` is not one of the per-period spellings of dse/quantity.cpp.
+std::string per_period_text(double number, std::string_view unit) {
+  struct Period {
+    std::string_view unit;
+    double count_scale;
+    std::string_view words;
+  };
+  static constexpr std::array<Period, 9> kPeriods = {{{"/min", 1, "per minute"},
+                                                      {"/h", 1, "per hour"},
+                                                      {"/day", 1, "per day"},
+                                                      {"/week", 1, "per week"},
+                                                      {"/year", 1, "per year"},
+                                                      {"k/day", 1e3, "per day"},
+                                                      {"M/day", 1e6, "per day"},
+                                                      {"requests/h", 1, "requests per hour"},
+                                                      {"requests/day", 1, "requests per day"}}};
+  const auto p = std::find_if(kPeriods.begin(), kPeriods.end(), [&](const Period& x) { return x.unit == unit; });
+  if (p == kPeriods.end()) return "";
+  const double count = number * p->count_scale;
+  static constexpr std::array<std::pair<double, std::string_view>, 3> kWords = {
+      {{1e12, "trillion"}, {1e9, "billion"}, {1e6, "million"}}};
+  for (const auto& [size, word] : kWords) {
+    if (std::fabs(count) >= size) {
+      return without_trailing_zeros(format_grouped(count / size, 6)) + " " + std::string(word) + " " + std::string(p->words);
+    }
+  }
+  return without_trailing_zeros(format_grouped(count, 6)) + " " + std::string(p->words);
+}
+
 }  // namespace
 
 std::string readable_label(std::string_view label) {
@@ -43,6 +79,7 @@ std::string readable_label(std::string_view label) {
   std::string_view unit = label.substr(split);
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   if (!number || unit.empty() || calendar_unit(unit)) return std::string(label);
+  if (std::string per_period = per_period_text(*number, unit); !per_period.empty()) return per_period;
   const Unit* u = find_unit(unit);
   if (u == nullptr || !figure_unit_checked(u->dimension)) return std::string(label);
   const QuantityDisplay display = describe_quantity("", u->dimension);
@@ -54,6 +91,39 @@ std::string readable_label(std::string_view label) {
     if (text == exact) return text;
   }
   return without_trailing_zeros(format_quantity(si, display, 6));
+}
+
+std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label) {
+  if (study.solver != nullptr) {
+    for (const ParamSpec& p : study.solver->params()) {
+      if (p.name != param) continue;
+      if (p.kind == ParamKind::hardware) {
+        if (const HardwareSpec* h = study.catalog.find_hardware(std::string(label)); h != nullptr && !h->name.empty()) {
+          return h->name;
+        }
+      } else if (p.kind == ParamKind::choice && p.choices.data() == kEfficiencyRegimeNames.data()) {
+        if (const auto regime = parse_efficiency_regime(label)) return std::string(regime_efficiency(*regime).label);
+      }
+      break;
+    }
+  }
+  return readable_label(label);
+}
+
+std::string hardware_field_words(std::string_view field) {
+  if (field == "peak_flops") return "peak FLOP/s";
+  if (field == "tdp") return "TDP";
+  std::string words(field);
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return words;
+}
+
+std::string readable_input(const ResolvedStudy& study, std::string_view input) {
+  const std::size_t dot = input.find('.');
+  if (dot == std::string_view::npos) return std::string(input);
+  const HardwareSpec* h = study.catalog.find_hardware(input.substr(0, dot));
+  if (h == nullptr || h->name.empty()) return std::string(input);
+  return hardware_field_words(input.substr(dot + 1)) + " of " + h->name;
 }
 
 }  // namespace dsx

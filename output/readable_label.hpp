@@ -2,7 +2,9 @@
 // and the figures print numbers (output/format.hpp): "5 µs", "10.0 h" -> "10 h", "25 k USD",
 // "80 GiB", without the trailing zeros a computed value keeps, so "0.01 ms" reads "10 µs". A label
 // that is not a number with a unit of time, size, bandwidth, work, FLOP rate, power, energy or
-// money (an id, a word, a plain number, a calendar unit the study chose) is returned as written.
+// money (an id, a word, a plain number, a calendar unit the study chose) is returned as written. A
+// volume per period ("1000000 M/day", "250 k/day", "30 /h") reads as its count per that period in
+// words: "1 trillion per day", "250,000 per day", "30 per hour".
 // Only what a reader sees goes through it: results.csv and the other CSV files keep the study's labels.
 #pragma once
 
@@ -11,6 +13,21 @@
 
 namespace dsx {
 
+struct ResolvedStudy;
+
 std::string readable_label(std::string_view label);
+
+// A value of parameter `param` as the report's tables, sentences and figures print it: a hardware
+// id by its catalog `name` ("NVIDIA H100 SXM 80GB"), an efficiency regime by its label ("Decode,
+// batch 1", engine/efficiency.hpp), anything else through readable_label. The
+// one function every reader-facing place uses, and the one the tests map the CSVs' ids through.
+std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
+
+// A sensitivity input as the report's tables and sentences name it: a field of one chip
+// ("b200.price") by the field's words and the chip's catalog name ("price of NVIDIA B200 180GB"),
+// any other input (a parameter, a field of every chip) as the study wrote it.
+std::string readable_input(const ResolvedStudy& study, std::string_view input);
+// A hardware field's words: "peak FLOP/s", "TDP", "memory bandwidth".
+std::string hardware_field_words(std::string_view field);
 
 }  // namespace dsx

@@ -317,7 +317,7 @@ json grid_context(const ResolvedStudy& study) {
         k = n - 2;
         continue;
       }
-      labels.push_back(readable_label(a.values[k].label));
+      labels.push_back(readable_value(study, a.param, a.values[k].label));
     }
     std::string description;
     if (study.solver != nullptr && a.is_bundle()) {
@@ -376,7 +376,7 @@ json grid_context(const ResolvedStudy& study) {
   for (const Objective& o : study.objectives) {
     const auto m = find_study_metric(study, o.metric);  // a solver or a derived metric
     objectives.push_back({{"metric", o.metric},
-                          {"where", o.where.empty() ? std::string() : " where " + analysis_text::where_text(o.where)},
+                          {"where", o.where.empty() ? std::string() : " where " + analysis_text::where_text(study, o.where)},
                           {"direction", direction_word(o.direction)},
                           {"description", m ? m->description : ""}});
   }
@@ -484,7 +484,7 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
     const QuantityDisplay display = metric_display(study, c.metric);
     const auto spec = find_study_metric(study, c.metric);  // a solver or a derived metric
     std::vector<std::string> where;
-    for (const Selector& s : c.where) where.push_back(s.param + " = " + readable_label(s.label));
+    for (const Selector& s : c.where) where.push_back(s.param + " = " + readable_value(study, s.param, s.label));
     json row = {{"name", c.name},
                 {"source", c.source},
                 {"metric", c.metric},
@@ -541,7 +541,7 @@ json pareto_context(const ReportInputs& in) {
   std::vector<std::string> objective_words;
   for (const Objective& o : study.objectives) {
     std::string words = analysis_text::metric_words(study, o.metric) + " (" + (o.direction == Direction::minimize ? "lowest" : "highest");
-    if (!o.where.empty()) words += " where " + analysis_text::where_text(o.where);
+    if (!o.where.empty()) words += " where " + analysis_text::where_text(study, o.where);
     objective_words.push_back(words + ")");
   }
   out["objectives"] = join(objective_words, ", ");
@@ -577,7 +577,9 @@ json pareto_context(const ReportInputs& in) {
     for (std::size_t i = 0; i < front.size() && i < kMaxParetoRows; ++i) {
       const std::size_t r = front[i];
       json cells = json::array();
-      for (std::size_t a = 0; a < results.axis_names.size(); ++a) cells.push_back({{"value", readable_label(results.label(r, a))}});
+      for (std::size_t a = 0; a < results.axis_names.size(); ++a) {
+        cells.push_back({{"value", readable_value(study, results.axis_names[a], results.label(r, a))}});
+      }
       for (std::size_t k = 0; k < study.objectives.size(); ++k) {
         cells.push_back({{"value", format_quantity(results.metric(r, static_cast<std::size_t>(cols[k])),
                                                     metric_display(study, study.objectives[k].metric))}});

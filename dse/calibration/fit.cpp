@@ -543,6 +543,7 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
   for (const RegimeDefinition& def : set.regimes) {
     RegimeAccuracy a;
     a.name = def.name;
+    a.description = def.description;
     std::vector<double> apes, apes_cv, own_cv;
     std::set<std::string> sources;
     std::size_t covered = 0, checked = 0;

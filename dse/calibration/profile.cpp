@@ -189,6 +189,7 @@ class ProfileReader {
     num("mape_cv", a.mape_cv);
     num("median_ape_cv", a.median_ape_cv);
     num("coverage_cv", a.coverage_cv);
+    if (const YamlNode* n = e.find("description")) a.description = r_.string(*n, where + ".description").value_or("");
     if (a.log_error_p10 > a.log_error_p90) {
       r_.error(*e.find("log_error_p10"), where + ": log_error_p10 must not exceed log_error_p90");
     }
@@ -320,7 +321,8 @@ std::string profile_yaml(const CalibrationProfile& p, std::string_view indent) {
            ", log_error_p90: " + yaml_number(a.log_error_p90) + ", pooled: " + (a.pooled ? "true" : "false") +
            ", mape: " + yaml_number(a.mape) + ", median_ape: " + yaml_number(a.median_ape) +
            ", mape_cv: " + yaml_number(a.mape_cv) + ", median_ape_cv: " + yaml_number(a.median_ape_cv) +
-           ", coverage_cv: " + yaml_number(a.coverage_cv) + "}\n";
+           ", coverage_cv: " + yaml_number(a.coverage_cv) +
+           (a.description.empty() ? std::string() : ", description: " + yaml_scalar(a.description)) + "}\n";
   }
   out += in + "intervals:" + (p.intervals.empty() ? " []\n" : "\n");
   for (const IntervalRule& r : p.intervals) {

@@ -73,6 +73,7 @@ struct RegimeAccuracy {
   double mape_cv = 0;        // leave-one-source-out
   double median_ape_cv = 0;
   double coverage_cv = 0;    // share of held-out measurements inside their 80 % interval
+  std::string description;   // the regime's words (measurements/regimes.yaml), which reports print
 };
 
 // Which regime's errors a solver metric carries, with its orientation, when `when` holds (an

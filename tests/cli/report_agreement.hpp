@@ -21,6 +21,9 @@
 #include <tuple>
 #include <vector>
 
+#include "dse/analysis/blocks.hpp"
+#include "dse/diagnostics.hpp"
+#include "dse/study.hpp"
 #include "output/readable_label.hpp"
 
 namespace agreement {
@@ -102,6 +105,34 @@ inline std::string trim(const std::string& s) {
   const std::size_t a = s.find_first_not_of(' ');
   return a == std::string::npos ? std::string() : s.substr(a, s.find_last_not_of(' ') + 1 - a);
 }
+
+// A CSV's label as the report prints it: the run's resolved study read back and each label put
+// through the report's own dsx::readable_value, so a hardware id reads by its catalog name. The
+// checks below compare the report's text with these words, and map a printed name back to its id
+// by the same function.
+class Words {
+ public:
+  explicit Words(const fs::path& run) {
+    dsx::Diagnostics diags;
+    study_ = dsx::load_study((run / "study.resolved.yaml").string(), "", diags);
+  }
+  std::string operator()(const std::string& param, const std::string& label) const {
+    return study_ ? dsx::readable_value(*study_, param, label) : dsx::readable_label(label);
+  }
+  // A sensitivity input ("b200.price") as the report's tables name it.
+  std::string input(const std::string& name) const { return study_ ? dsx::readable_input(*study_, name) : name; }
+  // The parameter a decision (sensitivity NAME) chooses among; empty when none.
+  std::string decided(const std::string& name) const {
+    if (!study_) return {};
+    for (const dsx::SensitivityRequest& r : dsx::analyses_of(*study_).sensitivities) {
+      if (r.name == name) return r.decide;
+    }
+    return {};
+  }
+
+ private:
+  std::optional<dsx::ResolvedStudy> study_;
+};
 
 // A number as a report prints it, in SI units: its value and half a unit of its last printed digit.
 struct Printed {
@@ -298,6 +329,7 @@ inline std::vector<std::string> breakeven_disagreements(const fs::path& run) {
   std::vector<std::string> out;
   const std::string report = plain(read_text(run / "report.md"));
   const std::string answer = section(report, "\n## Answer\n");
+  const Words words(run);
   for (const fs::path& file : files_like(run, "breakeven_", "_curves")) {
     const std::string name = file.stem().string().substr(std::string("breakeven_").size());
     const CsvFile csv = read_csv(file);
@@ -312,7 +344,7 @@ inline std::vector<std::string> breakeven_disagreements(const fs::path& run) {
     std::vector<std::string> groups;
     for (std::size_t r = 0; r < csv.rows.size(); ++r) {
       std::string label;
-      for (const std::string& g : group_columns) label += (label.empty() ? "" : ", ") + g + " = " + dsx::readable_label(csv.at(r, g));
+      for (const std::string& g : group_columns) label += (label.empty() ? "" : ", ") + g + " = " + words(g, csv.at(r, g));
       if (std::find(groups.begin(), groups.end(), label) == groups.end()) groups.push_back(label);
     }
     std::vector<std::string> captions;  // the "Crossings: ..." of each figure
@@ -322,7 +354,7 @@ inline std::vector<std::string> breakeven_disagreements(const fs::path& run) {
     for (std::size_t r = 0; r < csv.rows.size(); ++r) {
       const std::string statement = plain(csv.at(r, "statement"));
       std::string label;
-      for (const std::string& g : group_columns) label += (label.empty() ? "" : ", ") + g + " = " + dsx::readable_label(csv.at(r, g));
+      for (const std::string& g : group_columns) label += (label.empty() ? "" : ", ") + g + " = " + words(g, csv.at(r, g));
       const std::size_t group = static_cast<std::size_t>(std::find(groups.begin(), groups.end(), label) - groups.begin());
       const std::string bullet_start = label.empty() ? "\n- " : "\n- **" + label + "**: ";
       const std::size_t bullet_at = text.find(bullet_start);
@@ -392,6 +424,7 @@ inline std::vector<std::string> pareto_disagreements(const fs::path& run) {
   const CsvFile csv = read_csv(run / "pareto.csv");
   if (text.empty()) return {"no \"## Pareto front\" section in report.md"};
   const std::vector<std::string> objectives = objectives_of(run);
+  const Words words(run);
   const std::optional<Table> table = csv.rows.empty() ? std::nullopt : table_after(text.substr(0, text.find("\n### ")));
   if (!csv.rows.empty() && (!table || table->header.size() <= objectives.size())) {
     return {"pareto.csv has " + std::to_string(csv.rows.size()) + " rows, the report no front table"};
@@ -407,7 +440,7 @@ inline std::vector<std::string> pareto_disagreements(const fs::path& run) {
   if (!out.empty()) return out;
   const auto key_of_row = [&](std::size_t r) {
     std::string key;
-    for (std::size_t a = 0; a < axes; ++a) key += (a == 0 ? "" : ", ") + table->header[a] + " = " + dsx::readable_label(csv.at(r, table->header[a]));
+    for (std::size_t a = 0; a < axes; ++a) key += (a == 0 ? "" : ", ") + table->header[a] + " = " + words(table->header[a], csv.at(r, table->header[a]));
     return key;
   };
   std::map<std::string, std::size_t> by_key;
@@ -464,7 +497,7 @@ inline std::vector<std::string> pareto_disagreements(const fs::path& run) {
         const std::size_t eq = part.find(" = ");
         if (eq == std::string::npos) continue;
         const std::string param = trim(part.substr(0, eq));
-        member &= csv.has(param) && dsx::readable_label(csv.at(r, param)) == trim(part.substr(eq + 3));
+        member &= csv.has(param) && words(param, csv.at(r, param)) == trim(part.substr(eq + 3));
       }
       in_group += member ? 1 : 0;
     }
@@ -512,9 +545,18 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
   std::vector<std::string> out;
   const std::string report = plain(read_text(run / "report.md"));
   const std::string answer = section(report, "\n## Answer\n");
+  const Words words(run);
   for (const fs::path& file : files_like(run, "sensitivity_", "")) {
     const std::string name = file.stem().string().substr(std::string("sensitivity_").size());
     const CsvFile csv = read_csv(file);
+    // An alternative's id (the CSV's) as the report names it, and a printed name back to its id.
+    const std::string decided = words.decided(name);
+    std::map<std::string, std::string> id_of;
+    const auto shown = [&](const std::string& id) {
+      const std::string w = words(decided, id);
+      id_of[w] = id;
+      return w;
+    };
     std::string choice;
     std::map<std::string, std::string> values;  // alternative -> its metric at the base point
     std::vector<std::string> order;
@@ -528,6 +570,7 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
     bool has_flips = false;
     for (std::size_t r = 0; r < csv.rows.size(); ++r) has_flips |= csv.at(r, "analysis") == "flip";
     if (!has_flips) continue;
+    for (const std::string& a : order) shown(a);
     if (choice.empty()) {
       out.push_back(name + ": sensitivity_" + name + ".csv has flips but no choice row");
       continue;
@@ -540,8 +583,8 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
     }
     const std::string intro = text.substr(intro_at + 1, text.find('\n', intro_at + 1) - intro_at - 1);
     const std::size_t is_choice = intro.find(" is the choice: ");
-    if (is_choice == std::string::npos || intro.rfind(" " + choice, is_choice) != is_choice - choice.size() - 1) {
-      out.push_back(name + ": the Decision does not name " + choice + " as the choice: " + intro);
+    if (is_choice == std::string::npos || intro.rfind(" " + shown(choice), is_choice) != is_choice - shown(choice).size() - 1) {
+      out.push_back(name + ": the Decision does not name " + shown(choice) + " as the choice: " + intro);
     }
     if (is_choice != std::string::npos) {
       const std::string list = intro.substr(is_choice + 16, intro.find(". ", is_choice) - is_choice - 16);
@@ -552,11 +595,11 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
         const std::string item = list.substr(start, end - start);
         std::string alt;  // the longest alternative name the item starts with ("1 kB 136 µs")
         for (const auto& [a, v] : values) {
-          if (item.rfind(a + " ", 0) == 0 && a.size() > alt.size()) alt = a;
+          if (item.rfind(shown(a) + " ", 0) == 0 && shown(a).size() > (alt.empty() ? 0 : shown(alt).size())) alt = a;
         }
         if (!alt.empty() && !values[alt].empty()) {
           ++matched;
-          if (!printed_equals(item.substr(alt.size() + 1), values[alt])) {
+          if (!printed_equals(item.substr(shown(alt).size() + 1), values[alt])) {
             out.push_back(name + ": the Decision prints " + item + ", the CSV holds " + values[alt]);
           }
         }
@@ -576,7 +619,7 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
       const std::vector<std::string>* row = nullptr;
       if (flips) {
         for (const auto& cells : flips->rows) {
-          if (!cells.empty() && cells[0] == input && cells.size() >= 4) row = &cells;
+          if (!cells.empty() && cells[0] == words.input(input) && cells.size() >= 4) row = &cells;
         }
       }
       if (row == nullptr) {
@@ -615,7 +658,8 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
           ++found;
           const bool up = std::stod(change) > 0;
           const bool matched = std::any_of(printed.begin(), printed.end(), [&](const auto& p) {
-            return std::get<0>(p) == up && printed_equals(std::get<1>(p), std::fabs(std::stod(change))) && std::get<2>(p) == csv.at(r, taker);
+            return std::get<0>(p) == up && printed_equals(std::get<1>(p), std::fabs(std::stod(change))) &&
+                   std::get<2>(p) == shown(csv.at(r, taker));
           });
           if (!matched) out.push_back(name + ": no sentence says " + csv.at(r, "input") + " " + column + " " + change + " hands it to " + csv.at(r, taker));
         }
@@ -638,7 +682,7 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
       continue;
     }
     const std::string line = answer.substr(line_at + 1, answer.find('\n', line_at + 1) - line_at - 1);
-    const std::string lead = "- **" + label + "**: " + choice + " is the choice for the ";
+    const std::string lead = "- **" + label + "**: " + shown(choice) + " is the choice for the ";
     if (line.rfind(lead, 0) != 0) out.push_back(name + ": the Answer does not name " + choice + ": " + line);
     // The choice's value ends the text before "; next is", after its last ", " (a thousands
     // separator has no space after it).
@@ -652,7 +696,7 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
     }
     const std::string before = line.substr(0, next_at);
     const std::string choice_value = before.substr(before.rfind(", ") + 2);
-    const std::string next = m[1].str();
+    const std::string next = id_of.count(m[1].str()) != 0 ? id_of[m[1].str()] : m[1].str();
     if (!printed_equals(choice_value, values[choice])) out.push_back(name + ": the Answer prints the choice at " + choice_value + ", the CSV " + values[choice]);
     if (values.count(next) == 0 || !printed_equals(m[2].str(), values[next])) {
       out.push_back(name + ": the Answer prints " + next + " at " + m[2].str() + ", the CSV " + (values.count(next) ? values[next] : "has no such alternative"));
@@ -696,7 +740,8 @@ inline std::vector<std::string> decision_disagreements(const fs::path& run) {
       }
     } else if (!std::regex_search(line, f, kFlip)) {
       out.push_back(name + ": the CSV's nearest flip is " + std::to_string(nearest) + " to " + taker + ", the Answer says: " + line);
-    } else if (!printed_equals(f[2].str(), std::fabs(nearest)) || (f[1].str() == "rises") != (nearest > 0) || f[3].str() != taker) {
+    } else if (!printed_equals(f[2].str(), std::fabs(nearest)) || (f[1].str() == "rises") != (nearest > 0) ||
+               f[3].str() != (taker == "?" ? taker : shown(taker))) {
       out.push_back(name + ": the Answer's nearest flip (" + f[1].str() + " " + f[2].str() + ", " + f[3].str() +
                     ") is not the CSV's " + std::to_string(nearest) + " to " + taker);
     }
@@ -738,9 +783,177 @@ inline std::vector<std::string> html_disagreements(const fs::path& run) {
   return out;
 }
 
+// A Markdown table row's cells as the reader sees their text: a backslash escape as its character,
+// code spans without their backticks, strong emphasis without its asterisks, a link as its text,
+// non-breaking spaces as plain ones.
+inline std::vector<std::string> markdown_row_text(const std::string& line) {
+  static const std::regex kLink(R"((^|[^\\])\[([^\]]*)\]\([^)]*\))");
+  const std::string text = std::regex_replace(line, kLink, "$1$2");
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && std::ispunct(static_cast<unsigned char>(text[i + 1])) != 0) {
+      cell += text[++i];
+    } else if (c == '|') {
+      cells.push_back(trim(plain(cell)));
+      cell.clear();
+    } else if (c == '`') {
+      continue;
+    } else if (c == '*' && i + 1 < text.size() && text[i + 1] == '*') {
+      ++i;
+    } else {
+      cell += c;
+    }
+  }
+  return cells;
+}
+
+// Just the inline markup of one cell (markdown_row_text's rules), for a test of them.
+inline std::string markdown_cell_text(const std::string& cell) {
+  const std::vector<std::string> cells = markdown_row_text("| " + cell + " |");
+  return cells.empty() ? std::string() : cells.front();
+}
+
+// An HTML cell's text: its tags dropped, its character references decoded, its non-breaking
+// spaces plain.
+inline std::string html_cell_text(const std::string& html) {
+  std::string text;
+  for (std::size_t i = 0; i < html.size(); ++i) {
+    if (html[i] == '<') {
+      const std::size_t close = html.find('>', i);
+      if (close == std::string::npos) break;
+      i = close;
+      continue;
+    }
+    if (html[i] == '&') {
+      const std::size_t semi = html.find(';', i);
+      const std::string name = semi == std::string::npos ? "" : html.substr(i + 1, semi - i - 1);
+      static const std::map<std::string, std::string> kNamed = {
+          {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"#39", "'"}, {"apos", "'"}, {"nbsp", " "}};
+      if (const auto it = kNamed.find(name); it != kNamed.end()) {
+        text += it->second;
+        i = semi;
+        continue;
+      }
+      if (name.size() > 1 && name[0] == '#') {
+        const unsigned long code = name[1] == 'x' || name[1] == 'X' ? std::stoul(name.substr(2), nullptr, 16) : std::stoul(name.substr(1));
+        // UTF-8 of the code point.
+        if (code < 0x80) {
+          text += static_cast<char>(code);
+        } else if (code < 0x800) {
+          text += static_cast<char>(0xC0 | (code >> 6));
+          text += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+          text += static_cast<char>(0xE0 | (code >> 12));
+          text += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (code & 0x3F));
+        }
+        i = semi;
+        continue;
+      }
+    }
+    text += html[i];
+  }
+  std::string out;
+  for (char c : plain(text)) {
+    if (c == '\n') c = ' ';
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return trim(out);
+}
+
+// Every table of report.md, in order: its rows (the header first), each row's cells as text.
+using CellTable = std::vector<std::vector<std::string>>;
+inline std::vector<CellTable> markdown_tables(const std::string& md) {
+  std::vector<CellTable> out;
+  std::istringstream lines(md);
+  std::string line;
+  bool inside = false;
+  for (std::string prior; std::getline(lines, line); prior = line) {
+    const bool row = line.rfind("| ", 0) == 0 || line.rfind("|-", 0) == 0 || line.rfind("|:", 0) == 0;
+    if (!row) {
+      inside = false;
+      continue;
+    }
+    if (line.rfind("|-", 0) == 0 || line.rfind("|:", 0) == 0) {
+      // The separator: the line before it is the header of a new table.
+      out.emplace_back();
+      out.back().push_back(markdown_row_text(prior));
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    out.back().push_back(markdown_row_text(line));
+  }
+  return out;
+}
+
+// Every <table> of report.html, in order, read the same way.
+inline std::vector<CellTable> html_tables(const std::string& html) {
+  std::vector<CellTable> out;
+  for (std::size_t t = html.find("<table"); t != std::string::npos; t = html.find("<table", t + 1)) {
+    const std::size_t end = html.find("</table>", t);
+    const std::string table = html.substr(t, end == std::string::npos ? std::string::npos : end - t);
+    CellTable rows;
+    for (std::size_t r = table.find("<tr"); r != std::string::npos; r = table.find("<tr", r + 1)) {
+      const std::size_t row_end = table.find("</tr>", r);
+      const std::string row = table.substr(r, row_end == std::string::npos ? std::string::npos : row_end - r);
+      std::vector<std::string> cells;
+      for (std::size_t c = row.find("<t", 3); c != std::string::npos; c = row.find("<t", c + 1)) {
+        if (row.compare(c, 3, "<td") != 0 && row.compare(c, 3, "<th") != 0) continue;
+        const std::size_t open_end = row.find('>', c);
+        const std::string closing = row.compare(c, 3, "<td") == 0 ? "</td>" : "</th>";
+        const std::size_t close = row.find(closing, open_end);
+        cells.push_back(html_cell_text(row.substr(open_end + 1, close - open_end - 1)));
+        c = close;
+      }
+      rows.push_back(cells);
+    }
+    out.push_back(rows);
+  }
+  return out;
+}
+
+// Each table of report.html holds, cell by cell, the text of the same table of report.md (both are
+// rendered from one context; a template or a table pass that changes a value is caught here).
+inline std::vector<std::string> html_table_disagreements(const fs::path& run) {
+  std::vector<std::string> out;
+  if (!fs::exists(run / "report.html")) return out;
+  const std::vector<CellTable> md = markdown_tables(read_text(run / "report.md"));
+  const std::vector<CellTable> html = html_tables(read_text(run / "report.html"));
+  if (md.size() != html.size()) {
+    out.push_back("report.md has " + std::to_string(md.size()) + " tables, report.html " + std::to_string(html.size()));
+  }
+  for (std::size_t t = 0; t < std::min(md.size(), html.size()); ++t) {
+    const std::string where = "table " + std::to_string(t + 1) + " (" + (md[t].empty() || md[t][0].empty() ? "" : md[t][0][0]) + ")";
+    if (md[t].size() != html[t].size()) {
+      out.push_back(where + ": " + std::to_string(md[t].size()) + " rows in report.md, " + std::to_string(html[t].size()) + " in report.html");
+      continue;
+    }
+    for (std::size_t r = 0; r < md[t].size(); ++r) {
+      if (md[t][r].size() != html[t][r].size()) {
+        out.push_back(where + " row " + std::to_string(r) + ": " + std::to_string(md[t][r].size()) + " cells in report.md, " +
+                      std::to_string(html[t][r].size()) + " in report.html");
+        continue;
+      }
+      for (std::size_t c = 0; c < md[t][r].size(); ++c) {
+        if (md[t][r][c] != html[t][r][c]) {
+          out.push_back(where + " row " + std::to_string(r) + " cell " + std::to_string(c + 1) + ": report.md \"" + md[t][r][c] +
+                        "\", report.html \"" + html[t][r][c] + "\"");
+        }
+      }
+    }
+  }
+  return out;
+}
+
 inline std::vector<std::string> all_disagreements(const fs::path& run) {
   std::vector<std::string> out = breakeven_disagreements(run);
-  for (auto& v : {pareto_disagreements(run), decision_disagreements(run), html_disagreements(run)}) out.insert(out.end(), v.begin(), v.end());
+  for (auto& v : {pareto_disagreements(run), decision_disagreements(run), html_disagreements(run), html_table_disagreements(run)}) {
+    out.insert(out.end(), v.begin(), v.end());
+  }
   return out;
 }
 

@@ -189,16 +189,17 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
   EXPECT_FALSE(altered([&](CsvFile& c) {  // the nearest flip's taker
                  c.rows[row_of(c, "flip", "h100_sxm.price")][c.column("flip_down_new_best")] = "a100_80gb_sxm";
                }).empty());
+  const std::string h100 = agreement::Words(run_)("hardware", "h100_sxm");  // as the report names it
   {
     const fs::path copy = scratch();  // a flip sentence that misprints its change
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 31.0 % (h100_sxm takes over)",
-                                            "launch_overhead rises 32.0 % (h100_sxm takes over)"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 31.0 % (" + h100 + " takes over)",
+                                            "launch_overhead rises 32.0 % (" + h100 + " takes over)"));
     EXPECT_FALSE(agreement::decision_disagreements(copy).empty());
   }
   {
     const fs::path copy = scratch();  // a margin the report misprints
     const std::string report = agreement::read_text(copy / "report.md");
-    const std::size_t at = report.find("next is h100_sxm at ");
+    const std::size_t at = report.find("next is " + h100 + " at ");
     ASSERT_NE(at, std::string::npos);
     const std::size_t open = report.find(" (", at);
     std::string changed = report;
@@ -224,6 +225,46 @@ TEST_F(ReportAgreement, AnHtmlReportThatPrintsOtherNumbersIsFound) {
     write_text(copy / "report.html", replaced(agreement::read_text(copy / "report.html"), "(5.67 % higher)", "(5.68 % higher)"));
     EXPECT_FALSE(agreement::html_disagreements(copy).empty());
   }
+}
+
+// Each table cell of report.html is the same text as report.md's: a value changed in one table,
+// a row dropped, or a cell of the Pareto table printing the id where report.md prints the name.
+TEST_F(ReportAgreement, AnHtmlTableCellThatDiffersFromReportMdIsFound) {
+  ASSERT_FALSE(run_.empty());
+  EXPECT_TRUE(agreement::html_table_disagreements(run_).empty());
+  const std::string html = agreement::read_text(run_ / "report.html");
+  ASSERT_GT(agreement::html_tables(html).size(), 3u);
+  {
+    const fs::path copy = scratch();  // one swing of the tornado table, 0.0561 USD -> 0.0562 USD
+    const std::vector<agreement::CellTable> tables = agreement::html_tables(html);
+    const std::string cell = tables.back().back().back();
+    std::string changed = html;
+    const std::size_t at = changed.rfind(">" + cell + "<");
+    ASSERT_NE(at, std::string::npos) << cell;
+    changed.insert(at + 1, "1");
+    write_text(copy / "report.html", changed);
+    EXPECT_FALSE(agreement::html_table_disagreements(copy).empty()) << cell;
+  }
+  {
+    const fs::path copy = scratch();  // the first body row of the first table dropped
+    const std::size_t body = html.find("<tbody>");
+    ASSERT_NE(body, std::string::npos);
+    const std::size_t row = html.find("<tr>", body), row_end = html.find("</tr>", row);
+    std::string changed = html;
+    changed.erase(row, row_end + 5 - row);
+    write_text(copy / "report.html", changed);
+    EXPECT_FALSE(agreement::html_table_disagreements(copy).empty());
+  }
+  {
+    const fs::path copy = scratch();  // an id where report.md names the chip
+    const std::string b200 = agreement::Words(run_)("hardware", "b200");
+    write_text(copy / "report.html", replaced(html, "<td>" + b200 + "</td>", "<td>b200</td>"));
+    EXPECT_FALSE(agreement::html_table_disagreements(copy).empty());
+  }
+  // Character references and tags are read as the text they show.
+  EXPECT_EQ(agreement::html_cell_text("<code>p99_ttft_s &lt;= 1</code> &amp; &#181;s"), "p99_ttft_s <= 1 & \u00b5s");
+  EXPECT_EQ(agreement::markdown_cell_text("`a` **b** [c.csv](c.csv)"), "a b c.csv");
+  EXPECT_EQ(agreement::markdown_cell_text("pass of \\`batch\\` (\\~0.6 us)"), "pass of `batch` (~0.6 us)");
 }
 
 // The printed-precision comparison the checks rest on.

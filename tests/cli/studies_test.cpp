@@ -194,11 +194,12 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     const auto column = [&](const std::string& h) { return std::find(head.begin(), head.end(), h) - head.begin(); };
     const std::size_t first_axis = static_cast<std::size_t>(column("point_index")) + 1;
     const std::size_t value_column = static_cast<std::size_t>(column("value"));
+    const agreement::Words words(out);
     for (auto row = csv_fields(top); !row.empty(); row = csv_fields(top)) {
       if (row[static_cast<std::size_t>(column("rank"))] != "1") continue;
       std::string point;
       for (std::size_t a = first_axis; a < value_column; ++a) {
-        point += (point.empty() ? "" : ", ") + head[a] + " = " + dsx::readable_label(row[a]);
+        point += (point.empty() ? "" : ", ") + head[a] + " = " + words(head[a], row[a]);
       }
       EXPECT_NE(answer_text.find(point), std::string::npos) << name << ": " << point << " not in\n" << answer_text;
     }
@@ -235,11 +236,16 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   ASSERT_FALSE(out.empty());
   std::ifstream md(out / "report.md");
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
-  const std::string line_start = "- **Which NVIDIA accelerator serves ResNet-50 for the least money**: b200 is the choice";
+  // The Answer names each chip by its catalog name, as the figures do; the CSVs keep the ids.
+  const agreement::Words words(out);
+  const std::string b200 = words("hardware", "b200"), h100 = words("hardware", "h100_sxm");
+  ASSERT_NE(b200, "b200");
+  const std::string line_start = "- **Which NVIDIA accelerator serves ResNet-50 for the least money**: " + b200 + " is the choice";
   const std::size_t at = report.find(line_start);
   ASSERT_NE(at, std::string::npos) << report;
   const std::string line = report.substr(at, report.find('\n', at) - at);
-  EXPECT_NE(line.find("next is h100_sxm"), std::string::npos) << line;
+  EXPECT_NE(line.find("next is " + h100), std::string::npos) << line;
+  EXPECT_EQ(line.find("h100_sxm"), std::string::npos) << line;
   // The printed bounds against the CSV rows (model resnet50, batch 64) to the 3 digits printed.
   std::ifstream csv(out / "results.csv");
   const std::vector<std::string> head = csv_fields(csv);
@@ -253,9 +259,10 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
     }
   }
   for (const std::string hw : {"b200", "h100_sxm"}) {
-    const std::size_t p = line.find(hw + " ", line.find("80 % intervals:"));
+    const std::string name = words("hardware", hw);
+    const std::size_t p = line.find(name + " ", line.find("80 % intervals:"));
     ASSERT_NE(p, std::string::npos) << line;
-    std::istringstream in(line.substr(p + hw.size() + 1));
+    std::istringstream in(line.substr(p + name.size() + 1));
     double printed_lo = 0, printed_hi = 0;
     std::string usd, to;
     in >> printed_lo >> usd >> to >> printed_hi;
@@ -265,9 +272,9 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   const bool overlap = bounds["b200"].second >= bounds["h100_sxm"].first;
   EXPECT_EQ(line.find("not a safe choice") != std::string::npos, overlap) << line;
   // The prose cites the same decision, so it cannot contradict the Answer.
-  const std::size_t margin_at = line.find(" (", line.find("next is h100_sxm"));
+  const std::size_t margin_at = line.find(" (", line.find("next is " + h100));
   const std::string margin = line.substr(margin_at + 2, line.find(" higher)", margin_at) - margin_at - 2);
-  EXPECT_NE(report.find("b200 wins by " + margin + " over h100_sxm"), std::string::npos) << margin;
+  EXPECT_NE(report.find(b200 + " wins by " + margin + " over " + h100), std::string::npos) << margin;
   fs::remove_all(out);
 }
 
@@ -343,10 +350,11 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
   const std::vector<std::string> head = csv_fields(csv);
   for (const std::string& a : axes) ASSERT_NE(std::find(head.begin(), head.end(), a), head.end()) << a;
   const auto column = [&head](const std::string& h) { return column_of(head, h); };
+  const agreement::Words words(out);
   std::map<std::string, double> csv_seconds;  // axis labels joined by " | " -> time_to_train_s
   for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
     std::string key;
-    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + dsx::readable_label(row[column(a)]);
+    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + words(a, row[column(a)]);
     csv_seconds[key] = std::stod(row[column("time_to_train_s")]);
   }
   ASSERT_FALSE(csv_seconds.empty());

@@ -305,7 +305,7 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   p.predicted = 6;
   p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4, "compute"});
   p.hardware_factors.push_back({"compute", "h100_sxm", 0.8125, 0.04, 3});
-  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8});
+  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8, "batched inference"});
   p.intervals.push_back({"efficiency", "predicted_throughput_items_per_s", "batched", Orientation::rate, "batch <= 8"});
   const std::string text = profile_yaml(p);
   Diagnostics d;

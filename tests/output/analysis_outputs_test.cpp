@@ -2,6 +2,8 @@
 // are byte-identical from run to run and when `dsx report` re-renders them, read as sentences, and
 // a failed assertion makes `dsx run` exit with status 3 after writing the report.
 #include <gtest/gtest.h>
+
+#include "output/readable_label.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "dse/sweep.hpp"
 #include "output/analysis_figures.hpp"
 #include "output/analysis_report.hpp"
+#include "output/readable_label.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -204,7 +207,10 @@ TEST(AnalysisSentences, CrossingsAndFlipsReadAsSentences) {
   for (const BreakevenGroup& g : a.groups) {
     for (const Crossing& c : g.outcome.crossings) {
       const std::string s = crossing_sentence(*study, a, g, c);
-      EXPECT_TRUE(s.starts_with(a.alternatives[c.better_above] + " beats " + a.alternatives[c.better_below])) << s;
+      // The chips by their catalog names (the CSVs keep the ids in their own columns).
+      const std::string above = study->catalog.find_hardware(a.alternatives[c.better_above])->name;
+      const std::string below = study->catalog.find_hardware(a.alternatives[c.better_below])->name;
+      EXPECT_TRUE(s.starts_with(above + " beats " + below)) << s;
       EXPECT_NE(s.find(" from batch = "), std::string::npos) << s;
       EXPECT_NE(s.find(" USD for both there)."), std::string::npos) << s;
     }
@@ -216,10 +222,11 @@ TEST(AnalysisSentences, CrossingsAndFlipsReadAsSentences) {
   const SensitivityAnalysis& s = *run.sensitivities[0].analysis;
   const std::vector<std::string> flips = flip_sentences(*study, s);
   ASSERT_EQ(flips.size(), 3u);
-  const std::string best = s.alternatives[s.decision->best];
+  const std::string best = study->catalog.find_hardware(s.alternatives[s.decision->best])->name;
+  const std::string h100 = study->catalog.find_hardware("h100_sxm")->name;
   const FlipSearch& price = s.decision->flips[2].up.found ? s.decision->flips[2].up : s.decision->flips[2].down;
   ASSERT_TRUE(price.found);
-  EXPECT_TRUE(flips[2].starts_with(best + " stops having the lowest usd per sample if the price of h100_sxm " +
+  EXPECT_TRUE(flips[2].starts_with(best + " stops having the lowest usd per sample if the price of " + h100 + " " +
                                    (price.relative_change > 0 ? "rises " : "falls ")))
       << flips[2];
   EXPECT_EQ(sensitivity_input_value(*study, s, 2, 1.0), "25.0 k USD");
@@ -269,6 +276,33 @@ breakeven:
   EXPECT_EQ(crossing_sentence(*study, a, g, g.outcome.crossings[0]),
             "compiled time is lower than eager time from run_inferences = 133,608 on (break-even at 133,607; 92.1 s "
             "each there).");
+}
+
+// What the report prints for a value: a chip by its catalog name, an efficiency regime by the
+// label of its row in engine/efficiency.hpp, anything else as readable_label prints it.
+TEST(ReadableValue, ChipsAndRegimesReadByTheirNames) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", R"(study: names
+title: t
+question: q
+solver: efficiency
+axes:
+  hardware: [a100_80gb_sxm, h100_sxm]
+  regime: [decode_bs1, training_large]
+  throughput: [100 tokens/s, 1000 tokens/s]
+fixed:
+  model: llama2_7b
+  precision: bf16
+)", DSX_SOURCE_DIR "/studies/catalog", d);
+  ASSERT_TRUE(study) << d.format();
+  const HardwareSpec* h100 = study->catalog.find_hardware("h100_sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(readable_value(*study, "hardware", "h100_sxm"), h100->name);
+  EXPECT_NE(h100->name, "h100_sxm");
+  EXPECT_EQ(readable_value(*study, "regime", "decode_bs1"), "Decode, batch 1");
+  EXPECT_EQ(readable_value(*study, "regime", "training_large"), "Training, large Transformer");
+  EXPECT_EQ(readable_value(*study, "throughput", "1000 tokens/s"), readable_label("1000 tokens/s"));
+  EXPECT_EQ(readable_value(*study, "precision", "bf16"), "bf16");
 }
 
 TEST_F(AnalysisOutputs, GroupedFrontsOfManyRowsAreThinnedToThePointCap) {

@@ -209,6 +209,19 @@ TEST(ReadableLabel, StudySpellingsReadInTheReportsUnits) {
   EXPECT_EQ(readable_label("fp8"), "fp8");
 }
 
+// A volume per period reads as its count per that period in words, never with the study's prefix
+// left in front of a grouped number: 1,000,000 M/day is 10^12 a day.
+TEST(ReadableLabel, VolumesPerPeriodReadAsCountsPerPeriod) {
+  EXPECT_EQ(readable_label("1000000 M/day"), "1 trillion per day");
+  EXPECT_EQ(readable_label("100000 M/day"), "100 billion per day");
+  EXPECT_EQ(readable_label("10000 M/day"), "10 billion per day");
+  EXPECT_EQ(readable_label("2.5 M/day"), "2.5 million per day");
+  EXPECT_EQ(readable_label("250 k/day"), "250,000 per day");
+  EXPECT_EQ(readable_label("30 /h"), "30 per hour");
+  EXPECT_EQ(readable_label("1200 requests/day"), "1,200 requests per day");
+  EXPECT_EQ(readable_label("1450 /s"), "1450 /s");  // a rate per second is not a volume per period
+}
+
 // A rate reads as what it counts per second, never "1/s": the counted thing from the name, or
 // "/s" after the quantity the name gives.
 TEST(DescribeQuantity, RatesNameWhatTheyCount) {
