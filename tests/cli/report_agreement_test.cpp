@@ -86,8 +86,8 @@ TEST_F(ReportAgreement, TheShippedReportAgreesWithItsCsvs) {
   ASSERT_FALSE(run_.empty());
   const std::vector<std::string> found = agreement::all_disagreements(run_);
   EXPECT_TRUE(found.empty()) << found.front();
-  // The checks had something to compare: three crossings, two groups' fronts, two decisions.
-  EXPECT_EQ(agreement::read_csv(run_ / "breakeven_dearer_parts_pay_off.csv").rows.size(), 3u);
+  // The checks had something to compare: six crossings, two groups' fronts, two decisions.
+  EXPECT_EQ(agreement::read_csv(run_ / "breakeven_dearer_parts_pay_off.csv").rows.size(), 6u);
   EXPECT_NE(agreement::read_text(run_ / "report.md").find("### Fronts per group"), std::string::npos);
 }
 
