@@ -225,14 +225,14 @@ TEST(Cli, EvalReportsABadValueWithLocation) {
 }
 
 // A disaggregated prefill pool on another chip (Splitwise-HA: H100 prefill, A100 decode): the KV leaves
-// at the A100's NVLink 3, 300 GB/s one-way, and the prefill GPU-hour is the H100's 25,000 USD over 3 years.
+// at the A100's NVLink 3, 300 GB/s one-way, and the prefill GPU-hour is the H100's 31,250 USD over 3 years.
 TEST(Cli, EvalTakesAPrefillHardwareOrNone) {
   const std::string point =
       "eval serving hardware=a100_80gb_sxm model=llama3_8b precision=fp16 batch=16 disaggregated=on";
   const Result r = dsx(point + " prefill_hardware=h100_sxm --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("\"kv_transfer_s\": 0.00089478485"), std::string::npos) << r.out;  // 2,048 x 131,072 B / 300 GB/s
-  EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 0.95129375"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"prefill_gpu_hour_price_usd\": 1.18911719"), std::string::npos) << r.out;
   EXPECT_EQ(dsx(point + " prefill_hardware=none").exit_code, 0);
   const Result bad = dsx(point + " prefill_hardware=h100_sx");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;

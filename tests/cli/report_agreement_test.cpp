@@ -86,8 +86,8 @@ TEST_F(ReportAgreement, TheShippedReportAgreesWithItsCsvs) {
   ASSERT_FALSE(run_.empty());
   const std::vector<std::string> found = agreement::all_disagreements(run_);
   EXPECT_TRUE(found.empty()) << found.front();
-  // The checks had something to compare: three crossings, two groups' fronts, two decisions.
-  EXPECT_EQ(agreement::read_csv(run_ / "breakeven_dearer_parts_pay_off.csv").rows.size(), 3u);
+  // The checks had something to compare: six crossings, two groups' fronts, two decisions.
+  EXPECT_EQ(agreement::read_csv(run_ / "breakeven_dearer_parts_pay_off.csv").rows.size(), 6u);
   EXPECT_NE(agreement::read_text(run_ / "report.md").find("### Fronts per group"), std::string::npos);
 }
 
@@ -97,7 +97,7 @@ TEST_F(ReportAgreement, ABreakEvenThatMovedInTheCsvOrTheReportIsFound) {
     const fs::path copy = scratch();
     CsvFile csv = agreement::read_csv(copy / "breakeven_dearer_parts_pay_off.csv");
     const double along = std::stod(csv.rows[0][csv.column("along_value")]);
-    csv.rows[0][csv.column("along_value")] = std::to_string(along * 1.001);  // 11.4001 -> 11.4115
+    csv.rows[0][csv.column("along_value")] = std::to_string(along * 1.001);  // 20.3542 -> 20.3746
     write_csv(copy / "breakeven_dearer_parts_pay_off.csv", csv);
     EXPECT_FALSE(agreement::breakeven_disagreements(copy).empty());
   }
@@ -111,12 +111,12 @@ TEST_F(ReportAgreement, ABreakEvenThatMovedInTheCsvOrTheReportIsFound) {
   }
   {
     const fs::path copy = scratch();
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "Crossings: batch = 2.35", "Crossings: batch = 2.36"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "Crossings: batch = 1.37", "Crossings: batch = 1.38"));
     EXPECT_FALSE(agreement::breakeven_disagreements(copy).empty());
   }
   {
     const fs::path copy = scratch();  // a crossing the CSV does not have
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "(break-even at 2.34903;", "(break-even at 2.34913;"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "(break-even at 1.84355;", "(break-even at 1.84365;"));
     EXPECT_FALSE(agreement::breakeven_disagreements(copy).empty());
   }
 }
@@ -140,14 +140,14 @@ TEST_F(ReportAgreement, AFrontPointOrCountThatDiffersFromParetoCsvIsFound) {
   }
   {
     const fs::path copy = scratch();  // a group's kept count
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "| model = resnet50 | 45 | 10 | 9 |",
-                                            "| model = resnet50 | 45 | 10 | 8 |"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "| model = resnet50 | 45 | 15 | 13 |",
+                                            "| model = resnet50 | 45 | 15 | 12 |"));
     EXPECT_FALSE(agreement::pareto_disagreements(copy).empty());
   }
   {
     const fs::path copy = scratch();  // a knee's printed value
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "batch = 16 (0.0183 USD, 1.54 ms)",
-                                            "batch = 16 (0.0183 USD, 1.55 ms)"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "batch = 16 (0.0308 USD, 1.54 ms)",
+                                            "batch = 16 (0.0308 USD, 1.55 ms)"));
     EXPECT_FALSE(agreement::pareto_disagreements(copy).empty());
   }
 }
@@ -175,12 +175,12 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
                  v = std::to_string(std::stod(v) * 1.01);
                }).empty());
   EXPECT_FALSE(altered([&](CsvFile& c) {
-                 auto& v = c.rows[row_of(c, "alternative", "h100_sxm")][c.column("nominal")];
+                 auto& v = c.rows[row_of(c, "alternative", "h200")][c.column("nominal")];
                  v = std::to_string(std::stod(v) * 1.005);
                }).empty());
   EXPECT_FALSE(altered([&](CsvFile& c) {
                  c.rows[row_of(c, "choice", "b200")][0] = "alternative";
-                 c.rows[row_of(c, "alternative", "h100_sxm")][0] = "choice";
+                 c.rows[row_of(c, "alternative", "h200")][0] = "choice";
                }).empty());
   EXPECT_FALSE(altered([&](CsvFile& c) {
                  auto& v = c.rows[row_of(c, "flip", "b200.price")][c.column("flip_up")];
@@ -189,17 +189,17 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
   EXPECT_FALSE(altered([&](CsvFile& c) {  // the nearest flip's taker
                  c.rows[row_of(c, "flip", "h100_sxm.price")][c.column("flip_down_new_best")] = "a100_80gb_sxm";
                }).empty());
-  const std::string h100 = agreement::Words(run_)("hardware", "h100_sxm");  // as the report names it
+  const std::string h200 = agreement::Words(run_)("hardware", "h200");  // as the report names it
   {
     const fs::path copy = scratch();  // a flip sentence that misprints its change
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 31.0 % (" + h100 + " takes over)",
-                                            "launch_overhead rises 32.0 % (" + h100 + " takes over)"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 39.7 % (" + h200 + " takes over)",
+                                            "launch_overhead rises 40.7 % (" + h200 + " takes over)"));
     EXPECT_FALSE(agreement::decision_disagreements(copy).empty());
   }
   {
     const fs::path copy = scratch();  // a margin the report misprints
     const std::string report = agreement::read_text(copy / "report.md");
-    const std::size_t at = report.find("next is " + h100 + " at ");
+    const std::size_t at = report.find("next is " + h200 + " at ");
     ASSERT_NE(at, std::string::npos);
     const std::size_t open = report.find(" (", at);
     std::string changed = report;
@@ -214,15 +214,15 @@ TEST_F(ReportAgreement, AnHtmlReportThatPrintsOtherNumbersIsFound) {
   {
     const fs::path copy = scratch();
     std::string html = agreement::read_text(copy / "report.html");  // the Answer and the section both print it
-    for (std::size_t at = html.find("break-even at 48.8478"); at != std::string::npos; at = html.find("break-even at 48.8478")) {
-      html.replace(at, 21, "break-even at 48.8479");
+    for (std::size_t at = html.find("break-even at 38.3275"); at != std::string::npos; at = html.find("break-even at 38.3275")) {
+      html.replace(at, 21, "break-even at 38.3276");
     }
     write_text(copy / "report.html", html);
     EXPECT_FALSE(agreement::html_disagreements(copy).empty());
   }
   {
     const fs::path copy = scratch();
-    write_text(copy / "report.html", replaced(agreement::read_text(copy / "report.html"), "(5.67 % higher)", "(5.68 % higher)"));
+    write_text(copy / "report.html", replaced(agreement::read_text(copy / "report.html"), "(5.58 % higher)", "(5.59 % higher)"));
     EXPECT_FALSE(agreement::html_disagreements(copy).empty());
   }
 }

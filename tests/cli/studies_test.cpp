@@ -238,14 +238,14 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   // The Answer names each chip by its catalog name, as the figures do; the CSVs keep the ids.
   const agreement::Words words(out);
-  const std::string b200 = words("hardware", "b200"), h100 = words("hardware", "h100_sxm");
+  const std::string b200 = words("hardware", "b200"), h200 = words("hardware", "h200");
   ASSERT_NE(b200, "b200");
   const std::string line_start = "- **Which NVIDIA accelerator serves ResNet-50 for the least money**: " + b200 + " is the choice";
   const std::size_t at = report.find(line_start);
   ASSERT_NE(at, std::string::npos) << report;
   const std::string line = report.substr(at, report.find('\n', at) - at);
-  EXPECT_NE(line.find("next is " + h100), std::string::npos) << line;
-  EXPECT_EQ(line.find("h100_sxm"), std::string::npos) << line;
+  EXPECT_NE(line.find("next is " + h200), std::string::npos) << line;
+  EXPECT_EQ(line.find("h200"), std::string::npos) << line;
   // The printed bounds against the CSV rows (model resnet50, batch 64) to the 3 digits printed.
   std::ifstream csv(out / "results.csv");
   const std::vector<std::string> head = csv_fields(csv);
@@ -258,7 +258,7 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
       bounds[row[column("hardware")]] = {std::stod(row[lo]), std::stod(row[hi])};
     }
   }
-  for (const std::string hw : {"b200", "h100_sxm"}) {
+  for (const std::string hw : {"b200", "h200"}) {
     const std::string name = words("hardware", hw);
     const std::size_t p = line.find(name + " ", line.find("80 % intervals:"));
     ASSERT_NE(p, std::string::npos) << line;
@@ -269,12 +269,12 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
     EXPECT_NEAR(printed_lo, bounds[hw].first, 0.005 * bounds[hw].first) << hw << ": " << line;
     EXPECT_NEAR(printed_hi, bounds[hw].second, 0.005 * bounds[hw].second) << hw << ": " << line;
   }
-  const bool overlap = bounds["b200"].second >= bounds["h100_sxm"].first;
+  const bool overlap = bounds["b200"].second >= bounds["h200"].first;
   EXPECT_EQ(line.find("not a safe choice") != std::string::npos, overlap) << line;
   // The prose cites the same decision, so it cannot contradict the Answer.
-  const std::size_t margin_at = line.find(" (", line.find("next is " + h100));
+  const std::size_t margin_at = line.find(" (", line.find("next is " + h200));
   const std::string margin = line.substr(margin_at + 2, line.find(" higher)", margin_at) - margin_at - 2);
-  EXPECT_NE(report.find(b200 + " wins by " + margin + " over " + h100), std::string::npos) << margin;
+  EXPECT_NE(report.find(b200 + " wins by " + margin + " over " + h200), std::string::npos) << margin;
   fs::remove_all(out);
 }
 

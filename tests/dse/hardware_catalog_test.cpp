@@ -262,6 +262,9 @@ TEST(HardwareCatalog, RentalPricesMatchTheirPricingPages) {
 // H100 PCIe (24,500 USD), resellers' A100 80GB PCIe (16,338.77 USD) and H100 94GB, the H100 NVL
 // (35,098.15 USD), the GroqCard (19,948 USD), the Coral USB Accelerator at launch (75 USD), the
 // Jetson Orin Nano Super Developer Kit (249 USD), and the RTX 4090 and RTX 6000 Ada launch MSRPs.
+// The A100 80GB SXM is The Next Platform's 2020 list price (17,500 USD), the H100 SXM a reseller's
+// single unit (31,250 USD); the H200 is an 8-GPU HGX baseboard (270,565 USD), the MI300X an 8-GPU
+// OAM baseboard (205,869.68 USD) and the B200 a whole DGX B200 system (379,273.04 USD), each / 8.
 TEST(HardwareCatalog, ListPricesMatchTheirSources) {
   const struct {
     const char* id;
@@ -273,6 +276,8 @@ TEST(HardwareCatalog, ListPricesMatchTheirSources) {
       {"mi250x", 14500, 1},          {"h100_pcie", 24500, 1},     {"groq_lpu", 19948, 1},
       {"coral_edge_tpu", 75, 1},     {"jetson_orin_nano_8gb", 249, 1}, {"rtx_4090", 1599, 1},
       {"rtx_6000_ada", 6800, 1},     {"a100_80gb_pcie", 16338.77, 1}, {"h100_nvl", 35098.15, 1},
+      {"a100_80gb_sxm", 17500, 1},   {"h100_sxm", 31250, 1},      {"h200", 270565, 8},
+      {"mi300x", 205869.68, 8},      {"b200", 379273.04, 8},
   };
   for (const auto& e : expected) {
     const HardwareSpec* hw = catalog().find_hardware(e.id);
@@ -283,7 +288,13 @@ TEST(HardwareCatalog, ListPricesMatchTheirSources) {
     if (hw.price_usd <= 0) continue;
     const bool says = hw.source.find("price") != std::string::npos || hw.source.find("Price") != std::string::npos;
     EXPECT_TRUE(says) << hw.id << ": a price says where it comes from";
+    EXPECT_EQ(hw.source.find("illustrative"), std::string::npos) << hw.id << ": a buyer cannot rank parts on illustrative prices";
   }
+  // A price per GPU taken from a board or a system says which, and whether the rest of the system is in it.
+  for (const char* id : {"h200", "mi300x"}) {
+    EXPECT_NE(catalog().find_hardware(id)->source.find("EXCLUDES the rest of the system"), std::string::npos) << id;
+  }
+  EXPECT_NE(catalog().find_hardware("b200")->source.find("INCLUDING the rest of the system"), std::string::npos);
   // A developer kit's price is not the 4GB module's: the derived entry says it has none.
   EXPECT_EQ(catalog().find_hardware("jetson_orin_nano_4gb")->price_usd, 0);
 }

@@ -256,7 +256,7 @@ TEST(DerivedMetrics, AreComputedPerRowConstrainedAndFiltered) {
       EXPECT_EQ(table.detail(r), "constraint 'priced': hardware_price_usd > 0");
       EXPECT_TRUE(std::isnan(table.metric(r, static_cast<std::size_t>(cost))));
     } else {
-      const double price = hw == "a100_80gb_sxm" ? 15000 : 25000;
+      const double price = hw == "a100_80gb_sxm" ? 17500 : 31250;  // the catalog's list and reseller prices
       EXPECT_NEAR(table.metric(r, static_cast<std::size_t>(cost)), price / table.metric(r, static_cast<std::size_t>(thr)),
                   1e-12 * price);
       // kWh is the unit the expression is written in; the column is SI (J).
@@ -415,8 +415,8 @@ TEST(DerivedMetrics, AnalysesSeeDerivedMetricsAndTheDecisionFlipIsTheAnalyticOne
     if (t.label(r, 0) == "a100_80gb_sxm") thr_a = t.metric(r, static_cast<std::size_t>(thr));
     if (t.label(r, 0) == "h100_sxm") thr_h = t.metric(r, static_cast<std::size_t>(thr));
   }
-  const double cost_a = 15000 / thr_a;
-  const double cost_h = 25000 / thr_h;
+  const double cost_a = 17500 / thr_a;
+  const double cost_h = 31250 / thr_h;
   const double r = cost_a / cost_h - 1;  // relative change of the H100 price that equalises the costs
   const DecisionFlip& f = s.decision->flips.at(2);
   const FlipSearch& search = r > 0 ? f.up : f.down;

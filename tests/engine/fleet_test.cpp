@@ -30,14 +30,15 @@ PointInputs hand_fleet(const HardwareSpec& hw) {
   in.values[S::electricity_usd_per_kwh] = 0.10;
   in.values[S::cloud_gpu_hour_price] = 2.5;
   in.values[S::lifetime] = 3 * kYear;
-  in.values[S::capex_per_gpu] = 0;  // the catalog's 25,000 USD
+  in.values[S::capex_per_gpu] = 0;  // the hardware's price_usd
   in.values[S::host_network_fraction] = 0.4;
   in.values[S::ops_fraction_per_year] = 0.05;
   return in;
 }
 
 TEST(Fleet, HandComputedH100Fleet) {
-  const HardwareSpec hw = published::h100_sxm();
+  HardwareSpec hw = published::h100_sxm();
+  hw.price_usd = 25000;  // a round price for the hand calculation, not the catalog's
   const PointInputs in = hand_fleet(hw);
   std::vector<double> m(S::kMetricCount);
   ASSERT_EQ(FleetSolver().evaluate(in, m).status, PointStatus::ok);

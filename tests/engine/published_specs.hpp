@@ -44,7 +44,7 @@ inline const Values kLlama3_70b = {{"layers", 80},    {"d_model", 8192}, {"heads
                                    {"norm", 1},       {"embeddings", 1}, {"rope", 1}};
 
 // studies/catalog/hardware.yaml h100_sxm: dense peaks, 80 GiB at 3.35 TB/s, NVLink 4 450 GB/s and
-// PCIe Gen5 64 GB/s one-way, 700 W, idle 30 % of TDP, $25,000.
+// PCIe Gen5 64 GB/s one-way, 700 W, idle 30 % of TDP, $31,250.
 inline HardwareSpec h100_sxm() {
   HardwareSpec hw;
   hw.id = "h100_sxm";
@@ -57,7 +57,7 @@ inline HardwareSpec h100_sxm() {
   hw.host_link_bandwidth_bytes_per_s = 64e9;
   hw.tdp_w = 700;
   hw.idle_power_fraction = 0.3;
-  hw.price_usd = 25000;
+  hw.price_usd = 31250;
   hw.compute_units = 132;  // SXM5: 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
   hw.sparse_speedup = 2;   // the datasheet's sparse tensor rates are twice the dense ones
   return hw;
@@ -65,7 +65,7 @@ inline HardwareSpec h100_sxm() {
 
 // studies/catalog/hardware.yaml a100_80gb_sxm (NVIDIA A100 Tensor Core GPU datasheet, 2021): dense
 // FP16/BF16 312 TFLOP/s, 80 GiB at 2.039 TB/s, NVLink 3 300 GB/s and PCIe Gen4 32 GB/s one-way, 400 W,
-// idle 30 % of TDP, $15,000.
+// idle 30 % of TDP, $17,500.
 inline HardwareSpec a100_80gb_sxm() {
   HardwareSpec hw;
   hw.id = "a100_80gb_sxm";
@@ -77,7 +77,7 @@ inline HardwareSpec a100_80gb_sxm() {
   hw.host_link_bandwidth_bytes_per_s = 32e9;
   hw.tdp_w = 400;
   hw.idle_power_fraction = 0.3;
-  hw.price_usd = 15000;
+  hw.price_usd = 17500;
   hw.compute_units = 108;
   hw.sparse_speedup = 2;
   return hw;

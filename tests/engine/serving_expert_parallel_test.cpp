@@ -37,7 +37,8 @@ constexpr double kDeepSeekExperts = 58.0 * 256 * 3 * 7168 * 2048;         // 653
 constexpr double kNvlinkOneWay = 450e9;
 constexpr double kAlpha = 0.5e-6;
 
-// studies/catalog/hardware.yaml h200: 141 GiB, 4.8 TB/s, NVLink 4 450 GB/s one-way, $35,000.
+// studies/catalog/hardware.yaml h200: 141 GiB, 4.8 TB/s, NVLink 4 450 GB/s one-way; a round test price of
+// $35,000, not the catalog's.
 HardwareSpec h200() {
   HardwareSpec hw;
   hw.id = "h200";

@@ -61,8 +61,8 @@ TEST_F(PrefillHardware, EachPoolIsPricedAtItsOwnChip) {
   PointInputs in = split(16);
   in.values[P::prefill_decode_ratio] = 0.5;
   auto out = run(in);
-  // Catalog prices over 3 years: A100 $15,000 -> 0.5708 $/h, H100 $25,000 -> 0.9513 $/h.
-  const double a100_h = 15000 / kThreeYearsH, h100_h = 25000 / kThreeYearsH;
+  // Catalog prices over 3 years: A100 $17,500 -> 0.6659 $/h, H100 $31,250 -> 1.1891 $/h.
+  const double a100_h = 17500 / kThreeYearsH, h100_h = 31250 / kThreeYearsH;
   EXPECT_DOUBLE_EQ(out[M::gpu_hour_price_usd], a100_h);
   EXPECT_DOUBLE_EQ(out[M::prefill_gpu_hour_price_usd], h100_h);
   EXPECT_EQ(out[M::gpus], 1.5);

@@ -182,7 +182,7 @@ TEST_F(ServingSolverTest, QueueingTailAndLittlesLaw) {
 
 TEST_F(ServingSolverTest, CostFromAmortisedPrice) {
   const auto out = run(point(llama8b, 32, 2));
-  const double hour = 25000.0 / (3 * 365 * 24);
+  const double hour = 31250.0 / (3 * 365 * 24);
   EXPECT_DOUBLE_EQ(out[M::gpu_hour_price_usd], hour);
   EXPECT_DOUBLE_EQ(out[M::cost_per_million_tokens_usd], 2 * hour / 3600 / out[M::tokens_per_s] * 1e6);
   auto in = point(llama8b, 32, 2);

@@ -100,7 +100,7 @@ TEST_F(TrainingSolverTest, EnergyCarbonAndCost) {
   const double kwh = us[M::gpu_power_w] * 1024 * us[M::time_to_train_s] / 3.6e6 * 1.12;
   EXPECT_NEAR(us[M::energy_j] / 3.6e6, kwh, kwh * 1e-12);
   EXPECT_NEAR(us[M::co2_kg], kwh * 0.429, kwh * 1e-9);
-  const double gpu_hour = 25000.0 / (3 * 8760) + 25000 * 0.05 / 8760 + us[M::gpu_power_w] / 1000 * 1.12 * 0.12;
+  const double gpu_hour = 31250.0 / (3 * 8760) + 31250 * 0.05 / 8760 + us[M::gpu_power_w] / 1000 * 1.12 * 0.12;
   EXPECT_NEAR(us[M::gpu_hour_cost_usd], gpu_hour, 1e-12);
   EXPECT_NEAR(us[M::cost_usd], gpu_hour * 1024 * us[M::time_to_train_s] / 3600, 1e-6);
   // A hydro grid (Quebec, 20 g/kWh, PUE 1.06): same time, carbon down by 429 x 1.12 / (20 x 1.06).

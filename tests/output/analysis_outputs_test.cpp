@@ -229,7 +229,7 @@ TEST(AnalysisSentences, CrossingsAndFlipsReadAsSentences) {
   EXPECT_TRUE(flips[2].starts_with(best + " stops having the lowest usd per sample if the price of " + h100 + " " +
                                    (price.relative_change > 0 ? "rises " : "falls ")))
       << flips[2];
-  EXPECT_EQ(sensitivity_input_value(*study, s, 2, 1.0), "25.0 k USD");
+  EXPECT_EQ(sensitivity_input_value(*study, s, 2, 1.0), "31.2 k USD");  // the catalog's 31,250 USD
   EXPECT_EQ(sensitivity_input_value(*study, s, 1, 10e-6), "10.0 \u00b5s");
   const std::string csv = sensitivity_csv(*study, s);
   EXPECT_NE(csv.find("\nlocal,h100_sxm.price,1,0.9,1.1,"), std::string::npos) << csv;
