@@ -192,7 +192,7 @@ void write_accuracy_entries(std::string& out, const std::vector<CatalogAccuracy>
            std::string(kQuantizeChoices[s.weights_activations ? 1 : 0]) + ", group_size: " +
            (s.group_size == 0 ? std::string(kPerChannel) : number_text(s.group_size)) +
            ", sparsity: " + number_text(s.sparsity) + ", structured_2_4: " +
-           std::string(kOffOn[s.structured_2_4 ? 1 : 0]) + ", metric: " +
+           yaml_scalar(kOffOn[s.structured_2_4 ? 1 : 0]) + ", metric: " +
            std::string(kAccuracyMetricNames[static_cast<std::size_t>(e.figure.metric)]) +
            ", baseline: " + number_text(e.figure.baseline) + ", compressed: " + number_text(e.figure.compressed) +
            ", source: " + yaml_scalar(e.source) + "}\n";
