@@ -40,6 +40,8 @@ std::optional<std::size_t> read_choice(const YamlReader& r, const YamlNode& node
   return std::nullopt;
 }
 
+bool sixteen_bit(Precision p) { return p == Precision::fp16 || p == Precision::bf16; }
+
 bool same_entry(const CatalogAccuracy& a, const CatalogAccuracy& b) {
   return a.model == b.model && a.figure.metric == b.figure.metric && a.figure.setting == b.figure.setting;
 }
@@ -87,14 +89,19 @@ std::optional<CatalogAccuracy> read_entry(const YamlReader& r, const YamlNode& e
     }
   }
   if (const YamlNode* n = field("group_size")) {
-    if (n->is_scalar() && n->text == kPerChannel) {
+    if (n->is_scalar() && (n->text == kPerChannel || n->text == "none")) {
       s.group_size = 0;
     } else if (n->is_scalar() && !n->text.empty() && (n->text[0] < '0' || n->text[0] > '9')) {
-      r.error(*n, sub("group_size") + ": '" + n->text + "' is neither a whole number of weights nor per_channel");
+      r.error(*n, sub("group_size") + ": '" + n->text +
+                      "' is neither a whole number of weights, per_channel nor none (weights not quantized)");
     } else if (const auto q = r.quantity(*n, Dimension::count, sub("group_size"),
                                          {.bounded = true, .min_value = 1, .max_value = 1e9, .integer = true})) {
       s.group_size = q->value;
     }
+  }
+  if (const YamlNode* n = entry.find("group_size"); n != nullptr && sixteen_bit(s.weight_precision) && s.group_size != 0) {
+    r.error(*n, sub("group_size") + ": " + std::string(precision_name(s.weight_precision)) +
+                    " weights are the 16-bit baseline's, not quantized, and have no groups: write none");
   }
   if (const YamlNode* n = field("sparsity")) {
     if (const auto q = r.quantity(*n, Dimension::dimensionless, sub("sparsity"),
@@ -190,7 +197,9 @@ void write_accuracy_entries(std::string& out, const std::vector<CatalogAccuracy>
            std::string(kCompressionMethodNames[s.method]) + ", weight_precision: " +
            std::string(precision_name(s.weight_precision)) + ", quantize: " +
            std::string(kQuantizeChoices[s.weights_activations ? 1 : 0]) + ", group_size: " +
-           (s.group_size == 0 ? std::string(kPerChannel) : number_text(s.group_size)) +
+           (s.group_size != 0                 ? number_text(s.group_size)
+            : sixteen_bit(s.weight_precision) ? std::string("none")
+                                              : std::string(kPerChannel)) +
            ", sparsity: " + number_text(s.sparsity) + ", structured_2_4: " +
            yaml_scalar(kOffOn[s.structured_2_4 ? 1 : 0]) + ", metric: " +
            std::string(kAccuracyMetricNames[static_cast<std::size_t>(e.figure.metric)]) +

@@ -7,8 +7,8 @@
 //        source: "Huang et al. 2024 (arXiv:2404.14047) ..."}
 //
 // `model` is a catalog model id; `method` one of engine/compression_accuracy.hpp's methods (not none);
-// `weight_precision` a precision; `quantize` weights_only or weights_activations; `group_size` a whole
-// number >= 1 or per_channel; `sparsity` a fraction in [0, 1); `structured_2_4` off (left out) or on;
+// `weight_precision` a precision (fp16 or bf16 for a model pruned only); `quantize` weights_only or
+// weights_activations; `group_size` a whole number >= 1, per_channel, or none for 16-bit weights; `sparsity` a fraction in [0, 1); `structured_2_4` off (left out) or on;
 // `metric` wikitext2_perplexity or zero_shot_average_accuracy; `baseline` and `compressed` the
 // source's values (> 0; an accuracy a fraction, written with % as the source prints it). One figure per
 // model, setting and metric in a file; a study's `catalog: {compression_accuracy: [...]}` adds

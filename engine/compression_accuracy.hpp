@@ -30,12 +30,16 @@ inline constexpr std::array<std::string_view, 2> kAccuracyMetricNames = {"wikite
 //  - gptq: Frantar et al., arXiv:2210.17323.
 //  - awq: Lin et al., arXiv:2306.00978.
 //  - smoothquant: Xiao et al., arXiv:2211.10438 (weights and activations).
-inline constexpr std::array<std::string_view, 5> kCompressionMethodNames = {"none", "rtn", "gptq", "awq",
-                                                                            "smoothquant"};
+//  - magnitude: pruning the smallest weights by magnitude.
+//  - sparsegpt: Frantar and Alistarh, arXiv:2301.00774 (pruning with weight reconstruction).
+//  - wanda: Sun et al., arXiv:2306.11695 (pruning by weight magnitude x input activation norm).
+inline constexpr std::array<std::string_view, 8> kCompressionMethodNames = {
+    "none", "rtn", "gptq", "awq", "smoothquant", "magnitude", "sparsegpt", "wanda"};
 inline constexpr std::uint8_t kNoCompressionMethod = 0;
 
 // A setting as the compression solver's parameters state it. group_size 0 is per-channel (one scale
-// per output row of a weight matrix), or no grouping.
+// per output row of a weight matrix), or no grouping; weights left at the baseline precision (pruned
+// only) have no scales, and their setting's group_size is 0 whatever the parameter says.
 struct CompressionSetting {
   std::uint8_t method = kNoCompressionMethod;  // index into kCompressionMethodNames
   Precision weight_precision = Precision::fp16;

@@ -64,7 +64,7 @@ constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
      .has_default = true, .default_value = 0},
     {.name = "method", .kind = ParamKind::choice, .choices = kCompressionMethodNames,
      .description = "the compression method whose published accuracy the point cites (none, rtn, gptq, awq, "
-                    "smoothquant); memory, time and energy do not depend on it",
+                    "smoothquant, magnitude, sparsegpt, wanda); memory, time and energy do not depend on it",
      .has_default = true, .default_value = 0},
 }};
 
@@ -256,7 +256,7 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   const CompressionSetting setting{.method = static_cast<std::uint8_t>(v[Param::method]),
                                    .weight_precision = weight,
                                    .weights_activations = both,
-                                   .group_size = group,
+                                   .group_size = weight != base ? group : 0.0,
                                    .sparsity = sparsity_fraction,
                                    .structured_2_4 = two_four};
   const bool compressed = weight != base || two_four || sparsity_fraction > 0 || kv_choice != 0;

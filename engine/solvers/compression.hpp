@@ -40,8 +40,8 @@
 // Accuracy is not modelled, only cited: the model's published rows (PreparedModel::published_accuracy,
 // engine/compression_accuracy.hpp, from the catalog's compression_accuracy.yaml) give the WikiText-2
 // perplexity and the zero-shot average accuracy of the compressed model, and their change from the
-// 16-bit baseline, when one row's method, weight precision, quantize, group size and sparsity are
-// exactly the point's, its baseline is 16-bit (fp16 or bf16) and its KV cache stays at the baseline (the
+// 16-bit baseline, when one row's method, weight precision, quantize, group size (none for weights
+// left at the baseline precision, pruned only) and sparsity are exactly the point's, its baseline is 16-bit (fp16 or bf16) and its KV cache stays at the baseline (the
 // published figures keep a 16-bit KV cache). Otherwise they are NaN and accuracy_figure says why
 // (AccuracyFigure); a point that compresses nothing has a change of 0.
 #pragma once

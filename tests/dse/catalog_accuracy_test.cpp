@@ -71,6 +71,17 @@ TEST(CompressionAccuracyCatalog, ShippedFiguresAreTheTablesValues) {
     EXPECT_NEAR(a->figure.compressed, e.compressed, 1e-12) << e.model << " " << e.method;
     EXPECT_NE(a->source.find("arXiv:2404.14047"), std::string::npos);
   }
+  // Sun et al. 2023 (arXiv:2306.11695), LLaMA-2 table of github.com/locuslab/wanda: dense 5.12,
+  // Wanda at 2:4 11.02 and SparseGPT at unstructured 50 % 6.51 on llama2-7b.
+  for (const CatalogAccuracy& a : catalog().accuracy) {
+    const CompressionSetting& s = a.figure.setting;
+    if (a.model != "llama2_7b") continue;
+    EXPECT_EQ(a.figure.baseline, 5.12);
+    EXPECT_EQ(s.weight_precision, Precision::fp16);
+    EXPECT_EQ(s.group_size, 0.0);
+    if (kCompressionMethodNames[s.method] == "wanda" && s.structured_2_4) EXPECT_EQ(a.figure.compressed, 11.02);
+    if (kCompressionMethodNames[s.method] == "sparsegpt" && s.sparsity == 0.5) EXPECT_EQ(a.figure.compressed, 6.51);
+  }
   // Every figure is attached to its model's prepared graph.
   const CatalogModel* m = catalog().find_model("llama3_8b");
   ASSERT_NE(m, nullptr);
@@ -114,6 +125,28 @@ TEST(CompressionAccuracyCatalog, AStudyPointCitesTheRowAndItsResolvedFileKeepsIt
   }
 }
 
+TEST(CompressionAccuracyCatalog, APrunedPointCitesThePruningRowWhateverItsGroupSize) {
+  // fp16 weights pruned 2:4 by Wanda: the point's group_size (128 by default) has no scales to count
+  // and does not keep it from the row, whose group_size is none.
+  const std::string text =
+      "study: s\ntitle: t\nquestion: q\nsolver: compression\naxes:\n  method: [sparsegpt, wanda]\n"
+      "fixed: {hardware: h100_sxm, model: llama2_7b, weight_precision: fp16, structured_2_4: \"on\"}\n";
+  Diagnostics diags;
+  const auto study = load_study_text("s.yaml", text, kCatalog, diags);
+  ASSERT_TRUE(study) << diags.format();
+  const Grid grid(*study);
+  PointInputs in;
+  std::vector<double> out(C::kMetricCount);
+  grid.inputs(1, in);
+  study->solver->evaluate(in, out);
+  EXPECT_DOUBLE_EQ(out[C::compressed_perplexity], 11.02);
+  EXPECT_NEAR(out[C::perplexity_delta], 11.02 - 5.12, 1e-12);
+  EXPECT_TRUE(std::isnan(out[C::accuracy_delta]));  // the table gives perplexity only
+  grid.inputs(0, in);
+  study->solver->evaluate(in, out);
+  EXPECT_DOUBLE_EQ(out[C::compressed_perplexity], 10.17);
+}
+
 std::string load_errors(const std::string& text) {
   Catalog c = catalog();
   Diagnostics diags;
@@ -155,6 +188,14 @@ TEST(CompressionAccuracyCatalog, BadEntriesAreErrorsAtTheirPlace) {
             std::string::npos)
       << e;
   EXPECT_NE(e.find("missing required key 'source'"), std::string::npos) << e;
+  // A group size for weights that stay 16-bit.
+  e = load_errors(
+      "compression_accuracy:\n"
+      "  - {model: llama2_7b, method: wanda, weight_precision: fp16, quantize: weights_only, group_size: 128,\n"
+      "     sparsity: 0.5, metric: wikitext2_perplexity, baseline: 5.12, compressed: 6.42, source: \"s\"}\n");
+  EXPECT_NE(e.find("acc.yaml:2:99: error: compression_accuracy[0].group_size: fp16 weights are the 16-bit"),
+            std::string::npos)
+      << e;
   // The same model, setting and metric twice.
   e = load_errors("compression_accuracy:\n" + kGood + kGood);
   EXPECT_NE(e.find("acc.yaml:4:5: error: compression_accuracy[1]: a second figure for model 'llama3_8b'"),
