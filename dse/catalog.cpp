@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "dse/catalog_accuracy.hpp"
 #include "dse/quantity.hpp"
 #include "dse/yaml_reader.hpp"
 #include "engine/model_builders.hpp"
@@ -845,6 +846,13 @@ Catalog load_catalog(const std::string& dir, Diagnostics& diags) {
       load_bundles_text(file, *text, kind, catalog, diags);
     }
   }
+  const std::string accuracy_file = join_path(dir, kAccuracyFile);
+  if (std::filesystem::exists(accuracy_file)) {
+    if (const auto text = read_input_file(accuracy_file, "compression accuracy catalog", diags)) {
+      load_accuracy_text(accuracy_file, *text, catalog, diags);
+    }
+  }
+  attach_published_accuracy(catalog);
   return catalog;
 }
 
@@ -892,6 +900,10 @@ std::string catalog_hash(const Catalog& catalog) {
       field(k);
       field(v);
     }
+    canonical += '\x1E';
+  }
+  for (const CatalogAccuracy& a : catalog.accuracy) {
+    field(accuracy_entry_text(a));
     canonical += '\x1E';
   }
   static constexpr char kHex[] = "0123456789abcdef";

@@ -64,10 +64,18 @@ struct CatalogBundle {
   std::vector<double> torus;
 };
 
+// One published accuracy figure of a compressed model (compression_accuracy.yaml, dse/catalog_accuracy.hpp).
+struct CatalogAccuracy {
+  std::string model;  // catalog model id
+  std::string source;
+  PublishedAccuracy figure;
+};
+
 struct Catalog {
   std::vector<HardwareSpec> hardware;
   std::vector<CatalogModel> models;
   std::vector<CatalogBundle> bundles;  // every kind, in file order
+  std::vector<CatalogAccuracy> accuracy;  // in file order
   // (id, base id) of the hardware entries copied from another with `base:`: an entry that a
   // calibration profile does not measure takes its base's per-chip factors (dse/calibration/profile.hpp).
   std::vector<std::pair<std::string, std::string>> hardware_bases;
@@ -82,7 +90,8 @@ struct Catalog {
   std::vector<std::string> bundle_ids(std::string_view kind) const;
 };
 
-// Loads hardware.yaml and models.yaml from `dir`. Every problem is added to `diags`.
+// Loads hardware.yaml and models.yaml from `dir`, and the optional bundle files and
+// compression_accuracy.yaml. Every problem is added to `diags`.
 Catalog load_catalog(const std::string& dir, Diagnostics& diags);
 
 // Reads hardware/model entries from the already-parsed text of one YAML file (also used for a

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "dse/calibration/profile.hpp"
+#include "dse/catalog_accuracy.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/study_loader.hpp"
 #include "dse/study_references.hpp"
@@ -25,7 +26,8 @@ constexpr std::array<std::string_view, 24> kStudyKeys = {
     "figures", "sections", "derived",    "filters",     "constraints", "assertions", "top_k", "pareto", "breakeven",
     "sensitivity", "template", "grid_constraints", "keep", "calibration", "values"};
 constexpr std::array<std::string_view, 2> kSectionKeys = {"title", "text"};
-constexpr std::array<std::string_view, 5> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes"};
+constexpr std::array<std::string_view, 6> kCatalogKeys = {"hardware", "models", "regions", "fabrics", "nodes",
+                                                          kAccuracyListKey};
 constexpr std::array<std::string_view, 4> kObjectiveKeys = {"metric", "direction", "where", "name"};
 constexpr std::array<std::string_view, 7> kCompareKeys = {"name",      "where",  "metric",     "expected",
                                                           "tolerance", "source", "explanation"};
@@ -168,6 +170,9 @@ std::optional<ResolvedStudy> StudyLoader::load(const std::string& text, const st
         if (const YamlNode* list = block->find(kind.list_key)) {
           read_bundle_entries(r_, *list, "catalog." + std::string(kind.list_key), kind, catalog_, &broken_ids_);
         }
+      }
+      if (const YamlNode* list = block->find(kAccuracyListKey)) {
+        read_accuracy_entries(r_, *list, "catalog." + std::string(kAccuracyListKey), catalog_);
       }
     }
   }
@@ -672,6 +677,10 @@ void StudyLoader::keep_used_catalog_entries() {
   for (const CatalogModel& m : catalog_.models) {
     if (used(models, m.id)) s_.catalog.models.push_back(m);
   }
+  for (const CatalogAccuracy& a : catalog_.accuracy) {
+    if (used(models, a.model)) s_.catalog.accuracy.push_back(a);
+  }
+  attach_published_accuracy(s_.catalog);
   const auto renumber = [&](std::size_t p, const std::string& label, double& value) {
     if (params[p].kind == ParamKind::hardware) {
       const HardwareSpec* h = s_.catalog.find_hardware(label);

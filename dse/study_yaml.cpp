@@ -7,6 +7,7 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/calibration/profile.hpp"
+#include "dse/catalog_accuracy.hpp"
 #include "dse/study_analyses.hpp"
 #include "dse/study_loader.hpp"
 
@@ -284,6 +285,7 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       for (const CatalogModel& m : study.catalog.models) write_model(out, m);
     }
     write_bundle_entries(out, study.catalog.bundles);
+    write_accuracy_entries(out, study.catalog.accuracy);
   }
   return out;
 }

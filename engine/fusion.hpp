@@ -26,7 +26,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "engine/compression_accuracy.hpp"
 #include "engine/graph.hpp"
 #include "engine/serving.hpp"
 
@@ -54,6 +56,9 @@ struct PreparedModel {
   bool servable = false;            // derive_serving_shape(eager) succeeded: attention layers, Mamba layers or both
   bool is_transformer = false;      // servable with attention layers (a transformer or a hybrid such as Jamba)
   ServingShape serving_shape;       // valid when servable
+  // Published accuracy of this model compressed (the catalog's compression_accuracy rows for its id),
+  // read by the compression solver.
+  std::vector<PublishedAccuracy> published_accuracy;
 
   const ModelGraph& graph(Execution e) const { return e == Execution::eager ? eager : compiled; }
   const ModelGraph& graph(Execution e, FusionPolicy policy) const {

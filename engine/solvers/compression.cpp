@@ -62,6 +62,10 @@ constexpr std::array<ParamSpec, CompressionSolver::kParamCount> kParams = {{
      .description = "storage of the KV cache in the compressed step: baseline (the baseline precision), or fp8, "
                     "int8, int4 (dequantized in the attention kernel; per-tensor scales not counted)",
      .has_default = true, .default_value = 0},
+    {.name = "method", .kind = ParamKind::choice, .choices = kCompressionMethodNames,
+     .description = "the compression method whose published accuracy the point cites (none, rtn, gptq, awq, "
+                    "smoothquant, magnitude, sparsegpt, wanda); memory, time and energy do not depend on it",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, CompressionSolver::kMetricCount> kMetrics = {{
@@ -84,7 +88,20 @@ constexpr std::array<MetricSpec, CompressionSolver::kMetricCount> kMetrics = {{
      "baseline step energy / batch: per new token of a sequence (decode) or per prompt (prefill); NaN if TDP unknown"},
     {"compressed_energy_per_inference_j", Dimension::energy, "the same for the compressed step"},
     {"accuracy_delta", Dimension::dimensionless,
-     "accuracy change from compression: not modelled (NaN); no published figure is attached"},
+     "published zero-shot average accuracy, compressed - baseline (a fraction: -0.004 is 0.4 points); NaN "
+     "without a published row for the point's setting (accuracy_figure)",
+     MetricDomain::real},
+    {"compressed_accuracy", Dimension::dimensionless,
+     "published zero-shot average accuracy of the compressed model (a fraction); NaN without a row",
+     MetricDomain::fraction},
+    {"perplexity_delta", Dimension::dimensionless,
+     "published WikiText-2 perplexity, compressed - baseline; NaN without a published row", MetricDomain::real},
+    {"compressed_perplexity", Dimension::dimensionless,
+     "published WikiText-2 perplexity of the compressed model; NaN without a row", MetricDomain::non_negative},
+    {"accuracy_figure", Dimension::count,
+     "0: a published row matched (or nothing is compressed); 1: method none; 2: no row for the model; 3: no "
+     "row for this method, weight precision, quantize, group size and sparsity; 4: baseline not 16-bit or a "
+     "quantized KV cache"},
 }};
 
 constexpr std::array<std::string_view, 5> kReasons = {
@@ -123,6 +140,37 @@ struct Timing {
   double memory_s = 0;
   double latency_s() const { return std::max(compute_s, memory_s); }
 };
+
+// Fills the published accuracy metrics of `out` for `setting` from `rows`.
+void cite_accuracy(std::span<const PublishedAccuracy> rows, const CompressionSetting& setting, bool compressed,
+                   bool published_conditions, std::span<double> out) {
+  using S = CompressionSolver;
+  const auto fill = [&](AccuracyMetric metric, std::size_t delta, std::size_t value) {
+    if (!compressed) {
+      out[delta] = 0;
+      if (const PublishedAccuracy* base = find_published_baseline(rows, metric)) out[value] = base->baseline;
+      return true;
+    }
+    const PublishedAccuracy* row = find_published_accuracy(rows, setting, metric);
+    if (row == nullptr) return false;
+    out[delta] = row->compressed - row->baseline;
+    out[value] = row->compressed;
+    return true;
+  };
+  S::AccuracyFigure figure = S::figure_found;
+  if (!published_conditions) {
+    figure = S::outside_published;
+  } else if (compressed && setting.method == kNoCompressionMethod) {
+    figure = S::no_method;
+  } else if (compressed && rows.empty()) {
+    figure = S::model_without_rows;
+  } else {
+    const bool accuracy = fill(AccuracyMetric::zero_shot_average_accuracy, S::accuracy_delta, S::compressed_accuracy);
+    const bool perplexity = fill(AccuracyMetric::wikitext2_perplexity, S::perplexity_delta, S::compressed_perplexity);
+    if (!accuracy && !perplexity) figure = S::setting_without_row;
+  }
+  out[S::accuracy_figure] = static_cast<double>(figure);
+}
 
 Timing roofline(const StepCost& c, double peak, double linear_peak, double eta, double bandwidth) {
   return {.compute_s = (c.flops - c.linear_flops) / (peak * eta) + c.linear_flops / (linear_peak * eta),
@@ -205,6 +253,15 @@ PointResult CompressionSolver::evaluate(const PointInputs& in, std::span<double>
   out[compressed_memory_s] = t_comp.memory_s;
   out[baseline_energy_per_inference_j] = p_base * lat_base / batch;
   out[compressed_energy_per_inference_j] = p_comp * lat_comp / batch;
+  const CompressionSetting setting{.method = static_cast<std::uint8_t>(v[Param::method]),
+                                   .weight_precision = weight,
+                                   .weights_activations = both,
+                                   .group_size = weight != base ? group : 0.0,
+                                   .sparsity = sparsity_fraction,
+                                   .structured_2_4 = two_four};
+  const bool compressed = weight != base || two_four || sparsity_fraction > 0 || kv_choice != 0;
+  const bool sixteen_bit_base = base == Precision::fp16 || base == Precision::bf16;
+  cite_accuracy(in.model->published_accuracy, setting, compressed, sixteen_bit_base && kv_choice == 0, out);
   if (w_comp + kv_comp > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   return {};
 }

@@ -36,10 +36,17 @@
 // Quantization and sparsity apply to every weight (embeddings and LM head included). Memory = weights
 // + batch x KV cache of the step's context; a compressed footprint beyond device memory is infeasible.
 // Energy = latency x TDP x (idle + (1 - idle) x compute / latency), the inference solver's
-// energy-proportional model (engine/carbon.hpp); NaN when the TDP is unknown. Accuracy impact is not
-// modelled: accuracy_delta is NaN (no published figure is attached to a model and setting).
+// energy-proportional model (engine/carbon.hpp); NaN when the TDP is unknown.
+// Accuracy is not modelled, only cited: the model's published rows (PreparedModel::published_accuracy,
+// engine/compression_accuracy.hpp, from the catalog's compression_accuracy.yaml) give the WikiText-2
+// perplexity and the zero-shot average accuracy of the compressed model, and their change from the
+// 16-bit baseline, when one row's method, weight precision, quantize, group size (none for weights
+// left at the baseline precision, pruned only) and sparsity are exactly the point's, its baseline is 16-bit (fp16 or bf16) and its KV cache stays at the baseline (the
+// published figures keep a 16-bit KV cache). Otherwise they are NaN and accuracy_figure says why
+// (AccuracyFigure); a point that compresses nothing has a change of 0.
 #pragma once
 
+#include "engine/compression_accuracy.hpp"
 #include "engine/solver.hpp"
 
 namespace dsx {
@@ -60,6 +67,7 @@ class CompressionSolver final : public TabledSolver {
     structured_2_4,
     eta,
     kv_cache,
+    method,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -80,6 +88,10 @@ class CompressionSolver final : public TabledSolver {
     baseline_energy_per_inference_j,
     compressed_energy_per_inference_j,
     accuracy_delta,
+    compressed_accuracy,
+    perplexity_delta,
+    compressed_perplexity,
+    accuracy_figure,
     kMetricCount
   };
   enum Reason : std::uint8_t {
@@ -91,6 +103,14 @@ class CompressionSolver final : public TabledSolver {
   };
   enum Phase : std::uint8_t { decode, prefill };
   enum Quantize : std::uint8_t { weights_only, weights_activations };
+  // The value of accuracy_figure: whether a published figure was found, and if not, why.
+  enum AccuracyFigure : std::uint8_t {
+    figure_found,         // a row matched, or nothing is compressed (a change of 0)
+    no_method,            // method: none
+    model_without_rows,   // no published row for this model
+    setting_without_row,  // rows for the model, none for this method and setting
+    outside_published,    // baseline not 16-bit, or a quantized KV cache
+  };
 
   CompressionSolver();
   PointResult evaluate(const PointInputs& in, std::span<double> out) const override;
