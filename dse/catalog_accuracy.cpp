@@ -156,7 +156,8 @@ void read_accuracy_entries(const YamlReader& r, const YamlNode& list, std::strin
     }
     read.emplace_back(std::move(*entry), &list.items[i]);
   }
-  for (auto& [entry, node] : read) {
+  for (auto& kept : read) {
+    CatalogAccuracy& entry = kept.first;  // not a structured binding: clang 14 cannot capture one
     const auto existing = std::find_if(into.accuracy.begin(), into.accuracy.end(),
                                        [&](const CatalogAccuracy& e) { return same_entry(e, entry); });
     if (existing != into.accuracy.end()) {
