@@ -189,23 +189,36 @@ void attach_published_accuracy(Catalog& catalog) {
   }
 }
 
+std::vector<std::pair<std::string_view, std::string>> accuracy_entry_fields(const CatalogAccuracy& e) {
+  const CompressionSetting& s = e.figure.setting;
+  const std::array<std::string, kAccuracyKeys.size()> values = {
+      e.model,
+      std::string(kCompressionMethodNames[s.method]),
+      std::string(precision_name(s.weight_precision)),
+      std::string(kQuantizeChoices[s.weights_activations ? 1 : 0]),
+      s.group_size != 0                 ? number_text(s.group_size)
+      : sixteen_bit(s.weight_precision) ? std::string("none")
+                                        : std::string(kPerChannel),
+      number_text(s.sparsity),
+      std::string(kOffOn[s.structured_2_4 ? 1 : 0]),
+      std::string(kAccuracyMetricNames[static_cast<std::size_t>(e.figure.metric)]),
+      number_text(e.figure.baseline),
+      number_text(e.figure.compressed),
+      e.source};
+  std::vector<std::pair<std::string_view, std::string>> out;
+  for (std::size_t i = 0; i < values.size(); ++i) out.emplace_back(kAccuracyKeys[i], values[i]);
+  return out;
+}
+
 void write_accuracy_entries(std::string& out, const std::vector<CatalogAccuracy>& entries) {
   if (entries.empty()) return;
   out += "  compression_accuracy:\n";
   for (const CatalogAccuracy& e : entries) {
-    const CompressionSetting& s = e.figure.setting;
-    out += "    - {model: " + yaml_scalar(e.model) + ", method: " +
-           std::string(kCompressionMethodNames[s.method]) + ", weight_precision: " +
-           std::string(precision_name(s.weight_precision)) + ", quantize: " +
-           std::string(kQuantizeChoices[s.weights_activations ? 1 : 0]) + ", group_size: " +
-           (s.group_size != 0                 ? number_text(s.group_size)
-            : sixteen_bit(s.weight_precision) ? std::string("none")
-                                              : std::string(kPerChannel)) +
-           ", sparsity: " + number_text(s.sparsity) + ", structured_2_4: " +
-           yaml_scalar(kOffOn[s.structured_2_4 ? 1 : 0]) + ", metric: " +
-           std::string(kAccuracyMetricNames[static_cast<std::size_t>(e.figure.metric)]) +
-           ", baseline: " + number_text(e.figure.baseline) + ", compressed: " + number_text(e.figure.compressed) +
-           ", source: " + yaml_scalar(e.source) + "}\n";
+    std::string fields;
+    for (const auto& [key, value] : accuracy_entry_fields(e)) {
+      fields += (fields.empty() ? "" : ", ") + std::string(key) + ": " + yaml_scalar(value);
+    }
+    out += "    - {" + fields + "}\n";
   }
 }
 

@@ -17,6 +17,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "dse/catalog.hpp"
 
@@ -36,6 +38,10 @@ void load_accuracy_text(const std::string& file, const std::string& text, Catalo
 // Sets every model's PreparedModel::published_accuracy to the rows of `catalog.accuracy` for its id.
 void attach_published_accuracy(Catalog& catalog);
 
+// An entry's keys (kAccuracyKeys' order: model, method, ..., source) and values as a catalog file
+// spells them ("per_channel", "none" for 16-bit weights, numbers as written), for the YAML the resolved
+// study writes and for `dsx catalog compression_accuracy`.
+std::vector<std::pair<std::string_view, std::string>> accuracy_entry_fields(const CatalogAccuracy& e);
 // The entries as a resolved study's `catalog:` block writes them (under "  compression_accuracy:").
 void write_accuracy_entries(std::string& out, const std::vector<CatalogAccuracy>& entries);
 

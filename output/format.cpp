@@ -80,6 +80,9 @@ constexpr std::array<Prefix, 11> kPrefixes = {{{-12, "p"},
                                                {15, "P"},
                                                {18, "E"}}};
 
+// Binary prefixes on bytes (IEC 80000-13): kBinary[k] is 2^(10 (k + 1)) B.
+constexpr std::array<std::string_view, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+
 std::string_view prefix_symbol(int exponent) {
   for (const Prefix& p : kPrefixes) {
     if (p.exponent == exponent) return p.symbol;
@@ -174,9 +177,15 @@ bool strip_suffix(std::vector<std::string>& words, std::initializer_list<std::in
 // Times from ten minutes on read in the units of a calendar: min, from three hours h, from three
 // days days, from three years years (of 365 days); 17.5e6 s reads "203 days".
 constexpr double kLongTime_s = 600;
+constexpr std::array<std::pair<double, std::string_view>, 4> kLong = {
+    {{60.0, "min"}, {3600.0, "h"}, {86400.0, "days"}, {365.0 * 86400.0, "years"}}};
+
+// A grouped axis from ten thousand on: kWords[i] is 10^(3 (i + 1)), the symbol before a unit ("k USD"),
+// the word without one ("thousands").
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kWords = {
+    {{"k", "thousands"}, {"M", "millions"}, {"G", "billions"}, {"T", "trillions"}}};
+
 AxisScale long_time_scale(double max_abs_s) {
-  static constexpr std::array<std::pair<double, std::string_view>, 4> kLong = {
-      {{60.0, "min"}, {3600.0, "h"}, {86400.0, "days"}, {365.0 * 86400.0, "years"}}};
   std::size_t k = 0;
   while (k + 1 < kLong.size() && max_abs_s >= 3 * kLong[k + 1].first) ++k;
   return AxisScale{1 / kLong[k].first, std::string(kLong[k].second)};
@@ -304,7 +313,6 @@ std::string format_bytes(double bytes, int digits) {
   if (!std::isfinite(bytes) || bytes == 0 || std::fabs(bytes) < 1024) return format_si(bytes, "B", digits);
   const bool binary = std::fmod(bytes, 1024.0) == 0 && std::fmod(bytes, 1000.0) != 0;
   if (!binary) return format_si(bytes, "B", digits);
-  static constexpr std::array<std::string_view, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double scaled = std::fabs(bytes) / 1024.0;
   std::size_t k = 0;
   while (scaled >= 1024.0 && k + 1 < kBinary.size()) {
@@ -352,6 +360,36 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
   return format_grouped(value, digits);
 }
 
+std::optional<double> printed_unit_factor(std::string_view printed_unit, const QuantityDisplay& display) {
+  if (display.style == NumberStyle::percent) return printed_unit == "%" ? std::optional(0.01) : std::nullopt;
+  if (display.dimension == Dimension::time) {
+    for (const auto& [seconds, name] : kLong) {
+      if (printed_unit == name) return seconds;
+    }
+  }
+  if (display.dimension == Dimension::bytes) {
+    for (std::size_t k = 0; k < kBinary.size(); ++k) {
+      if (printed_unit == kBinary[k]) return std::ldexp(1.0, 10 * static_cast<int>(k + 1));
+    }
+  }
+  if (display.style == NumberStyle::si) {
+    const auto [lo, hi] = prefix_range(display.unit);
+    for (const Prefix& p : kPrefixes) {
+      if (p.exponent >= lo && p.exponent <= hi && printed_unit == std::string(p.symbol) + display.unit) {
+        return std::pow(10.0, p.exponent);
+      }
+    }
+    return std::nullopt;
+  }
+  if (printed_unit == display.unit) return 1.0;
+  if (display.dimension == Dimension::money) {
+    for (std::size_t i = 0; i < kWords.size(); ++i) {
+      if (printed_unit == std::string(kWords[i].first) + " " + display.unit) return std::pow(10.0, 3 * static_cast<int>(i + 1));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string format_quantity_like(double value, double reference, const QuantityDisplay& display, int digits) {
   if (display.style != NumberStyle::si || display.dimension != Dimension::bytes || !std::isfinite(value) ||
       !std::isfinite(reference) || reference == 0) {
@@ -388,8 +426,6 @@ AxisScale choose_axis_scale(const QuantityDisplay& display, double max_abs) {
     return scale;
   }
   if (e < 4) return scale;
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kWords = {
-      {{"k", "thousands"}, {"M", "millions"}, {"G", "billions"}, {"T", "trillions"}}};
   const int p = std::min(floor_to_multiple_of_3(e), 12);
   const auto& [symbol, word] = kWords[static_cast<std::size_t>(p / 3 - 1)];
   scale.factor = std::pow(10.0, -p);
@@ -412,7 +448,6 @@ AxisScale choose_bytes_axis_scale(std::span<const double> values) {
     }
   }
   if (!binary || decimal) return choose_axis_scale(describe_quantity("bytes", Dimension::bytes), max_abs);
-  static constexpr std::array<std::string_view, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   AxisScale scale{1, "B"};
   for (std::size_t k = 0; k < kBinary.size() && max_abs >= std::ldexp(1.0, 10 * static_cast<int>(k + 1)); ++k) {
     scale.factor = std::ldexp(1.0, -10 * static_cast<int>(k + 1));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,6 +64,11 @@ std::string format_quantity(double value, const QuantityDisplay& display, int di
 // bytes take the reference's binary (GiB) or decimal (GB) prefixes; other quantities choose their
 // prefix per value as format_quantity does.
 std::string format_quantity_like(double value, double reference, const QuantityDisplay& display, int digits = 3);
+// The inverse of format_quantity's choice of unit: the factor that turns a number printed with
+// `printed_unit` ("µs", "GiB", "mJ", "k USD", "days", "%", "tokens/s") back into the SI value a metric
+// of `display` holds (1e-6, 2^30, 1e-3, 1e3, 86400, 0.01, 1); nullopt for a unit format_quantity never
+// prints for `display`. Read from the same prefix, binary and calendar tables the formatter prints with.
+std::optional<double> printed_unit_factor(std::string_view printed_unit, const QuantityDisplay& display);
 // A signed difference with one decimal: "+2.1 %", "-0.5 pp", "+0.0 %" (never "-0.0").
 std::string format_signed(double value, std::string_view unit);
 // Round-trip exact, C locale: the numbers written into figure data files.

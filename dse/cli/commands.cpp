@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "dse/calibration/intervals.hpp"
 #include "dse/catalog.hpp"
+#include "dse/catalog_accuracy.hpp"
 #include "dse/cli/options.hpp"
 #include "dse/grid.hpp"
 #include "dse/quantity.hpp"
@@ -37,7 +39,7 @@ constexpr std::array<Command, 9> kCommands = {{
     {"run", "sweep a study, analyse it and render its report", run_command},
     {"validate", "load and check studies without sweeping them, and flag prose a decision contradicts", validate_command},
     {"eval", "evaluate one design point and print every metric", eval_command},
-    {"catalog", "list the hardware, models and solvers dsx knows, with sources", catalog_command},
+    {"catalog", "list the hardware, models, compression accuracy figures and solvers dsx knows, with sources", catalog_command},
     {"report", "re-render figures and reports of a stored run", report_command},
     {"merge", "join the run folders of a study swept in shards (dsx run --shard I/N)", merge_command},
     {"diff", "compare two run folders: studies, rows, metrics and decisions", diff_command},
@@ -243,6 +245,17 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       out[std::string(kind.list_key)].push_back(entry);
     }
   }
+  if (all || what == kAccuracyListKey) {
+    out[std::string(kAccuracyListKey)] = nlohmann::ordered_json::array();
+    for (const CatalogAccuracy& a : catalog.accuracy) {
+      nlohmann::ordered_json entry;
+      for (const auto& [key, value] : accuracy_entry_fields(a)) entry[std::string(key)] = value;
+      entry["sparsity"] = a.figure.setting.sparsity;
+      entry["baseline"] = a.figure.baseline;
+      entry["compressed"] = a.figure.compressed;
+      out[std::string(kAccuracyListKey)].push_back(entry);
+    }
+  }
   if (all || what == "solvers") {
     for (const Solver* s : all_solvers()) {
       nlohmann::ordered_json entry;
@@ -380,19 +393,21 @@ int catalog_command(const std::vector<std::string>& args) {
   std::string what = "all";
   std::string catalog_dir;
   bool json = false;
-  options.add_options()("what", po::value(&what), "hardware, models, regions, fabrics, nodes, solvers or all (default)")(
+  options.add_options()("what", po::value(&what),
+                        "hardware, models, regions, fabrics, nodes, compression_accuracy, solvers or all (default)")(
       "json", po::bool_switch(&json), "print JSON")(
       "catalog", po::value(&catalog_dir)->default_value(default_catalog_dir()), "catalog folder");
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
-  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|solvers] [--json]\n"
+  if (auto code = parse_options("catalog", "dsx catalog [hardware|models|regions|fabrics|nodes|compression_accuracy|solvers] [--json]\n"
                                 "       dsx catalog import-hf CONFIG.json [--name ID] [--out FILE]", args,
                                 options, positional, vm)) {
     return *code;
   }
   std::vector<std::string> kinds = {"all", "hardware", "models"};
   for (const BundleKind& k : kBundleKinds) kinds.emplace_back(k.list_key);
+  kinds.emplace_back(kAccuracyListKey);
   kinds.emplace_back("solvers");
   if (std::find(kinds.begin(), kinds.end(), what) == kinds.end()) {
     const std::string near = closest_match(what, kinds);
@@ -463,6 +478,24 @@ int catalog_command(const std::vector<std::string>& args) {
       for (const auto& [param, label] : b.values) values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", param, label);
       if (!b.torus.empty()) values += fmt::format(", topology = torus {}", fmt::join(b.torus, " x "));
       fmt::print("  {:<16} {}\n    sets: {}\n    source: {}\n", b.id, b.name, values, b.source);
+    }
+  }
+  if (all || what == kAccuracyListKey) {
+    fmt::print("{} ({} entries; the compression solver cites one at exactly its model and setting)\n",
+               kAccuracyListKey, catalog.accuracy.size());
+    for (const CatalogAccuracy& a : catalog.accuracy) {
+      std::string setting;
+      for (const auto& [key, value] : accuracy_entry_fields(a)) {
+        if (key == "model" || key == "metric" || key == "baseline" || key == "compressed" || key == "source") continue;
+        setting += fmt::format("{}{} = {}", setting.empty() ? "" : ", ", key, value);
+      }
+      // Six significant digits, as many as any source prints, without the noise of "68.6 %" / 100.
+      const auto figure = [&a](double v) {
+        return a.figure.metric == AccuracyMetric::zero_shot_average_accuracy ? fmt::format("{:.6g} %", v * 100)
+                                                                             : fmt::format("{:.6g}", v);
+      };
+      fmt::print("  {:<16} {}: {} uncompressed, {} compressed\n    setting: {}\n    source: {}\n", a.model,
+                 kAccuracyMetricNames[static_cast<std::size_t>(a.figure.metric)], figure(a.figure.baseline), figure(a.figure.compressed), setting, a.source);
     }
   }
   if (all || what == "solvers") {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli/report_agreement.hpp"
 #include "tests/cli/shell.hpp"
 #include "tests/test_files.hpp"
 
@@ -21,52 +22,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// RFC 4180 records of a results.csv (fields with quotes, commas or line breaks are quoted).
-std::vector<std::vector<std::string>> csv_records(const std::string& text) {
-  std::vector<std::vector<std::string>> records(1);
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      records.back().push_back(std::move(field));
-      field.clear();
-    } else if (c == '\n') {
-      records.back().push_back(std::move(field));
-      field.clear();
-      records.emplace_back();
-    } else {
-      field += c;
-    }
-  }
-  if (records.back().empty()) records.pop_back();
-  return records;
-}
-
 // metric values of a results.csv by the labels of `axes`.
 std::map<std::vector<std::string>, double> metric_by_point(const std::string& csv, const std::vector<std::string>& axes,
                                                            const std::string& metric) {
-  const auto records = csv_records(read_text(csv));
-  const auto& header = records.at(0);
-  const auto col = [&](const std::string& name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const agreement::CsvFile records = agreement::read_csv(csv);
   std::map<std::vector<std::string>, double> out;
-  for (std::size_t r = 1; r < records.size(); ++r) {
+  for (std::size_t r = 0; r < records.rows.size(); ++r) {
     std::vector<std::string> key;
-    for (const std::string& a : axes) key.push_back(records[r].at(col(a)));
-    out[key] = std::stod(records[r].at(col(metric)));
+    for (const std::string& a : axes) key.push_back(records.rows[r].at(records.column(a)));
+    out[key] = std::stod(records.rows[r].at(records.column(metric)));
   }
   return out;
 }

@@ -138,6 +138,7 @@ class Words {
 struct Printed {
   double value = 0;
   double half_step = 0;
+  std::string unit;  // what follows the number: "ms", "k USD", "%", "" for none
 };
 
 // The multiplier from a printed unit to the CSV's SI value ("ms" 1e-3, "M USD" 1e6, "GB" 1e9,
@@ -200,7 +201,8 @@ inline std::optional<Printed> parse_printed(const std::string& cell, bool unscal
     exponent = std::stoi(text.substr(i + 1), &used);
     i += 1 + used;
   }
-  const double scale = unscaled ? 1.0 : unit_scale(trim(text.substr(i)));
+  const std::string unit = trim(text.substr(i));
+  const double scale = unscaled ? 1.0 : unit_scale(unit);
   int insignificant = 0;
   if (decimals < 0) {
     const std::size_t last = digits.find_last_not_of('0');
@@ -208,7 +210,7 @@ inline std::optional<Printed> parse_printed(const std::string& cell, bool unscal
     insignificant = std::max(0, std::min(zeros, static_cast<int>(digits.size()) - 3));
   }
   const double step = std::pow(10.0, -std::max(decimals, 0) + exponent + insignificant);
-  return Printed{sign * std::stod(digits) * std::pow(10.0, exponent) * scale, 0.5 * step * scale};
+  return Printed{sign * std::stod(digits) * std::pow(10.0, exponent) * scale, 0.5 * step * scale, unit};
 }
 
 // Whether the printed text is `value` to the digits printed (a relative 1e-9 of slack for the

@@ -36,41 +36,6 @@ std::vector<std::string> shipped_studies() {
   return names;
 }
 
-// The index of column `name` in a CSV header (header.size() when it is missing).
-std::size_t column_of(const std::vector<std::string>& header, const std::string& name) {
-  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-}
-
-// Splits one CSV record (RFC 4180, as output/csv.cpp writes it).
-std::vector<std::string> csv_fields(std::istream& in) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  char c;
-  while (in.get(c)) {
-    if (quoted) {
-      if (c == '"') {
-        if (in.peek() == '"') {
-          fields.back() += '"';
-          in.get(c);
-        } else {
-          quoted = false;
-        }
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c == '\n') {
-      return fields;
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields.size() == 1 && fields[0].empty() ? std::vector<std::string>{} : fields;
-}
-
 // Runs studies/<study>.yaml into a fresh temporary folder named after `tag`: the folder, or an empty
 // path when dsx failed.
 fs::path run_shipped(const std::string& study, const std::string& tag) {
@@ -110,14 +75,13 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
   for (const char* f : {"report.md", "report.html", "results.csv", "comparisons.csv"}) {
     EXPECT_TRUE(fs::exists(out / f)) << f;
   }
-  std::ifstream csv(out / "comparisons.csv");
-  const std::vector<std::string> header = csv_fields(csv);
-  ASSERT_EQ(header.size(), 9u);
+  const agreement::CsvFile csv = agreement::read_csv(out / "comparisons.csv");
+  ASSERT_EQ(csv.header.size(), 9u);
   std::size_t rows = 0, agree = 0;
-  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+  for (const std::vector<std::string>& row : csv.rows) {
     ++rows;
     agree += row[7] == "agrees" ? 1 : 0;
-    ASSERT_EQ(row.size(), header.size());
+    ASSERT_EQ(row.size(), csv.header.size());
     const std::string& comparison = row[0];
     const std::string& verdict = row[7];
     const std::string& explanation = row[8];
@@ -189,17 +153,15 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     const std::size_t first_section = report.find("\n## ");
     EXPECT_EQ(first_section, answer) << name << ": the answer is not the first section";
     const std::string answer_text = report.substr(answer, report.find("\n## ", answer + 1) - answer);
-    std::ifstream top(out / "top_k.csv");
-    const std::vector<std::string> head = csv_fields(top);
-    const auto column = [&](const std::string& h) { return std::find(head.begin(), head.end(), h) - head.begin(); };
-    const std::size_t first_axis = static_cast<std::size_t>(column("point_index")) + 1;
-    const std::size_t value_column = static_cast<std::size_t>(column("value"));
+    const agreement::CsvFile top = agreement::read_csv(out / "top_k.csv");
+    const std::size_t first_axis = top.column("point_index") + 1;
+    const std::size_t value_column = top.column("value");
     const agreement::Words words(out);
-    for (auto row = csv_fields(top); !row.empty(); row = csv_fields(top)) {
-      if (row[static_cast<std::size_t>(column("rank"))] != "1") continue;
+    for (std::size_t r = 0; r < top.rows.size(); ++r) {
+      if (top.at(r, "rank") != "1") continue;
       std::string point;
       for (std::size_t a = first_axis; a < value_column; ++a) {
-        point += (point.empty() ? "" : ", ") + head[a] + " = " + words(head[a], row[a]);
+        point += (point.empty() ? "" : ", ") + top.header[a] + " = " + words(top.header[a], top.rows[r][a]);
       }
       EXPECT_NE(answer_text.find(point), std::string::npos) << name << ": " << point << " not in\n" << answer_text;
     }
@@ -247,15 +209,13 @@ TEST(ShippedStudyAnswer, DecisionsStateTheirIntervalsFromTheResults) {
   EXPECT_NE(line.find("next is " + h200), std::string::npos) << line;
   EXPECT_EQ(line.find("h200"), std::string::npos) << line;
   // The printed bounds against the CSV rows (model resnet50, batch 64) to the 3 digits printed.
-  std::ifstream csv(out / "results.csv");
-  const std::vector<std::string> head = csv_fields(csv);
-  const auto column = [&head](const std::string& h) { return column_of(head, h); };
-  const std::size_t lo = column("cost_per_million_inferences_usd_p10"), hi = column("cost_per_million_inferences_usd_p90");
-  ASSERT_LT(hi, head.size());
+  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  const std::string lo = "cost_per_million_inferences_usd_p10", hi = "cost_per_million_inferences_usd_p90";
+  ASSERT_TRUE(csv.has(lo) && csv.has(hi));
   std::map<std::string, std::pair<double, double>> bounds;
-  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
-    if (row[column("model")] == "resnet50" && row[column("batch")] == "64" && !row[lo].empty() && !row[hi].empty()) {
-      bounds[row[column("hardware")]] = {std::stod(row[lo]), std::stod(row[hi])};
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    if (csv.at(r, "model") == "resnet50" && csv.at(r, "batch") == "64" && !csv.at(r, lo).empty() && !csv.at(r, hi).empty()) {
+      bounds[csv.at(r, "hardware")] = {std::stod(csv.at(r, lo)), std::stod(csv.at(r, hi))};
     }
   }
   for (const std::string hw : {"b200", "h200"}) {
@@ -346,16 +306,14 @@ TEST(ShippedStudyTables, LongTimesReadInDaysAndAgreeWithTheCsv) {
   ASSERT_FALSE(axes.empty()) << line;
   const std::size_t time_column = axes.size();
 
-  std::ifstream csv(out / "pareto.csv");
-  const std::vector<std::string> head = csv_fields(csv);
-  for (const std::string& a : axes) ASSERT_NE(std::find(head.begin(), head.end(), a), head.end()) << a;
-  const auto column = [&head](const std::string& h) { return column_of(head, h); };
+  const agreement::CsvFile csv = agreement::read_csv(out / "pareto.csv");
+  for (const std::string& a : axes) ASSERT_TRUE(csv.has(a)) << a;
   const agreement::Words words(out);
   std::map<std::string, double> csv_seconds;  // axis labels joined by " | " -> time_to_train_s
-  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
     std::string key;
-    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + words(a, row[column(a)]);
-    csv_seconds[key] = std::stod(row[column("time_to_train_s")]);
+    for (const std::string& a : axes) key += (key.empty() ? "" : " | ") + words(a, csv.at(r, a));
+    csv_seconds[key] = std::stod(csv.at(r, "time_to_train_s"));
   }
   ASSERT_FALSE(csv_seconds.empty());
 
@@ -386,13 +344,10 @@ namespace {
 TEST(ShippedStudyAnswer, TrainingThroughputReadsInTflopPerSecond) {
   const fs::path out = run_shipped("llama405b_recipe", "tflops_answer");
   ASSERT_FALSE(out.empty());
-  std::ifstream top(out / "top_k.csv");
-  const std::vector<std::string> head = csv_fields(top);
+  const agreement::CsvFile top = agreement::read_csv(out / "top_k.csv");
   double best = std::nan("");
-  for (auto row = csv_fields(top); !row.empty(); row = csv_fields(top)) {
-    if (row[column_of(head, "objective")] == "tflops_per_gpu" && row[column_of(head, "rank")] == "1") {
-      best = std::stod(row[column_of(head, "value")]);
-    }
+  for (std::size_t r = 0; r < top.rows.size(); ++r) {
+    if (top.at(r, "objective") == "tflops_per_gpu" && top.at(r, "rank") == "1") best = std::stod(top.at(r, "value"));
   }
   ASSERT_TRUE(std::isfinite(best));
   std::ifstream md(out / "report.md");
@@ -412,12 +367,10 @@ TEST(ShippedStudyAnswer, TrainingThroughputReadsInTflopPerSecond) {
 TEST(ShippedStudyComparisons, AnExplanationCitesTheDifferenceComparisonsCsvHolds) {
   const fs::path out = run_shipped("llama405b_recipe", "cited_comparison");
   ASSERT_FALSE(out.empty());
-  std::ifstream csv(out / "comparisons.csv");
-  const std::vector<std::string> head = csv_fields(csv);
-  const auto column = [&head](const std::string& h) { return column_of(head, h); };
+  const agreement::CsvFile csv = agreement::read_csv(out / "comparisons.csv");
   double relative = std::nan("");
-  for (auto row = csv_fields(csv); !row.empty(); row = csv_fields(csv)) {
-    if (row[column("name")].find("131,072") != std::string::npos) relative = std::stod(row[column("relative_difference")]);
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    if (csv.at(r, "name").find("131,072") != std::string::npos) relative = std::stod(csv.at(r, "relative_difference"));
   }
   ASSERT_TRUE(std::isfinite(relative));
   std::ifstream md(out / "report.md");

@@ -1,6 +1,8 @@
 // {{value.NAME}} in the reports of the shipped studies that cite values: each cited value is the number
 // results.csv holds for the design point its values: entry selects, rounded as the report prints it; an
-// infeasible point cites its status word. Read back from the report and the CSV of a real run.
+// infeasible point cites its status word. Read back from the report and the CSV of a real run, every
+// study under studies/ that has a values: block; a printed unit is turned back into the CSV's SI unit by
+// the inverse of the report's own formatter (output/format.hpp printed_unit_factor).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -13,6 +15,9 @@
 
 #include "dse/study.hpp"
 #include "dse/study_references.hpp"
+#include "output/analysis_text.hpp"
+#include "output/format.hpp"
+#include "tests/cli/report_agreement.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -26,35 +31,6 @@ int run_dsx(const std::string& args) {
   const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' " + args + " >/dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        records.back().back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        records.back().back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      records.back().emplace_back();
-    } else if (c == '\n') {
-      records.emplace_back(1);
-    } else {
-      records.back().back() += c;
-    }
-  }
-  if (records.back().size() == 1 && records.back().front().empty()) records.pop_back();
-  return records;
 }
 
 // What the report printed for each {{...}} of `text`: the literal pieces between the references are
@@ -92,94 +68,100 @@ std::map<std::string, std::string> printed_references(const std::string& text, c
   return out;
 }
 
-struct Printed {
-  double number = NAN;
-  double half_step = NAN;  // half a unit of the last digit printed, or of the third significant one
-  std::string unit;
-};
-
-// "1,110 tokens/s" -> 1110, 5, "tokens/s"; "42.0 %" -> 0.42; "57.4 ms" -> 0.0574; group separators
-// (',') are skipped.
-Printed read_printed(const std::string& s) {
-  std::string digits;
-  std::size_t i = 0;
-  int decimals = -1;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if ((c >= '0' && c <= '9') || c == '-') {
-      digits += c;
-      if (decimals >= 0) ++decimals;
-    } else if (c == '.') {
-      digits += c;
-      decimals = 0;
-    } else if (c == ',' && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9') {
-      continue;
-    } else {
-      break;
-    }
+// Why `printed` is not `expected` (the CSV's SI value) to the digits it shows, read in the unit the
+// report's formatter chose for `display`; empty when it is.
+std::string misprint(const std::string& printed, double expected, const QuantityDisplay& display) {
+  const auto p = agreement::parse_printed(printed, /*unscaled=*/true);
+  if (!p) return "'" + printed + "' is not a number";
+  const std::optional<double> factor = printed_unit_factor(p->unit, display);
+  if (!factor) return "'" + printed + "': the report prints no '" + p->unit + "' for a " + display.label;
+  if (std::fabs(p->value * *factor - expected) > p->half_step * *factor * (1 + 1e-9)) {
+    return "'" + printed + "' is not " + format_exact(expected) + " to the digits printed";
   }
-  Printed p;
-  if (digits.empty()) return p;
-  p.number = std::stod(digits);
-  // The report prints three significant figures: 1110.8 reads "1,110".
-  const double third_digit = std::pow(10.0, std::floor(std::log10(std::fabs(p.number))) - 2);
-  p.half_step = 0.5 * std::max(std::pow(10.0, -std::max(decimals, 0)), third_digit);
-  while (i < s.size() && s[i] == ' ') ++i;
-  p.unit = s.substr(i);
-  // Units the report prints these values in, as multiples of the CSV's SI unit.
-  const std::vector<std::pair<std::string, double>> scales = {{"%", 1e-2},  {"ms", 1e-3}, {"\u00b5s", 1e-6},
-                                                               {"ns", 1e-9}, {"kW", 1e3},  {"MW", 1e6}};
-  for (const auto& [prefix, scale] : scales) {
-    if (p.unit.rfind(prefix, 0) != 0) continue;
-    p.number *= scale;
-    p.half_step *= scale;
-    break;
-  }
-  return p;
+  return {};
 }
 
-class ShippedCitations : public ::testing::TestWithParam<const char*> {};
+// The shipped studies whose file has a top-level values: block.
+std::vector<std::string> studies_citing_values() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(DSX_SOURCE_DIR) / "studies")) {
+    if (e.path().extension() != ".yaml") continue;
+    const std::string text = read_text(e.path());
+    if (text.rfind("values:", 0) == 0 || text.find("\nvalues:") != std::string::npos) {
+      names.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class ShippedCitations : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
   TempDir dir("cited_values");
-  const fs::path study_file = fs::path(DSX_SOURCE_DIR) / "studies" / (std::string(GetParam()) + ".yaml");
+  const fs::path study_file = fs::path(DSX_SOURCE_DIR) / "studies" / (GetParam() + ".yaml");
   const fs::path out = fs::path(dir.path()) / "run";
   ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --quiet --out '" + out.string() + "'"), 0);
   Diagnostics d;
   const auto study = load_study(study_file.string(), kCatalog, d);
   ASSERT_TRUE(study) << d.format();
-  ASSERT_GE(study->values.size(), 5u);
+  ASSERT_FALSE(study->values.empty()) << "its values: block names no value";
   const std::string report = read_text(out / "report.md");
-  const auto csv = parse_csv(read_text(out / "results.csv"));
-  ASSERT_GT(csv.size(), 1u);
-  const std::vector<std::string>& header = csv.front();
-  const auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    EXPECT_NE(it, header.end()) << name;
-    return static_cast<std::size_t>(it - header.begin());
-  };
+  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  ASSERT_FALSE(csv.rows.empty());
   std::map<std::string, std::string> printed;
   for (const Section& s : study->sections) printed.merge(printed_references(s.text, report));
   for (const CitedValue& v : study->values) {
     SCOPED_TRACE(v.name);
     ASSERT_EQ(printed.count("value." + v.name), 1u) << "every value is cited in the sections";
-    std::vector<const std::vector<std::string>*> rows;
-    for (std::size_t r = 1; r < csv.size(); ++r) {
+    ASSERT_TRUE(csv.has(v.metric)) << v.metric;
+    for (const Selector& sel : v.where) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
+    std::vector<std::size_t> rows;
+    for (std::size_t r = 0; r < csv.rows.size(); ++r) {
       bool all = true;
-      for (const Selector& sel : v.where) all = all && csv[r][column(sel.param)] == sel.label;
-      if (all) rows.push_back(&csv[r]);
+      for (const Selector& sel : v.where) all = all && csv.at(r, sel.param) == sel.label;
+      if (all) rows.push_back(r);
     }
     ASSERT_EQ(rows.size(), 1u);
-    ASSERT_EQ((*rows.front())[column("status")], "ok");
-    const double expected = std::stod((*rows.front())[column(v.metric)]);
-    const Printed p = read_printed(printed["value." + v.name]);
-    EXPECT_NEAR(p.number, expected, p.half_step * (1 + 1e-9)) << printed["value." + v.name];
+    ASSERT_EQ(csv.at(rows.front(), "status"), "ok");
+    const double expected = std::stod(csv.at(rows.front(), v.metric));
+    EXPECT_EQ(misprint(printed["value." + v.name], expected, analysis_text::metric_display(*study, v.metric)), "");
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(CitedValues, ShippedCitations,
-                         ::testing::Values("llm_serving_rental", "accelerator_purchase", "fleet_purchase",
-                                           "serving_features", "rank_orders"));
+INSTANTIATE_TEST_SUITE_P(CitedValues, ShippedCitations, ::testing::ValuesIn(studies_citing_values()),
+                         [](const auto& info) { return info.param; });
+
+// The check reads every unit the formatter prints, prefixed ones included, and catches a value
+// misprinted in one: a wrong digit, a wrong prefix or a unit the metric is never shown in.
+TEST(CitedValues, AMisprintedPrefixedValueIsCaught) {
+  const QuantityDisplay memory = describe_quantity("memory_bytes", Dimension::bytes);
+  const QuantityDisplay energy = describe_quantity("energy_per_token_j", Dimension::energy);
+  const QuantityDisplay cost = describe_quantity("total_cost_usd", Dimension::money);
+  const QuantityDisplay latency = describe_quantity("latency_s", Dimension::time);
+  const double gib80 = 80.0 * 1024 * 1024 * 1024;
+  // What the formatter prints reads back as the value it printed.
+  for (const auto& [value, display] : std::vector<std::pair<double, QuantityDisplay>>{
+           {gib80, memory}, {40e9, memory}, {0.0123, energy}, {25000, cost}, {1.16e6, cost}, {15e-6, latency},
+           {0.0574, latency}, {17.5e6, latency}}) {
+    EXPECT_EQ(misprint(format_quantity(value, display), value, display), "") << format_quantity(value, display);
+  }
+  EXPECT_EQ(format_quantity(gib80, memory), "80.0 GiB");
+  EXPECT_EQ(format_quantity(0.0123, energy), "12.3 mJ");
+  EXPECT_EQ(format_quantity(25000, cost), "25.0 k USD");
+  // A digit, a prefix or a unit wrong.
+  EXPECT_NE(misprint("80.1 GiB", gib80, memory), "");
+  EXPECT_NE(misprint("80.0 GB", gib80, memory), "");   // 80e9 B is 74.5 GiB
+  EXPECT_NE(misprint("12.4 mJ", 0.0123, energy), "");
+  EXPECT_NE(misprint("12.3 \u00b5J", 0.0123, energy), "");
+  EXPECT_NE(misprint("12.3 kJ", 0.0123, energy), "");
+  EXPECT_NE(misprint("25.0 M USD", 25000, cost), "");
+  EXPECT_NE(misprint("26.0 k USD", 25000, cost), "");
+  EXPECT_NE(misprint("57.4 \u00b5s", 0.0574, latency), "");
+  EXPECT_NE(misprint("12.3 mW", 0.0123, energy), "") << "a unit the metric is never printed in";
+  EXPECT_NE(misprint("203 h", 17.5e6, latency), "");
+  EXPECT_EQ(misprint("203 days", 17.5e6, latency), "");
+}
 
 // A value at a point the solver finds infeasible cites the status word results.csv gives it; a figure's
 // caption cites a value as a section does.
@@ -200,17 +182,14 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
   ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'"),
             0);
   const std::string report = read_text(out / "report.md");
-  const auto csv = parse_csv(read_text(out / "results.csv"));
-  ASSERT_EQ(csv.size(), 3u);
-  const auto& header = csv.front();
-  const std::size_t status = static_cast<std::size_t>(std::find(header.begin(), header.end(), "status") - header.begin());
-  const std::size_t tp = static_cast<std::size_t>(std::find(header.begin(), header.end(), "tp") - header.begin());
-  ASSERT_LT(status, header.size());
-  const auto& one = csv[1][tp] == "1" ? csv[1] : csv[2];
-  ASSERT_NE(one[status], "ok") << "70B fp16 weights do not fit one H100";
+  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  ASSERT_EQ(csv.rows.size(), 2u);
+  ASSERT_TRUE(csv.has("status"));
+  const std::size_t one = csv.at(0, "tp") == "1" ? 0 : 1;
+  ASSERT_NE(csv.at(one, "status"), "ok") << "70B fp16 weights do not fit one H100";
   const auto printed = printed_references("One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.", report);
-  EXPECT_EQ(printed.at("value.one_gpu"), one[status]);
-  EXPECT_FALSE(std::isnan(read_printed(printed.at("value.four_gpus")).number)) << printed.at("value.four_gpus");
+  EXPECT_EQ(printed.at("value.one_gpu"), csv.at(one, "status"));
+  EXPECT_TRUE(agreement::parse_printed(printed.at("value.four_gpus"))) << printed.at("value.four_gpus");
   // Captions cite as sections do.
   EXPECT_EQ(printed_references("Four GPUs serve {{value.four_gpus}} each.", report).at("value.four_gpus"),
             printed.at("value.four_gpus"));

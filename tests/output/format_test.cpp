@@ -1,5 +1,6 @@
 #include "output/format.hpp"
 #include "output/readable_label.hpp"
+#include "tests/cli/report_agreement.hpp"
 
 #include <gtest/gtest.h>
 
@@ -385,3 +386,46 @@ TEST(Format, ParallelismDegreesReadInCapitals) {
   EXPECT_EQ(dsx::describe_quantity("ep_comm_s", dsx::Dimension::time).label, "EP comm");
   EXPECT_EQ(dsx::describe_quantity("tp_overlap", dsx::Dimension::dimensionless).label, "TP overlap");
 }
+
+namespace dsx {
+namespace {
+
+// printed_unit_factor turns every unit format_quantity prints back into the SI value: over 30 decades
+// of each kind of metric, the printed number times the factor is the value to the digits printed.
+TEST(PrintedUnitFactor, ReadsBackEveryUnitTheFormatterPrints) {
+  const std::vector<std::pair<const char*, Dimension>> metrics = {
+      {"latency_s", Dimension::time},          {"memory_bytes", Dimension::bytes},
+      {"bandwidth_bytes_per_s", Dimension::bandwidth}, {"total_flops", Dimension::flops},
+      {"power_w", Dimension::power},           {"energy_j", Dimension::energy},
+      {"total_cost_usd", Dimension::money},    {"gpu_utilization", Dimension::dimensionless},
+      {"tokens_per_s", Dimension::rate},       {"tflops_per_gpu", Dimension::dimensionless}};
+  std::vector<double> values;
+  for (int e = -11; e <= 17; ++e) values.push_back(1.234 * std::pow(10.0, e));
+  for (int k = 1; k <= 6; ++k) values.push_back(80.0 * std::ldexp(1.0, 10 * k));  // binary bytes
+  std::size_t checked = 0;
+  for (const auto& [name, dimension] : metrics) {
+    const QuantityDisplay display = describe_quantity(name, dimension);
+    for (const double v : values) {
+      const std::string printed = format_quantity(v, display);
+      const auto p = agreement::parse_printed(printed, /*unscaled=*/true);
+      ASSERT_TRUE(p) << printed;
+      const std::optional<double> factor = printed_unit_factor(p->unit, display);
+      ASSERT_TRUE(factor) << name << ": " << printed;
+      EXPECT_NEAR(p->value * *factor, v, p->half_step * *factor * (1 + 1e-9)) << name << ": " << printed;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, metrics.size() * values.size());
+  // Units a display never prints.
+  const QuantityDisplay energy = describe_quantity("energy_j", Dimension::energy);
+  EXPECT_FALSE(printed_unit_factor("mW", energy));
+  EXPECT_FALSE(printed_unit_factor("GiB", energy));
+  EXPECT_FALSE(printed_unit_factor("ks", describe_quantity("latency_s", Dimension::time)));
+  EXPECT_FALSE(printed_unit_factor("mB", describe_quantity("memory_bytes", Dimension::bytes)));
+  EXPECT_EQ(printed_unit_factor("k USD", describe_quantity("total_cost_usd", Dimension::money)), 1e3);
+  EXPECT_EQ(printed_unit_factor("GiB", describe_quantity("memory_bytes", Dimension::bytes)), std::ldexp(1.0, 30));
+  EXPECT_EQ(printed_unit_factor("days", describe_quantity("latency_s", Dimension::time)), 86400.0);
+}
+
+}  // namespace
+}  // namespace dsx
