@@ -576,6 +576,12 @@ void ResultStore::clear_insert_bindings() noexcept {
 }
 
 ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
+  ResultReadOptions options;
+  options.spare_metric_columns = spare_metric_columns;
+  return read_results(options);
+}
+
+ResultTable ResultStore::read_results(const ResultReadOptions& options) const {
   ResultTable t;
   {
     Stmt s(prepare("SELECT text FROM reasons ORDER BY reason_index"));
@@ -585,26 +591,45 @@ ResultTable ResultStore::read_results(std::size_t spare_metric_columns) const {
   }
   if (!has_schema_) return t;
   t.axis_names = axis_names_;
-  t.metric_names = metric_names_;
+  std::vector<std::size_t> columns;  // store metric columns read, in store order
+  if (options.metrics) {
+    for (std::size_t m = 0; m < metric_names_.size(); ++m) {
+      if (std::find(options.metrics->begin(), options.metrics->end(), metric_names_[m]) != options.metrics->end()) {
+        columns.push_back(m);
+      }
+    }
+  } else {
+    columns.resize(metric_names_.size());
+    for (std::size_t m = 0; m < columns.size(); ++m) columns[m] = m;
+  }
+  for (const std::size_t m : columns) t.metric_names.push_back(metric_names_[m]);
 
-  const std::uint64_t expected_rows = row_count();
+  // A block of a large table is reserved whole without counting the rows (a count reads the
+  // table); room the last block leaves unused is never touched.
+  constexpr std::size_t kReservedWithoutCount = std::size_t{1} << 20;
+  const std::uint64_t expected_rows = options.max_rows && *options.max_rows <= kReservedWithoutCount
+                                          ? *options.max_rows
+                                          : std::min<std::uint64_t>(row_count(), options.max_rows.value_or(std::numeric_limits<std::uint64_t>::max()));
   t.point_index.reserve(expected_rows);
   t.axis_texts.resize(axis_names_.size());
   t.axis_codes.reserve(expected_rows * axis_names_.size());
   t.status.reserve(expected_rows);
   t.detail_codes.reserve(expected_rows);
-  t.metrics.reserve(expected_rows * (metric_names_.size() + spare_metric_columns));
+  t.metrics.reserve(expected_rows * (columns.size() + options.spare_metric_columns));
 
   std::string sql = "SELECT point_index";
   for (const auto& a : axis_names_) sql += ", " + quote_identifier(a);
   sql += ", status, detail";
-  for (const auto& m : metric_names_) sql += ", " + quote_identifier(m);
-  sql += " FROM results ORDER BY point_index";
+  for (const std::size_t m : columns) sql += ", " + quote_identifier(metric_names_[m]);
+  sql += " FROM results";
+  if (options.after_point) sql += " WHERE point_index > " + std::to_string(*options.after_point);
+  sql += " ORDER BY point_index";
+  if (options.max_rows) sql += " LIMIT " + std::to_string(*options.max_rows);
   Stmt stmt(prepare(sql));
   sqlite3_stmt* s = stmt.get();
 
   const int axes = static_cast<int>(axis_names_.size());
-  const int metrics = static_cast<int>(metric_names_.size());
+  const int metrics = static_cast<int>(columns.size());
   // The code of the text a column held in the row before, found again without a lookup.
   std::vector<std::uint32_t> last_code(static_cast<std::size_t>(axes) + 1, std::numeric_limits<std::uint32_t>::max());
   const auto code_of = [&](TextDictionary& texts, std::uint32_t& last, std::string_view text) {

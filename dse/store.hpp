@@ -103,6 +103,21 @@ struct StoreTable {
   void add_row(std::vector<std::string> text_cells, std::vector<double> number_cells);
 };
 
+// What ResultStore::read_results reads: which metric columns, which rows, and room for columns the
+// caller appends.
+struct ResultReadOptions {
+  // The store's metric columns to read (in the store's order, whatever the order here; a name the
+  // store lacks is skipped); every column when unset.
+  std::optional<std::vector<std::string>> metrics;
+  // Only rows whose point_index is above this one.
+  std::optional<std::uint64_t> after_point;
+  // At most this many rows (the first ones in point_index order).
+  std::optional<std::size_t> max_rows;
+  // The metrics vector has room for this many more columns (ResultTable::append_metric_columns then
+  // widens it in place; capacity never written is never resident).
+  std::size_t spare_metric_columns = 0;
+};
+
 enum class StoreMode : std::uint8_t {
   read_write,  // creates the file when absent
   read_only,   // the file must exist
@@ -164,6 +179,9 @@ class ResultStore {
   // vector has room for `spare_metric_columns` more columns (ResultTable::append_metric_columns
   // then widens it in place; capacity never written is never resident).
   ResultTable read_results(std::size_t spare_metric_columns = 0) const;
+  // The rows and metric columns `options` names, in point_index order, with every axis, the status,
+  // the detail and the reasons.
+  ResultTable read_results(const ResultReadOptions& options) const;
 
   // The results table one row at a time, for reading a store too large to hold (dsx diff). Rows
   // come ordered by the axis columns `order_by` (SQLite's BINARY text order, which is std::string's),

@@ -111,12 +111,12 @@ std::string results_csv(const ResultTable& table, std::span<const std::size_t> r
 }
 
 void results_csv_pieces(const ResultTable& table, std::span<const FixedInput> fixed,
-                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes) {
+                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes, bool header) {
   check_shape(table);
   const std::string fixed_text = fixed_fields(fixed);
   std::string piece;
   piece.reserve(piece_bytes + 4096);
-  append_header(piece, table, fixed);
+  if (header) append_header(piece, table, fixed);
   for (std::size_t r = 0; r < table.rows(); ++r) {
     append_row(piece, table, r, fixed_text);
     if (piece.size() >= piece_bytes) {

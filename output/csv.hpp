@@ -31,9 +31,11 @@ namespace dsx {
 // Every row of `table`, in table order.
 std::string results_csv(const ResultTable& table, std::span<const FixedInput> fixed = {});
 // The same text handed to `sink` in pieces of whole records, each about `piece_bytes` long (the
-// header first, with the first records).
+// header first, with the first records; none when `header` is false, for the rows of a table that
+// continues another under the same columns).
 void results_csv_pieces(const ResultTable& table, std::span<const FixedInput> fixed,
-                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes = 1 << 20);
+                        const std::function<void(std::string_view)>& sink, std::size_t piece_bytes = 1 << 20,
+                        bool header = true);
 // The given rows of `table`, in the order given, under the same header. Throws
 // std::invalid_argument for a row the table does not hold.
 std::string results_csv(const ResultTable& table, std::span<const std::size_t> rows,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
 
 #include "dse/calibration/intervals.hpp"
 
@@ -20,6 +21,36 @@ bool AnalysedRun::analyses_ran() const {
 std::size_t added_metric_columns_bound(const ResolvedStudy& study) {
   const std::size_t derived = analyses_of(study).derived.size();
   return derived + (study.calibration ? 2 * (study.solver->metrics().size() + derived) : 0);
+}
+
+void for_each_analysed_block(const ResolvedStudy& study, const ResultStore& store,
+                             std::span<const std::string> metric_names, std::size_t block_rows,
+                             const std::function<void(const ResultTable&)>& f) {
+  ResultReadOptions options;
+  options.max_rows = std::max<std::size_t>(block_rows, 1);
+  options.spare_metric_columns = added_metric_columns_bound(study);
+  ResultTable out;
+  std::vector<int> source;
+  for (;;) {
+    ResultTable block = store.read_results(options);
+    if (block.rows() == 0) break;
+    options.after_point = block.point_index.back();
+    apply_formulas(study, block);
+    append_intervals(study, block);
+    source.clear();
+    for (const std::string& name : metric_names) source.push_back(block.metric_column(name));
+    const std::size_t width = block.metric_names.size();
+    std::vector<double> metrics(block.rows() * metric_names.size());
+    for (std::size_t r = 0; r < block.rows(); ++r) {
+      for (std::size_t m = 0; m < source.size(); ++m) {
+        metrics[r * source.size() + m] = source[m] < 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                       : block.metrics[r * width + static_cast<std::size_t>(source[m])];
+      }
+    }
+    block.metrics = std::move(metrics);
+    block.metric_names.assign(metric_names.begin(), metric_names.end());
+    f(block);
+  }
 }
 
 AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts) {

@@ -8,7 +8,10 @@
 // sweep (the analyses run on one thread, and every random stream is seeded by the study).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@
 #include "dse/analysis/fronts.hpp"
 #include "dse/analysis/retention.hpp"
 #include "dse/results.hpp"
+#include "dse/store.hpp"
 #include "dse/study.hpp"
 
 namespace dsx {
@@ -64,5 +68,18 @@ std::size_t added_metric_columns_bound(const ResolvedStudy& study);
 // and the assertions come from `counts`, which saw every point; an assertion's example is then a
 // kept row. The study must outlive the result (it points at the study's requests).
 AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts = nullptr);
+
+// Rows per block of for_each_analysed_block: some 40 MB of a table of 40 metric columns.
+inline constexpr std::size_t kAnalysedBlockRows = 1u << 17;
+
+// Every stored row with the columns analyse_run gives the whole table (solver metrics, derived
+// metrics, intervals), `block_rows` rows at a time in point_index order, for writing every column of
+// a run without holding it: each block is read from the store, given its derived metrics, constraint
+// statuses and intervals as analyse_run does (row by row, so a row comes out as in the whole table),
+// and handed to `f` with the metric columns `metric_names`, in that order (a column the block lacks,
+// such as the interval of a derived metric that varies in other blocks only, is NaN).
+void for_each_analysed_block(const ResolvedStudy& study, const ResultStore& store,
+                             std::span<const std::string> metric_names, std::size_t block_rows,
+                             const std::function<void(const ResultTable&)>& f);
 
 }  // namespace dsx

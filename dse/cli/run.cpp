@@ -121,7 +121,16 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   store.write_pareto(point_indices_of(results, front));
   const std::vector<FixedInput> fixed = fixed_inputs(study);
   AtomicFileWriter results_file(run_dir + "/results.csv");
-  results_csv_pieces(all, fixed, [&results_file](std::string_view piece) { results_file.append(piece); });
+  const auto to_results_file = [&results_file](std::string_view piece) { results_file.append(piece); };
+  // Every column of every row, read back from the store block by block rather than from the table
+  // the report reads.
+  ResultTable header;
+  header.axis_names = all.axis_names;
+  header.metric_names = all.metric_names;
+  results_csv_pieces(header, fixed, to_results_file);
+  for_each_analysed_block(study, store, all.metric_names, kAnalysedBlockRows, [&](const ResultTable& block) {
+    results_csv_pieces(block, fixed, to_results_file, 1 << 20, false);
+  });
   results_file.commit();
   write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
