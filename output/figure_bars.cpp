@@ -78,6 +78,44 @@ std::string category_text(const ResolvedStudy& study, const CategoryPart& part, 
   return fmt::format("{:.6g}", si * part.scale.factor);
 }
 
+// A bar label's parts ("NVIDIA H100 SXM 80GB", "8") on lines no longer than `max_cm` where the words
+// allow: parts joined by " / " while they fit, the " /" left at the end of a line; a part longer
+// than a line on its own broken at its spaces.
+std::vector<std::string> wrapped_label(const std::vector<std::string>& parts, double max_cm) {
+  std::vector<std::string> lines;
+  bool open = false;  // the last line may take more
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::string sep = p + 1 < parts.size() ? " /" : "";
+    if (open && text_cm(lines.back() + " " + parts[p] + sep) <= max_cm) {
+      lines.back() += " " + parts[p] + sep;
+      continue;
+    }
+    if (text_cm(parts[p] + sep) <= max_cm) {
+      lines.push_back(parts[p] + sep);
+      open = true;
+      continue;
+    }
+    const std::string text = parts[p] + sep;
+    bool first = true;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t end = text.find(' ', pos);
+      if (end == std::string::npos) end = text.size();
+      const std::string word = text.substr(pos, end - pos);
+      if (!first && (word == "/" || text_cm(lines.back() + " " + word) <= max_cm)) {
+        lines.back() += " " + word;
+      } else {
+        lines.push_back(word);
+      }
+      first = false;
+      pos = end + 1;
+    }
+    open = true;
+  }
+  if (lines.empty()) lines.push_back("");
+  return lines;
+}
+
 }  // namespace
 
 FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
@@ -147,9 +185,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     bars.push_back(std::move(b));
   }
   std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.key < b.key; });
-  // Each bar's label: catalog names in place of ids ("NVIDIA H100 SXM 80GB"). A label longer than
-  // kMaxBarLabelCm (half that on one column) is set on two lines, broken after the " / " that leaves
-  // the longer line shortest; the category axis then takes the room its longest line needs.
+  // Each bar's label: catalog names in place of ids ("NVIDIA H100 SXM 80GB"), on as many lines as
+  // kMaxBarLabelCm (half that on one column) asks; the category axis takes the room its longest line needs.
   const double max_label_cm = decl.width == FigureWidth::single_column ? kMaxBarLabelCm / 2 : kMaxBarLabelCm;
   for (Bar& b : bars) {
     std::vector<std::string> labels;
@@ -158,19 +195,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       labels.push_back(category_text(study, part, decl, label, true));
     }
     b.label = labels.empty() ? row_label(x, study, results, b.row) : join(labels, " / ");
-    b.lines = {b.label};
-    if (labels.size() < 2 || text_cm(b.label) <= max_label_cm) continue;
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 1; k < labels.size(); ++k) {
-      const std::vector<std::string> head(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(k));
-      const std::vector<std::string> tail(labels.begin() + static_cast<std::ptrdiff_t>(k), labels.end());
-      std::vector<std::string> lines = {join(head, " / ") + " /", join(tail, " / ")};
-      const double widest = std::max(text_cm(lines[0]), text_cm(lines[1]));
-      if (widest < best) {
-        best = widest;
-        b.lines = std::move(lines);
-      }
-    }
+    b.lines = wrapped_label(labels.empty() ? std::vector<std::string>{b.label} : labels, max_label_cm);
   }
 
   std::vector<double> totals;
