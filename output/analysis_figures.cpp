@@ -313,7 +313,8 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
   }
   const double step_cm = kBarStepCm + figure_parts::kBarLineStepCm * static_cast<double>(label_lines - 1);
   const double height = std::clamp(kBarBaseCm + step_cm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
-                                   kBarMinCm, kBarMaxCm);
+                                   kBarMinCm,
+                                   kBarMaxCm + figure_parts::kBarLineStepCm * static_cast<double>((label_lines - 1) * bars.size()));
   std::string& gp = src.script;
   // The labels push the plot to the right: the title is centred on the canvas.
   gp = header(src.name, src.title, true);

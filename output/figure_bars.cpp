@@ -293,7 +293,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
           (kBarStepCm + kBarLineStepCm * static_cast<double>(label_lines - 1)) *
               static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)) +
           (category_title.empty() ? 0.0 : kLabelLineCm),
-      kBarMinCm, kBarMaxCm);
+      // Labels of several lines need their height whatever the page: the cap grows with them.
+      kBarMinCm, kBarMaxCm + kBarLineStepCm * static_cast<double>((label_lines - 1) * bars.size()));
   std::string& gp = src.script;
   const bool category_header = !category_title.empty() && !bars.empty();
   // The title is centred on the canvas: the labels push the plot to the right. With the header of
