@@ -92,7 +92,7 @@ inline constexpr double kEmCm = 9.0 / 72 * 2.54;
 inline constexpr double kLabelLineCm = 0.45;
 inline constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 inline constexpr double kLongKeyEntryCm = 3.2;  // a full-width figure's key entry longer than this goes below
-inline constexpr double kMaxBarLabelCm = 6.0;  // a longer bar label is set on two lines, broken at a " / "
+inline constexpr double kMaxBarLabelCm = 6.0;  // a longer bar or tornado label is set on several lines
 inline constexpr double kBarLineStepCm = 0.4;  // bars: what each line of a category label beyond the first adds
 
 // ---- text helpers ----
