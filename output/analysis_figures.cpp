@@ -37,14 +37,15 @@ constexpr std::string_view kMarkInk = "#4d4d4d";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A tic label: gnuplot reads explicit tic labels as formats for the tic's value, so '%' is doubled.
-std::string tic_string(std::string_view s) {
+std::string percent_doubled(std::string_view s) {
   std::string t;
   for (char c : s) {
     if (c == '%') t += '%';
     t += c;
   }
-  return gp_string(t);
+  return t;
 }
+std::string tic_string(std::string_view s) { return gp_string(percent_doubled(s)); }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -87,7 +88,9 @@ std::vector<std::string> title_lines(std::string_view title) {
 // The height a wrapped title adds.
 double title_extra_cm(std::string_view title) { return kTitleLineCm * static_cast<double>(title_lines(title).size() - 1); }
 
-std::string header(std::string_view name, std::string_view title) {
+// `on_canvas`: the title centred on the whole canvas (canvas_title_commands), for figures whose long
+// tic labels push the plot to the right.
+std::string header(std::string_view name, std::string_view title, bool on_canvas = false) {
   std::string out = fmt::format("# dsx analysis figure '{}': {}\n", name, title);
   out += fmt::format(
       "# Draws {0}.svg, {0}.pdf and {0}.png from {0}.dat.\n"
@@ -96,12 +99,8 @@ std::string header(std::string_view name, std::string_view title) {
       name);
   out += house_style();
   out += "\n# ---- this figure ----\n";
-  std::string lines;
-  for (const std::string& line : title_lines(title)) {
-    const std::string quoted = gp_string(line);
-    lines += (lines.empty() ? "" : "\\n") + quoted.substr(1, quoted.size() - 2);
-  }
-  out += fmt::format("set title \"{}\" noenhanced\n", lines);
+  out += on_canvas ? canvas_title_commands(title_lines(title))
+                   : fmt::format("set title {} noenhanced\n", gp_lines(title_lines(title)));
   return out;
 }
 
@@ -268,8 +267,13 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
 
 // ---- tornado ----
 
-std::string input_label(const SensitivityAnalysis& s, const TornadoBar& bar, const ResolvedStudy& study) {
-  return fmt::format("{} ({})", s.inputs[bar.input].name, sensitivity_input_value(study, s, bar.input, bar.nominal));
+// A tornado bar's label: the input as the report names it ("price of NVIDIA B200 180GB") and its
+// base value; the value goes on a second line when the whole would be longer than kMaxBarLabelCm.
+std::vector<std::string> input_label(const SensitivityAnalysis& s, const TornadoBar& bar, const ResolvedStudy& study) {
+  const std::string name = readable_input(study, s.inputs[bar.input].name);
+  const std::string value = "(" + sensitivity_input_value(study, s, bar.input, bar.nominal) + ")";
+  if (figure_parts::text_cm(name + " " + value) <= figure_parts::kMaxBarLabelCm) return {name + " " + value};
+  return {name, value};
 }
 
 FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysis& s) {
@@ -299,21 +303,39 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
                        num(b.input_low), num(b.input_high), num(b.elasticity), dat_string(s.inputs[b.input].name));
     ++src.points;
   }
-  const double height = std::clamp(kBarBaseCm + kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
-                                   kBarMinCm, kBarMaxCm);
+  std::vector<std::vector<std::string>> labels;
+  std::size_t label_lines = 1;
+  double longest_line_cm = 0;
+  for (const TornadoBar* b : bars) {
+    labels.push_back(input_label(s, *b, study));
+    label_lines = std::max(label_lines, labels.back().size());
+    for (const std::string& line : labels.back()) longest_line_cm = std::max(longest_line_cm, figure_parts::text_cm(line));
+  }
+  const double step_cm = kBarStepCm + figure_parts::kBarLineStepCm * static_cast<double>(label_lines - 1);
+  const double height = std::clamp(kBarBaseCm + step_cm * static_cast<double>(std::max<std::size_t>(bars.size(), 1)),
+                                   kBarMinCm,
+                                   kBarMaxCm + figure_parts::kBarLineStepCm * static_cast<double>((label_lines - 1) * bars.size()));
   std::string& gp = src.script;
-  gp = header(src.name, src.title);
+  // The labels push the plot to the right: the title is centred on the canvas.
+  gp = header(src.name, src.title, true);
   gp += axis_commands('x', xa);
   gp += "unset ylabel\nset grid noytics\nset ytics scale 0\n";
   gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
-  gp += fmt::format("set offsets graph 0.12, graph 0.12, 0, 0\n");
+  // Room past the bars for the elasticities ("e = -1.00", some 2 cm), as a share of the plot's width.
+  const double plot_width_cm = kWidthCm - longest_line_cm - 1.3;
+  gp += fmt::format("set offsets graph 0.12, graph {:.3f}, 0, 0\n", std::max(0.12, 2.2 / std::max(plot_width_cm, 4.0)));
   std::vector<std::string> tics;
-  for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", tic_string(input_label(s, *bars[i], study)), i));
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    std::vector<std::string> lines;
+    for (const std::string& line : labels[i]) lines.push_back(percent_doubled(line));
+    tics.push_back(fmt::format("{} {}", gp_lines(lines), i));
+  }
   std::string plot;
   if (bars.empty()) {
     plot = "set label 100 \"no input changes the metric\" at graph 0.5, graph 0.5 center\nset yrange [0:1]\nplot -1 notitle\n";
   } else {
     gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
+    gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n", (longest_line_cm + 0.7) / kWidthCm);
     gp += fmt::format("set yrange [{}:-0.6]  # largest swing on top\n", num(static_cast<double>(bars.size()) - 0.4));
     gp += fmt::format("set arrow from first {0}, graph 0 to first {0}, graph 1 nohead dt (6,4) lc rgb \"{1}\" front\n",
                       num(local.base_metric * f), kMarkInk);
@@ -376,16 +398,48 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
   std::string& gp = src.script;
   gp = header(src.name, src.title);
   gp += "set ylabel \"Sobol index (share of the variance)\" noenhanced\nset format y \"%g\"\n";
+  // Each input as the report names it ("price of NVIDIA B200 180GB"), broken at spaces into lines
+  // as wide as its share of the axis; one word wider than that sets every label at a slant.
+  const double slot_cm = 0.8 * kWidthCm / static_cast<double>(std::max<std::size_t>(k, 1));
+  std::vector<std::vector<std::string>> labels;
+  std::size_t label_lines = 1;
+  bool slant = false;
+  for (const UncertainInput& in : s.inputs) {
+    const std::string name = readable_input(study, in.name);
+    std::vector<std::string> lines;
+    std::size_t pos = 0;
+    while (pos <= name.size()) {
+      std::size_t end = name.find(' ', pos);
+      if (end == std::string::npos) end = name.size();
+      const std::string word = name.substr(pos, end - pos);
+      slant = slant || figure_parts::text_cm(word) > slot_cm;
+      if (!lines.empty() && figure_parts::text_cm(lines.back() + " " + word) <= slot_cm) {
+        lines.back() += " " + word;
+      } else {
+        lines.push_back(word);
+      }
+      pos = end + 1;
+    }
+    label_lines = std::max(label_lines, lines.size());
+    labels.push_back(std::move(lines));
+  }
+  if (slant) {
+    for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = {readable_input(study, s.inputs[i].name)};
+    label_lines = 1;
+  }
+  // gnuplot leaves room below the axis for two lines of tic labels before the key: more lines
+  // take a margin of their own (in characters: the lines, the key's two rows and the gaps).
+  if (label_lines > 2) gp += fmt::format("set bmargin {}\n", label_lines + 5);
   gp += "set grid noxtics\nset xtics scale 0\n";
   gp += fmt::format("set yrange [{}:{}]\n", num(std::floor(lo * 10) / 10), num(std::ceil(hi * 10 + 0.5) / 10));
   gp += fmt::format("set xrange [-0.6:{}]\n", num(static_cast<double>(k) - 0.4));
   gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
   std::vector<std::string> tics;
-  for (std::size_t i = 0; i < k; ++i) tics.push_back(fmt::format("{} {}", tic_string(s.inputs[i].name), i));
-  // Input names that do not fit side by side are set at a slant.
-  std::size_t longest = 0;
-  for (const UncertainInput& in : s.inputs) longest = std::max(longest, in.name.size());
-  const bool slant = static_cast<double>(longest) * 0.19 > 0.8 * kWidthCm / static_cast<double>(std::max<std::size_t>(k, 1));
+  for (std::size_t i = 0; i < k; ++i) {
+    std::vector<std::string> lines;
+    for (const std::string& line : labels[i]) lines.push_back(percent_doubled(line));
+    tics.push_back(fmt::format("{} {}", gp_lines(lines), i));
+  }
   gp += fmt::format("set xtics ({}) noenhanced{}\n", join(tics, ", "), slant ? " rotate by -25 left" : "");
   gp += "w = 0.17  # half a bar's width\n";
   const std::string file = gp_string(src.name + ".dat");
@@ -406,7 +460,10 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
     }
     plot += "\n";
   }
-  gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
+  gp += gnuplot_terminal_block(src.name, kWidthCm,
+                               kPlotHeightCm + title_extra_cm(src.title) +
+                                   figure_parts::kLabelLineCm * static_cast<double>(label_lines - 1),
+                               plot);
   src.caption = "First-order index: the share of the metric's variance an input explains alone; total: with every "
                 "interaction. Whiskers: bootstrap intervals, which overstate the error of quasi-random samples.";
   src.description = fmt::format("Indices from {} of {} sample rows; largest change between N/2 and N: {:.3f}.",

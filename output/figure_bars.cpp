@@ -78,6 +78,44 @@ std::string category_text(const ResolvedStudy& study, const CategoryPart& part, 
   return fmt::format("{:.6g}", si * part.scale.factor);
 }
 
+// A bar label's parts ("NVIDIA H100 SXM 80GB", "8") on lines no longer than `max_cm` where the words
+// allow: parts joined by " / " while they fit, the " /" left at the end of a line; a part longer
+// than a line on its own broken at its spaces.
+std::vector<std::string> wrapped_label(const std::vector<std::string>& parts, double max_cm) {
+  std::vector<std::string> lines;
+  bool open = false;  // the last line may take more
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::string sep = p + 1 < parts.size() ? " /" : "";
+    if (open && text_cm(lines.back() + " " + parts[p] + sep) <= max_cm) {
+      lines.back() += " " + parts[p] + sep;
+      continue;
+    }
+    if (text_cm(parts[p] + sep) <= max_cm) {
+      lines.push_back(parts[p] + sep);
+      open = true;
+      continue;
+    }
+    const std::string text = parts[p] + sep;
+    bool first = true;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t end = text.find(' ', pos);
+      if (end == std::string::npos) end = text.size();
+      const std::string word = text.substr(pos, end - pos);
+      if (!first && (word == "/" || text_cm(lines.back() + " " + word) <= max_cm)) {
+        lines.back() += " " + word;
+      } else {
+        lines.push_back(word);
+      }
+      first = false;
+      pos = end + 1;
+    }
+    open = true;
+  }
+  if (lines.empty()) lines.push_back("");
+  return lines;
+}
+
 }  // namespace
 
 FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
@@ -119,7 +157,8 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
 
   struct Bar {
     std::vector<std::size_t> key;
-    std::string label;
+    std::string label;               // one line, for the data file and the description
+    std::vector<std::string> lines;  // as the category axis prints it
     std::size_t row;
     std::size_t colour = 0;  // position of the bar's group value along colour_axis
   };
@@ -135,7 +174,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       ++not_drawable;
       continue;
     }
-    Bar b{{}, {}, r};
+    Bar b{{}, {}, {}, r};
     for (const CategoryPart& part : parts) {
       const Axis* a = part.axis;
       b.key.push_back(label_position(*a, results.label(r, static_cast<std::size_t>(results.axis_column(a->param)))));
@@ -146,23 +185,18 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     bars.push_back(std::move(b));
   }
   std::stable_sort(bars.begin(), bars.end(), [](const Bar& a, const Bar& b) { return a.key < b.key; });
-  // Each bar's label: catalog names in place of ids ("NVIDIA H100 SXM 80GB"), unless the longest
-  // label would then take more than kMaxBarLabelCm of the width and squeeze the plot and its title
-  // off the canvas; then every bar keeps its ids, as the CSV files do.
-  const auto label_bars = [&](bool names) {
-    double longest = 0;
-    for (Bar& b : bars) {
-      std::vector<std::string> labels;
-      for (const CategoryPart& part : parts) {
-        const std::string& label = results.label(b.row, static_cast<std::size_t>(results.axis_column(part.axis->param)));
-        labels.push_back(category_text(study, part, decl, label, names));
-      }
-      b.label = labels.empty() ? row_label(x, study, results, b.row) : join(labels, " / ");
-      longest = std::max(longest, text_cm(b.label));
+  // Each bar's label: catalog names in place of ids ("NVIDIA H100 SXM 80GB"), on as many lines as
+  // kMaxBarLabelCm (half that on one column) asks; the category axis takes the room its longest line needs.
+  const double max_label_cm = decl.width == FigureWidth::single_column ? kMaxBarLabelCm / 2 : kMaxBarLabelCm;
+  for (Bar& b : bars) {
+    std::vector<std::string> labels;
+    for (const CategoryPart& part : parts) {
+      const std::string& label = results.label(b.row, static_cast<std::size_t>(results.axis_column(part.axis->param)));
+      labels.push_back(category_text(study, part, decl, label, true));
     }
-    return longest;
-  };
-  if (label_bars(true) > kMaxBarLabelCm) label_bars(false);
+    b.label = labels.empty() ? row_label(x, study, results, b.row) : join(labels, " / ");
+    b.lines = wrapped_label(labels.empty() ? std::vector<std::string>{b.label} : labels, max_label_cm);
+  }
 
   std::vector<double> totals;
   for (const Bar& b : bars) {
@@ -210,7 +244,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       dat += std::to_string(i);
       for (const Column& c : ys) dat += fmt::format(" {}", format_exact(row_value(c, study, results, bars[i].row)));
       dat += fmt::format(" {} {} {}\n", results.point_index[bars[i].row], dat_string(bars[i].label),
-                         dat_string(design_point_text(study, results, bars[i].row, " ")));
+                         dat_string(design_point_text(study, results, bars[i].row, " ", false)));
     }
   }
 
@@ -239,8 +273,14 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     for (const Column& y : ys) measure(metric_words(y));
   }
   double longest_bar_label_cm = 0;
-  for (const Bar& b : bars) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(b.label));
-  const double plot_width_cm = figure_width_cm(decl) - longest_bar_label_cm - 1.3;
+  std::size_t label_lines = 1;
+  for (const Bar& b : bars) {
+    label_lines = std::max(label_lines, b.lines.size());
+    for (const std::string& line : b.lines) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(line));
+  }
+  // The plot starts where the longest label line ends, and a little more for the gap to the axis.
+  const double left_margin_cm = longest_bar_label_cm + 0.7;
+  const double plot_width_cm = figure_width_cm(decl) - left_margin_cm - 0.6;
   const std::size_t key_columns = std::clamp<std::size_t>(
       static_cast<std::size_t>(plot_width_cm / (kKeySampleCm + longest_entry_cm + 0.5)), 1,
       std::max<std::size_t>(key_entries, 1));
@@ -250,11 +290,16 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   const double height_cm = std::clamp(
       kBarBaseCm + (bar_key ? kBarKeyCm + kKeyRowCm * static_cast<double>(std::max<std::size_t>(key_rows, 1) - 1) : 0.0) +
           (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) +
-          kBarStepCm * static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)) +
+          (kBarStepCm + kBarLineStepCm * static_cast<double>(label_lines - 1)) *
+              static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)) +
           (category_title.empty() ? 0.0 : kLabelLineCm),
-      kBarMinCm, kBarMaxCm);
+      // Labels of several lines need their height whatever the page: the cap grows with them.
+      kBarMinCm, kBarMaxCm + kBarLineStepCm * static_cast<double>((label_lines - 1) * bars.size()));
   std::string& gp = src.script;
-  gp = script_header(decl, title);
+  const bool category_header = !category_title.empty() && !bars.empty();
+  // The title is centred on the canvas: the labels push the plot to the right. With the header of
+  // the bar labels it sits 0.9 characters higher, above that header.
+  gp = script_header(decl, title, true, category_header ? 0.9 : 0);
   gp += fmt::format("set xlabel {} noenhanced\nset format x \"%g\"\n", gp_string(va.title));
   if (decl.width == FigureWidth::single_column && !totals.empty()) {
     gp += narrow_tics('x', *std::max_element(totals.begin(), totals.end()) * va.scale.factor);
@@ -265,14 +310,13 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
         return std::fabs(t - totals.front()) > 1e-9 * std::max(std::fabs(t), std::fabs(totals.front()));
       });
   gp += "unset ylabel\nset grid noytics\nset ytics scale 0\nset xrange [0:*]\n";
-  if (!category_title.empty() && !bars.empty()) {
+  if (category_header) {
     // The category parameters head the bar labels, as a heatmap's rows are headed (a rotated label
     // would need gnuplot to measure the labels, which it does differently per terminal).
     // Left-aligned at the figure's edge, so a header longer than the labels stays on the canvas.
     gp += fmt::format("set label {} {} at screen 0, graph 1 left offset character 1, 0.9 noenhanced\n",
                       bars.size() + 1, gp_string(category_title));
     gp += fmt::format("set tmargin {}\n", fmt::format("{:g}", 2.5 + static_cast<double>(title_lines(decl, title).size())));
-    gp += "set title offset character 0, 0.9  # above the header of the bar labels\n";
   }
   gp += range_commands('x', decl.y_range, va.scale.factor, "y_range");
   if (label_totals) {
@@ -295,8 +339,10 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
            "set yrange [0:1]\nset xrange [0:1]\nunset ytics\nplot -1 notitle\n";
   } else {
     std::vector<std::string> tics;
-    for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", gp_string(bars[i].label), i));
+    for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", gp_lines(bars[i].lines), i));
     gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
+    gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n",
+                      left_margin_cm / figure_width_cm(decl));
     gp += fmt::format("set yrange [{}:-0.6]  # first category on top\n",
                       fmt::format("{:g}", static_cast<double>(bars.size()) - 0.4));
     if (label_totals) gp += "# totals at the end of each bar\n";

@@ -161,7 +161,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     const bool white = white_text_on(palette_at(shade(v * za.scale.factor)));
     dat += fmt::format("{} {} {} {} {} {} {}\n", key.first, key.second, format_exact(v),
                        dat_string(cell_text(v)), white ? "16777215" : "0",
-                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ")));
+                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ", false)));
     ++drawn;
   }
   src.points = drawn;
@@ -174,7 +174,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
     const std::string_view status = st == PointStatus::ok ? "n/a" : st == PointStatus::infeasible ? "infeasible" : "failed";
     const bool fits = labelled && text_cm(status) < 0.85 * cell_cm;
     dat += fmt::format("{} {} {} {} {} {}\n", key.first, key.second, dat_string(status), dat_string(fits ? status : ""),
-                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ")));
+                       results.point_index[cell.row], dat_string(design_point_text(study, results, cell.row, " ", false)));
     ++blank;
   }
   if (blank == 0) dat += "-1 -1 \"none\" \"\" -1 \"\"\n";  // gnuplot needs a row to read the block

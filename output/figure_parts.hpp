@@ -92,7 +92,8 @@ inline constexpr double kEmCm = 9.0 / 72 * 2.54;
 inline constexpr double kLabelLineCm = 0.45;
 inline constexpr double kKeySampleCm = 1.6;  // the line sample and gap before a key entry's text
 inline constexpr double kLongKeyEntryCm = 3.2;  // a full-width figure's key entry longer than this goes below
-inline constexpr double kMaxBarLabelCm = 5.0;  // bar labels of catalog names longer than this keep their ids
+inline constexpr double kMaxBarLabelCm = 6.0;  // a longer bar or tornado label is set on several lines
+inline constexpr double kBarLineStepCm = 0.4;  // bars: what each line of a category label beyond the first adds
 
 // ---- text helpers ----
 
@@ -172,7 +173,10 @@ std::string key_title_commands(const FigureDecl& decl, bool below);
 // One column leaves room for about five numbers along a linear x axis: tics every 1, 2 or 5 x 10^k.
 std::string narrow_tics(char axis, double max_abs);
 // The script's comment header, the house style and the figure's title.
-std::string script_header(const FigureDecl& decl, std::string_view title);
+// `on_canvas`: the title centred on the whole canvas (canvas_title_commands, output/gnuplot_text.hpp),
+// for figures whose long tic labels push the plot right; `raise_chars` lifts it as `set title offset` does.
+std::string script_header(const FigureDecl& decl, std::string_view title, bool on_canvas = false,
+                          double raise_chars = 0);
 
 // ---- series and design points ----
 
@@ -197,8 +201,10 @@ std::string value_words(const ResolvedStudy& study, std::string_view param, cons
 // group and one is written, else the value itself.
 const std::string& series_label(const FigureDecl& decl, std::string_view param, const std::string& value);
 
+// A design point as "hardware=NVIDIA H100 SXM 80GB, batch=8" for captions (`names`), or with the
+// ids the CSV files use ("hardware=h100_sxm") for the design-point column of a data file.
 std::string design_point_text(const ResolvedStudy& study, const ResultTable& results, std::size_t row,
-                              std::string_view sep);
+                              std::string_view sep, bool names = true);
 std::string metric_words(const Column& c);
 // A drawn point's hover text: its design point, one input per line, then the figure's x and y.
 std::vector<std::string> hover_lines(const ResolvedStudy& study, const ResultTable& results, std::size_t row,

@@ -163,7 +163,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
     for (std::size_t r : s.rows) {
       dat += fmt::format("{} {} {} {}\n", format_exact(row_value(x, study, results, r)),
                          format_exact(row_value(y, study, results, r)), results.point_index[r],
-                         dat_string(design_point_text(study, results, r, " ")));
+                         dat_string(design_point_text(study, results, r, " ", false)));
     }
   }
   std::vector<std::size_t> roof_blocks;

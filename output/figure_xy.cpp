@@ -359,7 +359,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     for (std::size_t r : block_rows) {
       dat += fmt::format("{} {} {} {}", format_exact(row_value(x, study, results, r)),
                          format_exact(row_value(yc, study, results, r)), results.point_index[r],
-                         dat_string(design_point_text(study, results, r, " ")));
+                         dat_string(design_point_text(study, results, r, " ", false)));
       if (interval) {
         dat += fmt::format(" {} {}", format_exact(results.metric(r, interval->first)),
                            format_exact(results.metric(r, interval->second)));

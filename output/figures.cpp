@@ -305,7 +305,7 @@ std::string narrow_tics(char axis, double max_abs) {
 }
 
 
-std::string script_header(const FigureDecl& decl, std::string_view title) {
+std::string script_header(const FigureDecl& decl, std::string_view title, bool on_canvas, double raise_chars) {
   std::string out = fmt::format("# dsx figure '{}': {}\n", one_line(decl.name), one_line(title));
   out += fmt::format(
       "# Draws {0}.svg, {0}.pdf and {0}.png from {0}.dat.\n"
@@ -314,13 +314,12 @@ std::string script_header(const FigureDecl& decl, std::string_view title) {
       one_line(decl.name));
   out += house_style();
   out += "\n# ---- this figure ----\n";
-  std::string lines;
-  for (const std::string& line : title_lines(decl, title)) {
-    if (!lines.empty()) lines += "\\n";
-    const std::string quoted = gp_string(line);
-    lines += quoted.substr(1, quoted.size() - 2);
+  if (on_canvas) {
+    out += canvas_title_commands(title_lines(decl, title), raise_chars);
+  } else {
+    out += fmt::format("set title {} noenhanced\n", gp_lines(title_lines(decl, title)));
+    if (raise_chars != 0) out += fmt::format("set title offset character 0, {:g}\n", raise_chars);
   }
-  out += fmt::format("set title \"{}\" noenhanced\n", lines);
   return out;
 }
 
@@ -378,12 +377,13 @@ std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& 
 }
 
 std::string design_point_text(const ResolvedStudy& study, const ResultTable& results, std::size_t row,
-                              std::string_view sep) {
+                              std::string_view sep, bool names) {
   std::vector<std::string> parts;
   for (const Axis& a : study.axes) {
     const int col = results.axis_column(a.param);
     if (col < 0) continue;
-    parts.push_back(a.param + "=" + readable_label(results.label(row, static_cast<std::size_t>(col))));
+    const std::string& label = results.label(row, static_cast<std::size_t>(col));
+    parts.push_back(a.param + "=" + (names ? readable_value(study, a.param, label) : readable_label(label)));
   }
   return join(parts, sep);
 }

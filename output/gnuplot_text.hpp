@@ -53,6 +53,29 @@ inline std::string gp_string(std::string_view s) {
   return out;
 }
 
+// Lines joined into one gnuplot double-quoted string that prints them one under the other
+// (a wrapped title, a two-line tic label), each quoted as gp_string quotes it.
+inline std::string gp_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) {
+    const std::string quoted = gp_string(line);
+    out += (out.empty() ? "" : "\\n") + quoted.substr(1, quoted.size() - 2);
+  }
+  return "\"" + out + "\"";
+}
+
+// A title centred on the whole canvas, not over the plot: where long tic labels push the plot to
+// the right, gnuplot's `set title` (centred over the plot) would run off the right edge. A blank
+// title of as many lines keeps the room above the plot that gnuplot makes for a title; the text is
+// a label at the top centre of the canvas, 1.5 characters down (where gnuplot 5.4 sets a title's
+// first line), raised by `raise_chars` as `set title offset` would raise it.
+inline std::string canvas_title_commands(const std::vector<std::string>& lines, double raise_chars = 0) {
+  std::vector<std::string> blank(lines.size(), " ");
+  return fmt::format("set title {} noenhanced  # room for the title, set below at the centre of the canvas\n"
+                     "set label 10000 {} at screen 0.5, screen 1 center offset character 0, {:g} noenhanced\n",
+                     gp_lines(blank), gp_lines(lines), raise_chars - 1.5);
+}
+
 // A quoted string in a gnuplot data file (.dat), which has no escape for a double quote: a double
 // quote becomes a single one; control characters become spaces, so a record stays on its line.
 // Data files are read, never substituted, so a backquote stays as it is.

@@ -86,6 +86,8 @@ inline std::vector<SvgTextBox> svg_text_boxes(std::string_view svg) {
       if (!in_tag) box.text += svg[i];
       if (svg[i] == '>') in_tag = false;
     }
+    // Blank text (a title kept only for the room above the plot) has no glyphs to clip or overlap.
+    if (box.text.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     double em = 0;
     for (std::size_t i = 0; i < box.text.size(); ++i) {
       if (box.text[i] == '&') {  // an entity is one character

@@ -92,7 +92,7 @@ TEST(Readme, TheFirstStudyTutorialRunsAsDescribed) {
   ASSERT_EQ(run.exit_code, 0) << run.out;
   const std::string report = read_text(dir.path() + "/run/report.md");
   EXPECT_NE(report.find("10 design points are Pareto-optimal"), std::string::npos) << report;
-  EXPECT_NE(report.find("is hardware=h100_sxm, batch=64, execution=compiled"), std::string::npos) << report;
+  EXPECT_NE(report.find("is hardware=NVIDIA H100 SXM 80GB, batch=64, execution=compiled"), std::string::npos) << report;
   EXPECT_NE(readme.find("sweeps the 24 points"), std::string::npos);
 }
 
