@@ -8,20 +8,13 @@
 #include <vector>
 
 #include "dse/catalog.hpp"
+#include "tests/dse/shipped_catalog.hpp"
 #include "engine/roofline.hpp"
 
 namespace dsx {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = [] {
-    Diagnostics diags;
-    Catalog loaded = load_catalog(DSX_SOURCE_DIR "/studies/catalog", diags);
-    EXPECT_FALSE(diags.has_errors()) << diags.format();
-    return loaded;
-  }();
-  return c;
-}
+const Catalog& catalog() { return shipped_catalog(); }
 
 struct Datasheet {
   const char* id;

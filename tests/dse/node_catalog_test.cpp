@@ -11,6 +11,7 @@
 
 #include "dse/bundles.hpp"
 #include "dse/catalog.hpp"
+#include "tests/dse/shipped_catalog.hpp"
 #include "dse/grid.hpp"
 #include "dse/study.hpp"
 #include "engine/registry.hpp"
@@ -19,19 +20,11 @@
 namespace dsx {
 namespace {
 
-const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
+const std::string& kCatalog = kShippedCatalogDir;
 
 using P = TrainingSolver::Param;
 
-const Catalog& catalog() {
-  static const Catalog c = [] {
-    Diagnostics diags;
-    Catalog loaded = load_catalog(kCatalog, diags);
-    EXPECT_FALSE(diags.has_errors()) << diags.format();
-    return loaded;
-  }();
-  return c;
-}
+const Catalog& catalog() { return shipped_catalog(); }
 
 // Each node's size as its source states it: 8 per DGX/HGX server, AMD platform or TPU v5e host;
 // 72 GPUs in a GB200 NVL72 rack; 64 Trainium2 chips in a Trn2 UltraServer, 16 in a trn2.48xlarge;

@@ -11,6 +11,7 @@
 
 #include "dse/bundles.hpp"
 #include "dse/catalog.hpp"
+#include "tests/dse/shipped_catalog.hpp"
 #include "dse/grid.hpp"
 #include "dse/study.hpp"
 #include "engine/collectives.hpp"
@@ -20,19 +21,11 @@
 namespace dsx {
 namespace {
 
-const std::string kCatalog = std::string(DSX_SOURCE_DIR) + "/studies/catalog";
+const std::string& kCatalog = kShippedCatalogDir;
 
 using P = TrainingSolver::Param;
 
-const Catalog& catalog() {
-  static const Catalog c = [] {
-    Diagnostics diags;
-    Catalog loaded = load_catalog(kCatalog, diags);
-    EXPECT_FALSE(diags.has_errors()) << diags.format();
-    return loaded;
-  }();
-  return c;
-}
+const Catalog& catalog() { return shipped_catalog(); }
 
 TEST(TorusNode, ShippedTorusNodesCarryTheirSourcesTopology) {
   const std::map<std::string, std::vector<double>> expected = {
