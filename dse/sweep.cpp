@@ -150,7 +150,7 @@ ResultTable make_result_table(const ResolvedStudy& study) {
   return table;
 }
 
-void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, std::uint64_t i,
+void append_point(const Grid& grid, const SweepBlock& block, std::uint64_t i,
                   std::span<std::uint32_t> coords, ResultTable& table) {
   const std::size_t metric_count = table.metric_names.size();
   const std::uint64_t index = block.first + i;
@@ -178,10 +178,10 @@ void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock
                        block.metrics.begin() + static_cast<std::ptrdiff_t>((i + 1) * metric_count));
 }
 
-void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table) {
+void append_block(const Grid& grid, const SweepBlock& block, ResultTable& table) {
   std::vector<std::uint32_t> coords(grid.axis_count());
   for (std::uint64_t i = 0; i < block.count; ++i) {
-    if (block.excluded.empty() || block.excluded[i] == 0) append_point(study, grid, block, i, coords, table);
+    if (block.excluded.empty() || block.excluded[i] == 0) append_point(grid, block, i, coords, table);
   }
 }
 

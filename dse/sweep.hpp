@@ -108,9 +108,9 @@ ResultTable make_result_table(const ResolvedStudy& study);
 
 // Appends the rows of the block's evaluated points (labels, statuses, metrics) to `table`, which
 // must have make_result_table's axis texts.
-void append_block(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, ResultTable& table);
-// Appends the row of block point `i` (0-based within the block).
-void append_point(const ResolvedStudy& study, const Grid& grid, const SweepBlock& block, std::uint64_t i,
+void append_block(const Grid& grid, const SweepBlock& block, ResultTable& table);
+// Appends the row of block point `i` (0-based within the block) to a table of make_result_table's axis texts.
+void append_point(const Grid& grid, const SweepBlock& block, std::uint64_t i,
                   std::span<std::uint32_t> coords, ResultTable& table);
 
 }  // namespace dsx

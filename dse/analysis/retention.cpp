@@ -334,7 +334,7 @@ void RowKeeper::take(const SweepBlock& block, Change& out) {
       const PointResult r = block.results[i];
       (r.status == PointStatus::ok ? counts_.feasible : r.status == PointStatus::infeasible ? counts_.infeasible : counts_.errors) += 1;
       if (r.status == PointStatus::infeasible) ++counts_.infeasible_by_solver_reason.at(r.reason);
-      append_point(study_, grid_, block, i, s.coords, out.added);
+      append_point(grid_, block, i, s.coords, out.added);
     }
     counts_.points_done = block.first + block.count;
     return;
@@ -360,7 +360,7 @@ void RowKeeper::take(const SweepBlock& block, Change& out) {
   std::sort(s.inserted.begin(), s.inserted.end());
   s.inserted.erase(std::unique(s.inserted.begin(), s.inserted.end()), s.inserted.end());
   for (const std::uint64_t p : s.inserted) {
-    if (s.refs.count(p) != 0) append_point(study_, grid_, block, p - block.first, s.coords, out.added);
+    if (s.refs.count(p) != 0) append_point(grid_, block, p - block.first, s.coords, out.added);
   }
   out.removed.swap(s.removed);
   s.removed.clear();

@@ -388,7 +388,7 @@ TEST(StudyCalibration, TheProfileSetsDefaultsAndEveryCoveredMetricGetsAnInterval
   SweepBlock block;
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
-  append_block(*study, grid, block, table);
+  append_block(grid, block, table);
   const AnalysedRun run = analyse_run(*study, table);
   const ResultTable& t = run.table;
   const int value = t.metric_column("predicted_throughput_items_per_s");
@@ -631,7 +631,7 @@ BoundedRun run_bounded(const std::string& precision, const std::string& log_erro
   SweepBlock block;
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
-  append_block(*study, grid, block, table);
+  append_block(grid, block, table);
   BoundedRun out{analyse_run(*study, table).table, std::nullopt};
   PointInputs in;
   grid.inputs(1, in);

@@ -441,7 +441,7 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   change.added.push_detail("");
   keeper.take(first, change);
   ResultTable want = make_result_table(study);
-  append_block(study, grid, first, want);
+  append_block(grid, first, want);
   EXPECT_EQ(change.added.axis_names, want.axis_names);
   EXPECT_EQ(change.added.point_index, want.point_index);
 
@@ -449,7 +449,7 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   const std::uint32_t* labels_before = change.added.axis_codes.data();
   keeper.take(second, change);
   want = make_result_table(study);
-  append_block(study, grid, second, want);
+  append_block(grid, second, want);
   EXPECT_EQ(change.added.axis_names, want.axis_names);
   EXPECT_EQ(change.added.metric_names, want.metric_names);
   EXPECT_EQ(change.added.reasons, want.reasons);

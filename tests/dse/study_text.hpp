@@ -30,7 +30,7 @@ inline ResultTable sweep_whole_grid(const ResolvedStudy& study) {
   SweepBlock block;
   evaluate_block(grid, *study.solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(study);
-  append_block(study, grid, block, table);
+  append_block(grid, block, table);
   return table;
 }
 

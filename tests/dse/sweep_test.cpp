@@ -115,7 +115,7 @@ TEST(Sweep, AppendBlockLabelsRowsByAxisValue) {
   SweepBlock block;
   evaluate_block(grid, *study.solver, 10, 5, 1, block);
   ResultTable table = make_result_table(study);
-  append_block(study, grid, block, table);
+  append_block(grid, block, table);
   ASSERT_EQ(table.rows(), 5u);
   EXPECT_EQ(table.point_index[0], 10u);
   std::vector<std::uint32_t> c(grid.axis_count());

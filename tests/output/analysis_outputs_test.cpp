@@ -200,7 +200,7 @@ TEST(AnalysisSentences, CrossingsAndFlipsReadAsSentences) {
   SweepBlock block;
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
-  append_block(*study, grid, block, table);
+  append_block(grid, block, table);
   const AnalysedRun run = analyse_run(*study, table);
   ASSERT_TRUE(run.breakevens.at(0).analysis);
   const BreakevenAnalysis& a = *run.breakevens[0].analysis;
@@ -267,7 +267,7 @@ breakeven:
   SweepBlock block;
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
-  append_block(*study, grid, block, table);
+  append_block(grid, block, table);
   const AnalysedRun run = analyse_run(*study, table);
   ASSERT_TRUE(run.breakevens.at(0).analysis);
   const BreakevenAnalysis& a = *run.breakevens[0].analysis;

@@ -65,7 +65,7 @@ TEST(GnuplotText, AnAnalysisFigureDrawsBackquotesLiterally) {
   SweepBlock block;
   evaluate_block(grid, *study->solver, 0, grid.size(), 1, block);
   ResultTable table = make_result_table(*study);
-  append_block(*study, grid, block, table);
+  append_block(grid, block, table);
   AnalysedRun run = analyse_run(*study, table);
   ASSERT_TRUE(run.breakevens.at(0).analysis);
   ASSERT_TRUE(run.sensitivities.at(0).analysis);
