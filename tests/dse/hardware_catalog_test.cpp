@@ -57,7 +57,7 @@ const std::vector<Datasheet>& datasheets() {
       {"tpu_v5e", Precision::bf16, 197, 0.819, "Cloud TPU v5e docs: 197 TFLOPs, 819 GBps"},
       {"tpu_v5p", Precision::bf16, 459, 2.765, "Cloud TPU v5p docs: 459 TFLOPs, 2,765 GBps"},
       {"tpu_v6e", Precision::bf16, 918, 1.638, "Cloud TPU v6e docs: 918 TFLOPs, 1,638 GBps"},
-      {"tpu7x", Precision::bf16, 2307, 7.3, "Cloud TPU7x docs: 2,307 TFLOPs; Hot Chips 2025: 7.3 TB/s"},
+      {"tpu7x", Precision::bf16, 2307, 7.38, "Cloud TPU7x docs: 2,307 TFLOPs, 7,380 GBps"},
       {"trn1", Precision::bf16, 190, 0.82, "AWS Trainium architecture: 190 BF16 TFLOPS, 820 GB/s"},
       {"inf2", Precision::bf16, 190, 0.82, "AWS Inferentia2 architecture: 190 BF16 TFLOPS, 820 GB/s"},
       {"inf1", Precision::bf16, 64, 50.0 * 1024 * 1024 * 1024 / 1e12,
