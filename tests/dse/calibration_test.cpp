@@ -24,6 +24,7 @@
 #include "dse/yaml_reader.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/training.hpp"
+#include "output/accuracy_report.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -225,6 +226,40 @@ TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
   EXPECT_NEAR(c.rows[0].log_error_cv, held_out_error, 1e-12);
 }
 
+// In-sample coverage: the share of rows whose measurement lies inside the interval the profile ships
+// (exp(-p90) to exp(-p10) times the in-sample prediction, for a rate) around their in-sample
+// prediction. Six rows of one regime at eta = 0.3, four within 2 % and two far off (x 1.6 and x 0.6):
+// the fit settles near the four, so their in-sample errors sit inside the 10th to 90th percentile of
+// the held-out errors and the two far ones, the extremes of every error, outside it: 4 of 6.
+TEST(Calibrate, InSampleCoverageCountsTheRowsInsideTheShippedInterval) {
+  TempDir dir("calibrate");
+  const std::string text = kRegimes + "measurements:\n" + row("a1", "a100_80gb_sxm", "lab07_gpt2_layer", "61.2 /s", "p1") +
+                           row("a2", "a100_80gb_sxm", "lab07_kws", "118 /s", "p2") +
+                           row("a3", "a100_80gb_sxm", "lab07_gpt2_layer", "96 /s", "p3") +
+                           row("h1", "h100_sxm", "lab07_gpt2_layer", "187 /s", "p4") +
+                           row("h2", "h100_sxm", "lab07_kws", "386 /s", "p5") +
+                           row("h3", "h100_sxm", "lab07_gpt2_layer", "114.1 /s", "p6");
+  const Loaded l = load(dir, text);
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  ASSERT_EQ(c.profile.regimes.size(), 1U);
+  const RegimeAccuracy& a = c.profile.regimes[0];
+  std::size_t inside = 0;
+  for (const RowFit& f : c.rows) {
+    const double ratio = l.set->rows[f.row].measured / f.predicted;
+    const bool in = ratio >= std::exp(-a.log_error_p90) && ratio <= std::exp(-a.log_error_p10);
+    EXPECT_EQ(f.covered, in) << l.set->rows[f.row].id;
+    inside += in ? 1 : 0;
+  }
+  EXPECT_EQ(inside, 4U);
+  EXPECT_DOUBLE_EQ(a.coverage, 4.0 / 6.0);
+  EXPECT_FALSE(c.rows[2].covered);  // a3: 96 against 60
+  EXPECT_FALSE(c.rows[5].covered);  // h3: 114.1 against 190.2
+  const std::string table = regime_table_text(c);
+  EXPECT_NE(table.find("cov in"), std::string::npos) << table;
+  EXPECT_NE(table.find("67 %"), std::string::npos) << table;
+}
+
 // The rows of the per-chip tests: the A100 measured as if eta were 0.4, the H100 as if it were 0.25,
 // three rows each from three sources.
 std::string per_chip_rows() {
@@ -305,7 +340,7 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   p.predicted = 6;
   p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4, "compute"});
   p.hardware_factors.push_back({"compute", "h100_sxm", 0.8125, 0.04, 3});
-  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8, "batched inference"});
+  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.5, 0.8, "batched inference"});
   p.intervals.push_back({"efficiency", "predicted_throughput_items_per_s", "batched", Orientation::rate, "batch <= 8"});
   const std::string text = profile_yaml(p);
   Diagnostics d;
@@ -317,6 +352,8 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   EXPECT_EQ(profile_yaml(*back), text);
   EXPECT_EQ(back->intervals[0].when, "batch <= 8");
   EXPECT_DOUBLE_EQ(back->hardware_factor("compute", "h100_sxm"), 0.8125);
+  EXPECT_DOUBLE_EQ(back->regimes[0].coverage, 0.5);
+  EXPECT_DOUBLE_EQ(back->regimes[0].coverage_cv, 0.8);
 }
 
 TEST(Profile, AFactorNamesAFamilyOfItsParameters) {
