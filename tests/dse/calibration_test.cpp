@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/calibration/intervals.hpp"
@@ -228,22 +230,38 @@ TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
 
 // In-sample coverage: the share of rows whose measurement lies inside the interval the profile ships
 // (exp(-p90) to exp(-p10) times the in-sample prediction, for a rate) around their in-sample
-// prediction. Six rows of one regime at eta = 0.3, four within 2 % and two far off (x 1.6 and x 0.6):
-// the fit settles near the four, so their in-sample errors sit inside the 10th to 90th percentile of
-// the held-out errors and the two far ones, the extremes of every error, outside it: 4 of 6.
+// prediction. Twenty rows of one source each at eta = 0.3: eighteen off by 0.2 % to 1.8 % either
+// way and two far off (x 1.6 and x 0.6). The interval's ends are the split-conformal ranks of the
+// held-out errors, floor(21 x 0.1) = 2 and ceil(21 x 0.9) = 19 of 20: the held-out errors of the
+// two rows off by 1.8 %, so the near rows, whose in-sample errors are no larger, are inside and the
+// two far ones outside: 18 of 20.
 TEST(Calibrate, InSampleCoverageCountsTheRowsInsideTheShippedInterval) {
   TempDir dir("calibrate");
-  const std::string text = kRegimes + "measurements:\n" + row("a1", "a100_80gb_sxm", "lab07_gpt2_layer", "61.2 /s", "p1") +
-                           row("a2", "a100_80gb_sxm", "lab07_kws", "118 /s", "p2") +
-                           row("a3", "a100_80gb_sxm", "lab07_gpt2_layer", "96 /s", "p3") +
-                           row("h1", "h100_sxm", "lab07_gpt2_layer", "187 /s", "p4") +
-                           row("h2", "h100_sxm", "lab07_kws", "386 /s", "p5") +
-                           row("h3", "h100_sxm", "lab07_gpt2_layer", "114.1 /s", "p6");
+  const std::array<std::pair<const char*, const char*>, 4> points = {
+      {{"a100_80gb_sxm", "lab07_gpt2_layer"}, {"a100_80gb_sxm", "lab07_kws"}, {"h100_sxm", "lab07_gpt2_layer"},
+       {"h100_sxm", "lab07_kws"}}};
+  const std::array<double, 4> at_eta_03 = {60, 120, 190.19230769230769, 380.38461538461538};  // the file's header
+  std::vector<double> factors;
+  for (int k = 1; k <= 9; ++k) {
+    factors.push_back(1 + 0.002 * k);
+    factors.push_back(1 - 0.002 * k);
+  }
+  factors.push_back(1.6);
+  factors.push_back(0.6);
+  std::string text = kRegimes + "measurements:\n";
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    const std::size_t j = i % points.size();
+    const std::string n = std::to_string(i);
+    std::string measured = std::to_string(at_eta_03[j] * factors[i]);
+    measured += " /s";
+    text += row(std::string(1, 'r') + n, points[j].first, points[j].second, measured, std::string(1, 'p') + n);
+  }
   const Loaded l = load(dir, text);
   ASSERT_TRUE(l.set) << l.diagnostics;
   const Calibration c = calibrate(*l.set, {});
   ASSERT_EQ(c.profile.regimes.size(), 1U);
   const RegimeAccuracy& a = c.profile.regimes[0];
+  ASSERT_EQ(a.rows, 20U);
   std::size_t inside = 0;
   for (const RowFit& f : c.rows) {
     const double ratio = l.set->rows[f.row].measured / f.predicted;
@@ -251,13 +269,13 @@ TEST(Calibrate, InSampleCoverageCountsTheRowsInsideTheShippedInterval) {
     EXPECT_EQ(f.covered, in) << l.set->rows[f.row].id;
     inside += in ? 1 : 0;
   }
-  EXPECT_EQ(inside, 4U);
-  EXPECT_DOUBLE_EQ(a.coverage, 4.0 / 6.0);
-  EXPECT_FALSE(c.rows[2].covered);  // a3: 96 against 60
-  EXPECT_FALSE(c.rows[5].covered);  // h3: 114.1 against 190.2
+  EXPECT_EQ(inside, 18U);
+  EXPECT_DOUBLE_EQ(a.coverage, 0.9);
+  EXPECT_FALSE(c.rows[18].covered);  // x 1.6
+  EXPECT_FALSE(c.rows[19].covered);  // x 0.6
   const std::string table = regime_table_text(c);
   EXPECT_NE(table.find("cov in"), std::string::npos) << table;
-  EXPECT_NE(table.find("67 %"), std::string::npos) << table;
+  EXPECT_NE(table.find("90 %"), std::string::npos) << table;
 }
 
 // The rows of the per-chip tests: the A100 measured as if eta were 0.4, the H100 as if it were 0.25,
