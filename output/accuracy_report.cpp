@@ -81,12 +81,13 @@ std::string parity_script(const std::vector<std::string>& regimes) {
 }  // namespace
 
 std::string regime_table_text(const Calibration& c) {
-  std::string out = fmt::format("{:<20} {:>5} {:>7}  {:>8} {:>8}  {:>8} {:>8}  {:>15}  {:>8}\n", "regime", "rows", "sources",
-                                "MAPE", "median", "MAPE cv", "med cv", "80 % interval", "coverage");
+  std::string out = fmt::format("{:<20} {:>5} {:>7}  {:>8} {:>8}  {:>8} {:>8}  {:>15}  {:>8} {:>9}\n", "regime", "rows",
+                                "sources", "MAPE", "median", "MAPE cv", "med cv", "80 % interval", "coverage", "cov in");
   for (const RegimeAccuracy& a : c.profile.regimes) {
-    out += fmt::format("{:<20} {:>5} {:>7}  {:>8} {:>8}  {:>8} {:>8}  {:>15}  {:>8}{}\n", a.name, a.rows, a.sources,
+    out += fmt::format("{:<20} {:>5} {:>7}  {:>8} {:>8}  {:>8} {:>8}  {:>15}  {:>8} {:>9}{}\n", a.name, a.rows, a.sources,
                        percent(a.mape), percent(a.median_ape), percent(a.mape_cv), percent(a.median_ape_cv),
-                       interval_text(a), percent(a.coverage_cv), a.pooled ? "  (interval pooled)" : "");
+                       interval_text(a), percent(a.coverage_cv), percent(a.coverage),
+                       a.pooled ? "  (interval pooled)" : "");
   }
   return out;
 }
@@ -175,7 +176,7 @@ std::string accuracy_csv(const MeasurementSet& set, const Calibration& c) {
 std::string regimes_csv(const Calibration& c) {
   std::string out =
       "regime,rows,sources,mape,median_ape,mape_cv,median_ape_cv,log_error_p10,log_error_p90,interval_pooled,"
-      "coverage_cv\n";
+      "coverage_cv,coverage\n";
   for (const RegimeAccuracy& a : c.profile.regimes) {
     append_csv_field(out, a.name);
     for (double v : {static_cast<double>(a.rows), static_cast<double>(a.sources), a.mape, a.median_ape, a.mape_cv,
@@ -185,6 +186,8 @@ std::string regimes_csv(const Calibration& c) {
     }
     out += a.pooled ? ",1," : ",0,";
     append_csv_number(out, a.coverage_cv);
+    out += ',';
+    append_csv_number(out, a.coverage);
     out += '\n';
   }
   return out;
@@ -212,14 +215,17 @@ std::string accuracy_markdown(const AccuracyReportInputs& in, bool with_parity_f
   md += "## Accuracy per regime\n\n";
   md += "MAPE: mean absolute percentage error; median: median absolute percentage error; held out: leave one source "
         "out. The 80 % interval is the range of measured / predicted (for a speed; a time's is inverted) that "
-        "held-out errors of the regime span (10th to 90th percentile); coverage is the share of held-out "
-        "measurements inside the interval computed without their own source (the target is 75-85 %).\n\n";
-  md += "| regime | rows | sources | MAPE | median | MAPE held out | median held out | 80 % interval | coverage |\n";
-  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        "held-out errors of the regime span (10th to 90th percentile); coverage held out is the share of held-out "
+        "measurements inside the interval computed without their own source (the target is 75-85 %), coverage "
+        "in-sample the share of in-sample predictions inside the interval a study that uses the fitted profile "
+        "prints around them.\n\n";
+  md += "| regime | rows | sources | MAPE | median | MAPE held out | median held out | 80 % interval | coverage held out "
+        "| coverage in-sample |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const RegimeAccuracy& a : c.profile.regimes) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} | {} |\n", markdown_escape(a.name), a.rows, a.sources,
-                      percent(a.mape), percent(a.median_ape), percent(a.mape_cv), percent(a.median_ape_cv),
-                      interval_text(a), a.pooled ? " (pooled)" : "", percent(a.coverage_cv));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {} |\n", markdown_escape(a.name), a.rows,
+                      a.sources, percent(a.mape), percent(a.median_ape), percent(a.mape_cv), percent(a.median_ape_cv),
+                      interval_text(a), a.pooled ? " (pooled)" : "", percent(a.coverage_cv), percent(a.coverage));
   }
   md += "\n(pooled): the regime has fewer than 5 held-out errors of its own, so its interval is taken from every "
         "regime's held-out errors.\n\n";

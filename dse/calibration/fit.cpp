@@ -580,6 +580,15 @@ Calibration calibrate(const MeasurementSet& set, const CalibrationOptions& optio
     const auto [lo, hi] = basis.empty() ? std::pair<double, double>{0.0, 0.0} : interval_quantiles(basis);
     a.log_error_p10 = lo;
     a.log_error_p90 = hi;
+    std::size_t covered_in = 0;
+    for (std::size_t i : usable) {
+      if (rows[i].m->regime != def.name) continue;
+      RowFit& f = out.rows[i];
+      const IntervalFactors k = interval_factors(a, rows[i].m->orientation());
+      f.covered = rows[i].m->measured >= f.predicted * k.low && rows[i].m->measured <= f.predicted * k.high;
+      covered_in += f.covered ? 1 : 0;
+    }
+    a.coverage = static_cast<double>(covered_in) / static_cast<double>(a.rows);
     profile.regimes.push_back(a);
     for (const IntervalRule& rule : def.intervals) profile.intervals.push_back(rule);
   }

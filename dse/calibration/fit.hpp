@@ -27,7 +27,8 @@
 // refits on the rest and predicts the rows left out, so a paper's rows never help predict
 // themselves. A regime's interval is [p10, p90] of its held-out log errors (dse/calibration/
 // profile.hpp); the coverage of each held-out row is checked against the interval computed
-// without its source. Deterministic: no random numbers, a fixed order everywhere.
+// without its source, and the in-sample coverage of each row against the interval the profile ships
+// (what a study that uses the profile prints around the in-sample prediction). Deterministic: no random numbers, a fixed order everywhere.
 #pragma once
 
 #include <string>
@@ -49,6 +50,7 @@ struct RowFit {
   double interval_low_cv = 0;   // the 80 % interval the held-out row got (SI, in its metric's unit)
   double interval_high_cv = 0;
   bool covered_cv = false;
+  bool covered = false;         // the in-sample prediction's interval (the profile's) holds the measurement
   std::vector<double> elasticity;  // d log prediction / d log parameter at the fit, per fit parameter
 };
 

@@ -23,9 +23,9 @@ constexpr std::array<std::string_view, 9> kProfileKeys = {
 constexpr std::array<std::string_view, 9> kParameterKeys = {"solver", "name",       "value", "spread",      "prior",
                                                             "identified", "rows", "per_hardware", "fixed"};
 constexpr std::array<std::string_view, 5> kFactorKeys = {"family", "hardware", "factor", "spread", "rows"};
-constexpr std::array<std::string_view, 12> kRegimeKeys = {
+constexpr std::array<std::string_view, 13> kRegimeKeys = {
     "name", "rows", "sources", "log_error_p10", "log_error_p90", "pooled", "mape", "median_ape", "mape_cv",
-    "median_ape_cv", "coverage_cv", "description"};
+    "median_ape_cv", "coverage", "coverage_cv", "description"};
 constexpr std::array<std::string_view, 5> kIntervalKeys = {"solver", "metric", "regime", "orientation", "when"};
 constexpr std::array<std::string_view, 2> kOrientationNames = {"rate", "time"};
 
@@ -188,6 +188,7 @@ class ProfileReader {
     num("median_ape", a.median_ape);
     num("mape_cv", a.mape_cv);
     num("median_ape_cv", a.median_ape_cv);
+    num("coverage", a.coverage);
     num("coverage_cv", a.coverage_cv);
     if (const YamlNode* n = e.find("description")) a.description = r_.string(*n, where + ".description").value_or("");
     if (a.log_error_p10 > a.log_error_p90) {
@@ -321,7 +322,7 @@ std::string profile_yaml(const CalibrationProfile& p, std::string_view indent) {
            ", log_error_p90: " + yaml_number(a.log_error_p90) + ", pooled: " + (a.pooled ? "true" : "false") +
            ", mape: " + yaml_number(a.mape) + ", median_ape: " + yaml_number(a.median_ape) +
            ", mape_cv: " + yaml_number(a.mape_cv) + ", median_ape_cv: " + yaml_number(a.median_ape_cv) +
-           ", coverage_cv: " + yaml_number(a.coverage_cv) +
+           ", coverage: " + yaml_number(a.coverage) + ", coverage_cv: " + yaml_number(a.coverage_cv) +
            (a.description.empty() ? std::string() : ", description: " + yaml_scalar(a.description)) + "}\n";
   }
   out += in + "intervals:" + (p.intervals.empty() ? " []\n" : "\n");

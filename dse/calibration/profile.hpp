@@ -72,6 +72,7 @@ struct RegimeAccuracy {
   double median_ape = 0;
   double mape_cv = 0;        // leave-one-source-out
   double median_ape_cv = 0;
+  double coverage = 0;       // share of in-sample predictions inside the 80 % interval a study gets
   double coverage_cv = 0;    // share of held-out measurements inside their 80 % interval
   std::string description;   // the regime's words (measurements/regimes.yaml), which reports print
 };

@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "dse/analysis/analysed_run.hpp"
 #include "dse/calibration/intervals.hpp"
@@ -24,6 +26,7 @@
 #include "dse/yaml_reader.hpp"
 #include "engine/registry.hpp"
 #include "engine/solvers/training.hpp"
+#include "output/accuracy_report.hpp"
 #include "tests/test_files.hpp"
 
 namespace dsx {
@@ -225,6 +228,56 @@ TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
   EXPECT_NEAR(c.rows[0].log_error_cv, held_out_error, 1e-12);
 }
 
+// In-sample coverage: the share of rows whose measurement lies inside the interval the profile ships
+// (exp(-p90) to exp(-p10) times the in-sample prediction, for a rate) around their in-sample
+// prediction. Twenty rows of one source each at eta = 0.3: eighteen off by 0.2 % to 1.8 % either
+// way and two far off (x 1.6 and x 0.6). The interval's ends are the split-conformal ranks of the
+// held-out errors, floor(21 x 0.1) = 2 and ceil(21 x 0.9) = 19 of 20: the held-out errors of the
+// two rows off by 1.8 %, so the near rows, whose in-sample errors are no larger, are inside and the
+// two far ones outside: 18 of 20.
+TEST(Calibrate, InSampleCoverageCountsTheRowsInsideTheShippedInterval) {
+  TempDir dir("calibrate");
+  const std::array<std::pair<const char*, const char*>, 4> points = {
+      {{"a100_80gb_sxm", "lab07_gpt2_layer"}, {"a100_80gb_sxm", "lab07_kws"}, {"h100_sxm", "lab07_gpt2_layer"},
+       {"h100_sxm", "lab07_kws"}}};
+  const std::array<double, 4> at_eta_03 = {60, 120, 190.19230769230769, 380.38461538461538};  // the file's header
+  std::vector<double> factors;
+  for (int k = 1; k <= 9; ++k) {
+    factors.push_back(1 + 0.002 * k);
+    factors.push_back(1 - 0.002 * k);
+  }
+  factors.push_back(1.6);
+  factors.push_back(0.6);
+  std::string text = kRegimes + "measurements:\n";
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    const std::size_t j = i % points.size();
+    const std::string n = std::to_string(i);
+    std::string measured = std::to_string(at_eta_03[j] * factors[i]);
+    measured += " /s";
+    text += row(std::string(1, 'r') + n, points[j].first, points[j].second, measured, std::string(1, 'p') + n);
+  }
+  const Loaded l = load(dir, text);
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  const Calibration c = calibrate(*l.set, {});
+  ASSERT_EQ(c.profile.regimes.size(), 1U);
+  const RegimeAccuracy& a = c.profile.regimes[0];
+  ASSERT_EQ(a.rows, 20U);
+  std::size_t inside = 0;
+  for (const RowFit& f : c.rows) {
+    const double ratio = l.set->rows[f.row].measured / f.predicted;
+    const bool in = ratio >= std::exp(-a.log_error_p90) && ratio <= std::exp(-a.log_error_p10);
+    EXPECT_EQ(f.covered, in) << l.set->rows[f.row].id;
+    inside += in ? 1 : 0;
+  }
+  EXPECT_EQ(inside, 18U);
+  EXPECT_DOUBLE_EQ(a.coverage, 0.9);
+  EXPECT_FALSE(c.rows[18].covered);  // x 1.6
+  EXPECT_FALSE(c.rows[19].covered);  // x 0.6
+  const std::string table = regime_table_text(c);
+  EXPECT_NE(table.find("cov in"), std::string::npos) << table;
+  EXPECT_NE(table.find("90 %"), std::string::npos) << table;
+}
+
 // The rows of the per-chip tests: the A100 measured as if eta were 0.4, the H100 as if it were 0.25,
 // three rows each from three sources.
 std::string per_chip_rows() {
@@ -305,7 +358,7 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   p.predicted = 6;
   p.parameters.push_back({"efficiency", "eta", 0.2998, 0.0013, 0.5, true, 4, "compute"});
   p.hardware_factors.push_back({"compute", "h100_sxm", 0.8125, 0.04, 3});
-  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.8, "batched inference"});
+  p.regimes.push_back({"batched", 6, 4, -0.1, 0.2, false, 0.031, 0.02, 0.06, 0.05, 0.5, 0.8, "batched inference"});
   p.intervals.push_back({"efficiency", "predicted_throughput_items_per_s", "batched", Orientation::rate, "batch <= 8"});
   const std::string text = profile_yaml(p);
   Diagnostics d;
@@ -317,6 +370,8 @@ TEST(Profile, WritesAndReadsBackTheSameValues) {
   EXPECT_EQ(profile_yaml(*back), text);
   EXPECT_EQ(back->intervals[0].when, "batch <= 8");
   EXPECT_DOUBLE_EQ(back->hardware_factor("compute", "h100_sxm"), 0.8125);
+  EXPECT_DOUBLE_EQ(back->regimes[0].coverage, 0.5);
+  EXPECT_DOUBLE_EQ(back->regimes[0].coverage_cv, 0.8);
 }
 
 TEST(Profile, AFactorNamesAFamilyOfItsParameters) {
