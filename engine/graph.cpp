@@ -8,7 +8,7 @@ namespace dsx {
 namespace {
 constexpr std::array<std::string_view, kOpKindCount> kOpKindNames = {
     "matmul", "conv", "attention", "elementwise", "normalization", "reduction", "embedding", "memory",
-    "grouped_conv", "selective_scan", "embedding_bag"};
+    "grouped_conv", "selective_scan", "embedding_bag", "ssd_scan"};
 }
 
 std::string_view op_kind_name(OpKind k) { return kOpKindNames[static_cast<std::size_t>(k)]; }

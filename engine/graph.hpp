@@ -30,22 +30,29 @@ enum class OpKind : std::uint8_t {
   grouped_conv,    // grouped / depthwise convolution: (C_in / groups) inputs per output, on the vector units
   selective_scan,  // Mamba's selective SSM scan (Gu & Dao 2023, arXiv:2312.00752, section 3.3)
   embedding_bag,   // pooled gathers from embedding tables (DLRM): bytes-bound, no table sweep
+  ssd_scan,        // Mamba-2's chunked state-space-dual scan (Dao & Gu 2024, arXiv:2405.21060, section 6)
 };
 
-inline constexpr std::size_t kOpKindCount = 11;
+inline constexpr std::size_t kOpKindCount = 12;
 // Ops that cannot use a GPU's matrix (tensor-core) units and run at the vector units' rate
-// (engine/dispatch.hpp): grouped and depthwise convolutions.
-constexpr bool runs_on_vector_units(OpKind k) { return k == OpKind::grouped_conv; }
+// (engine/dispatch.hpp): grouped and depthwise convolutions, and Mamba-1's selective scan, whose
+// reference kernel (state-spaces/mamba csrc/selective_scan/selective_scan_fwd_kernel.cuh) converts
+// its inputs to float and runs the discretisation (exp2f), the cub::BlockScan over float2 pairs and
+// the C contraction as scalar fp32 arithmetic on the CUDA cores.
+constexpr bool runs_on_vector_units(OpKind k) { return k == OpKind::grouped_conv || k == OpKind::selective_scan; }
 // The roof an op's FLOPs run under (engine/dispatch.hpp): `gemm`, the matrix products the tensor cores
-// run at HardwareSpec::gemm_peak (dense GEMMs, convolutions as implicit GEMMs, and attention's score and
-// value products, which run at the graph's precision like the rest of the pass); `vector`, the vector
-// units (runs_on_vector_units); `peak`, the precision's peak as stated (element-wise, normalization,
-// reductions, lookups, copies and scans, which the fp8 GEMM ratio does not describe).
+// run at HardwareSpec::gemm_peak (dense GEMMs, convolutions as implicit GEMMs, attention's score and
+// value products, and Mamba-2's SSD scan, whose chunks are batched matrix products, tl.dot in the
+// reference Triton kernels, mamba_ssm/ops/triton/ssd_*.py; all at the graph's precision like the rest
+// of the pass); `vector`, the vector units (runs_on_vector_units); `peak`, the precision's peak as
+// stated (element-wise, normalization, reductions, lookups and copies, which the fp8 GEMM ratio does
+// not describe).
 enum class OpRoof : std::uint8_t { peak, vector, gemm };
 inline constexpr std::size_t kOpRoofCount = 3;
 constexpr OpRoof op_roof(OpKind k) {
   if (runs_on_vector_units(k)) return OpRoof::vector;
-  return k == OpKind::matmul || k == OpKind::conv || k == OpKind::attention ? OpRoof::gemm : OpRoof::peak;
+  return k == OpKind::matmul || k == OpKind::conv || k == OpKind::attention || k == OpKind::ssd_scan ? OpRoof::gemm
+                                                                                                      : OpRoof::peak;
 }
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> parse_op_kind(std::string_view name);
@@ -60,6 +67,9 @@ struct Op {
   std::uint32_t kernels = 1;             // kernel launches per execution in eager mode
   std::uint32_t repeat = 1;              // executions per forward pass (e.g. number of layers)
   double attention_window = 0;           // attention ops of a sliding-window layer: keys a query attends; 0 = all
+  // Recurrent ops (the scans and the short convolution of a Mamba layer): the elements one sequence
+  // carries from token to token, whatever its length (engine/serving.hpp, recurrent_state_elements).
+  double state_elements = 0;
 };
 
 // What one "sample" means for a graph: an image, an utterance, a token, a sequence.

@@ -15,6 +15,7 @@
 //  - vit, mobilenet_v2, mobilenet_v3_large, efficientnet, convnext (model_builders_vision.cpp): images.
 //  - mamba (selective state-space LM; a sample is one sequence), encoder_decoder (T5 over token pairs,
 //    Whisper over 30 s of log-mel frames; cross-attention) (model_builders_sequence.cpp).
+//  - mamba2 (Mamba-2, the SSD layer of arXiv:2405.21060; a sample is one sequence) (model_builders_mamba2.cpp).
 //  - jamba (hybrid of attention and Mamba layers with dense and MoE feed-forwards; a sample is one
 //    sequence) (model_builders_hybrid.cpp, from the shared pieces of model_builders_blocks.hpp).
 //  - mlp, dlrm (pooled embedding bags, dot or DCNv2 interaction) (model_builders_recsys.cpp).

@@ -122,6 +122,7 @@ double append_mamba_mixer(std::vector<Op>& ops, const MambaMixerSpec& m, std::ui
   const double T = m.T, d = m.d, D = m.D, N = m.N, R = m.R, k = m.k;
   ops.push_back(make_op("ssm_in_proj", OpKind::matmul, 2 * T * d * 2 * D, T * d, 2 * T * D, 2 * d * D, r));
   ops.push_back(causal_conv1d("ssm_conv1d", T, D, k, r));
+  ops.back().state_elements = D * k;  // conv_state (batch, d_inner, d_conv), mamba_simple.py allocate_inference_cache
   ops.push_back(make_op("ssm_silu", OpKind::elementwise, 4 * T * D, T * D, T * D, 0, r));
   ops.push_back(make_op("ssm_x_proj", OpKind::matmul, 2 * T * D * (R + 2 * N), T * D, T * (R + 2 * N),
                         D * (R + 2 * N), r));

@@ -1,5 +1,7 @@
 #include "engine/operators.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -51,8 +53,23 @@ Op causal_conv1d(std::string name, double length, double channels, double kernel
 
 Op selective_scan(std::string name, double length, double channels, double state, std::uint32_t repeat) {
   const double flops = 9 * length * channels * state + 2 * length * channels;
-  return make_op(std::move(name), OpKind::selective_scan, flops, 2 * length * channels + 2 * length * state,
-                 length * channels, channels * state + channels, repeat);
+  Op op = make_op(std::move(name), OpKind::selective_scan, flops, 2 * length * channels + 2 * length * state,
+                  length * channels, channels * state + channels, repeat);
+  op.state_elements = channels * state;
+  return op;
+}
+
+Op ssd_scan(std::string name, const SsdScanShape& s, std::uint32_t repeat) {
+  const double T = s.length, H = s.heads, D = s.heads * s.head_dim, G = s.groups, N = s.state;
+  const double Q = std::min(s.chunk, T);
+  const double chunks = std::ceil(T / Q);
+  const double intra = 2 * chunks * Q * Q * (G * N + D);
+  const double inter = 4 * T * D * N + 2 * chunks * D * N;
+  const double in = T * D + T * H + 2 * T * G * N + 2 * chunks * G * Q * Q + 4 * chunks * D * N;
+  Op op = make_op(std::move(name), OpKind::ssd_scan, intra + inter + 2 * T * D, in, T * D, 3 * H, repeat);
+  op.kernels = 5;
+  op.state_elements = D * N;
+  return op;
 }
 
 Op embedding_bag(std::string name, double tables, double lookups_per_table, double dim, std::uint32_t repeat) {

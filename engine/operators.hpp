@@ -22,7 +22,32 @@
 //    github.com/state-spaces/mamba issue #110) + 2 L D for the skip y += D x. The fused kernel reads
 //    x and Delta (2 L D) and B and C (2 L N) from HBM and writes y (L D); the (L, D, N) state
 //    never leaves SRAM (section 3.3.2: "reduce IOs by a factor of O(N)"). Weights: A (D N) and
-//    the skip D (D). Gating by SiLU(z) is a separate element-wise op.
+//    the skip D (D). Gating by SiLU(z) is a separate element-wise op. Its FLOPs run on the vector
+//    units (engine/graph.hpp, runs_on_vector_units: the kernel's arithmetic is scalar fp32); at 16
+//    bits and N = 16 its intensity is about 24 FLOP/byte, above an A100's vector ridge (19.5 TFLOP/s /
+//    2.039 TB/s = 9.6) and below its tensor-core ridge (153): priced at the tensor-core peak it was
+//    memory-bound and 2.5 x cheaper (tests/engine/scan_pricing_test.cpp). The state one sequence
+//    carries: D N.
+//  - ssd_scan (Mamba-2's state space dual layer; Dao & Gu 2024, "Transformers are SSMs",
+//    arXiv:2405.21060, section 6: the sequence cut into chunks of Q, each diagonal block in the
+//    quadratic, attention-like form, the off-diagonal blocks through the states at chunk ends),
+//    H heads of P channels (D = H P), G groups of B and C of state N, T tokens, c = ceil(T / Q) chunks
+//    of Q (Q = T when T < Q), counted per matrix product of the reference kernels
+//    (state-spaces/mamba mamba_ssm/ops/triton/ssd_combined.py, _mamba_chunk_scan_combined_fwd):
+//      C B^T per chunk and group (_bmm_chunk_fwd)                2 c Q^2 G N
+//      the masked Q x Q blocks times x per head (_chunk_scan_fwd) 2 c Q^2 D
+//      each chunk's final state B^T x (_chunk_state_fwd)          2 T D N
+//      the states passed from chunk to chunk (_state_passing_fwd) 2 c D N
+//      C times the incoming state (_chunk_scan_fwd)               2 T D N
+//      the skip y += D x                                          2 T D
+//    the intra-chunk part 2 T Q (G N + D) and the inter-chunk part 4 T D N + 2 c D N: linear in T for
+//    a fixed Q, the paper's O(T N^2) training cost at Q = N = P. The dense Q x Q blocks are counted
+//    (the kernel skips those above the diagonal block by block: an upper bound within about 2 x on
+//    that term). Five kernels (_chunk_cumsum_fwd first); reads x (T D), dt (T H), B and C (2 T G N),
+//    the C B^T blocks once written and once read (2 c G Q^2) and the chunk states written, passed
+//    and read (4 c D N); writes y (T D). Weights: A_log, D and dt_bias, H each. The state one sequence
+//    carries: H P N = D N (Mamba2.allocate_inference_cache's ssm_state). Its products run on the
+//    tensor cores (engine/graph.hpp, op_roof gemm).
 //  - embedding_bag (DLRM, Naumov et al. 2019, arXiv:1906.00091 section 2.1.1): per sample, each of
 //    T tables gathers `lookups` rows of dimension d and sums them: FLOPs T (lookups - 1) d adds,
 //    input T lookups d elements (the rows gathered), output T d. The tables themselves are not
@@ -82,6 +107,15 @@ Op patch_embedding(std::string name, std::uint64_t image_size, std::uint64_t cha
                    std::uint64_t d_model, std::uint32_t repeat);
 Op causal_conv1d(std::string name, double length, double channels, double kernel, std::uint32_t repeat);
 Op selective_scan(std::string name, double length, double channels, double state, std::uint32_t repeat);
+struct SsdScanShape {
+  double length = 0;     // T tokens
+  double heads = 0;      // H
+  double head_dim = 0;   // P
+  double groups = 1;     // G (ngroups of B and C)
+  double state = 0;      // N
+  double chunk = 256;    // Q
+};
+Op ssd_scan(std::string name, const SsdScanShape& s, std::uint32_t repeat);
 Op embedding_bag(std::string name, double tables, double lookups_per_table, double dim, std::uint32_t repeat);
 Op attention_scores(std::string name, double q_tokens, double kv_tokens, double heads, double head_dim,
                     std::uint32_t repeat);

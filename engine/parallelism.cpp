@@ -71,7 +71,13 @@ StepResult training_step(const StepInput& in) {
                        in.memory_bytes_per_s;
     r.optimizer_s = in.optimizer_step_bytes / in.memory_bytes_per_s;
   }
-  r.compute_s = (gemm_s_per_token + attention_s_per_token) * shard_tokens + r.memory_bound_s;
+  double scan_s_per_token = 0;
+  if (in.scan_flops_per_token > 0 && in.scan_peak_flops_per_s > 0) {
+    const double memory_s = in.memory_bytes_per_s > 0 ? in.scan_memory_bytes_per_token / in.memory_bytes_per_s : 0.0;
+    scan_s_per_token =
+        std::max(0.0, in.scan_flops_per_token / (in.scan_peak_flops_per_s * in.compute_efficiency) - memory_s);
+  }
+  r.compute_s = (gemm_s_per_token + attention_s_per_token + scan_s_per_token) * shard_tokens + r.memory_bound_s;
   if (in.offload_update_s > 0) {
     // Backward is 2 of the 3 parameter-FLOP passes of a micro-batch (PaLM appendix B, 6 N = 2 N + 4 N).
     const double last_backward_s = r.compute_s / in.microbatches * 2.0 / 3.0;

@@ -14,8 +14,8 @@
 //   mixer "compared to just 1 all-reduce per attention or MLP layer", "because some of the SSM
 //   parameters are functions of the inner activations" (T. Dao, "State Space Duality (Mamba-2) Part IV
 //   - The Systems", tridao.me/blog/2024/mamba2-part4-systems; Mamba-2's parallel projections, Dao and
-//   Gu 2024, arXiv:2405.21060, reduce it to 1 per layer, not modelled: dsx builds Mamba-1 layers only):
-//   with in_proj split by
+//   Gu 2024, arXiv:2405.21060 section 8.1, reduce it to 1 per layer: the `mamba2` builder's layers get
+//   out_proj's only, and tp must divide their ngroups as well as their channels): with in_proj split by
 //   columns and out_proj by rows, x_proj reads the split channels, so its output (dt_rank + 2 d_state
 //   per token, Delta's input, B and C) is all-reduced before the scan, and out_proj's d-wide output
 //   after it. Backward each has its conjugate of the same width (the gradients of x_proj's replicated
@@ -140,6 +140,14 @@ struct StepInput {
   double split_memory_bytes_per_token = 0;       // divided over the TP, PP and CP ranks
   double replicated_memory_bytes_per_token = 0;  // repeated on every TP rank (split over PP and CP)
   double memory_bytes_per_s = 0;
+  // State-space scans (engine/graph.hpp selective_scan, ssd_scan): their FLOPs per token of the replica
+  // for the whole step (forward, backward and any recomputation) at scan_peak_flops_per_s x
+  // compute_efficiency, and the bytes per token they move, already in split_memory_bytes_per_token.
+  // Each scan costs what the roofline gives, max(FLOPs / peak, bytes / bandwidth): the compute time
+  // beyond the bytes' is added to compute_s.
+  double scan_flops_per_token = 0;
+  double scan_memory_bytes_per_token = 0;
+  double scan_peak_flops_per_s = 0;
   double memory_bytes_per_microbatch = 0;        // one GPU, whatever the tokens (fp8 weight casts)
   double optimizer_step_bytes = 0;  // this GPU's optimizer update per step (reads and writes)
   // ZeRO-Offload's host side (Ren et al. 2021, arXiv:2101.06840, section 4.1, Figure 5): the

@@ -29,10 +29,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   const Op* first_expert_matmul = nullptr;
   double layers = 0;  // attention layers
   double recurrent_layers = 0;
-  double scan_weights = 0, scan_outputs = 0;  // selective_scan: D d_state + D weights, T D outputs
-  double conv_weights = 0, conv_outputs = 0;  // ssm_conv1d: D d_conv + D weights, T D outputs
+  double state_elements = 0;                  // Op::state_elements x repeat: the scans' and ssm_conv1d's
+  double scan_flops = 0, scan_elements = 0;   // the scans' FLOPs and input + output elements x repeat
   const Op* in_proj = nullptr;                // the first ssm_in_proj: T d in, 2 T D out, 2 d D weights
-  const Op* scan = nullptr;                   // the first selective_scan: T D out
+  const Op* scan = nullptr;                   // the first selective_scan or ssd_scan: T D out, D N state
   const Op* x_proj = nullptr;                 // the first ssm_x_proj: T (R + 2 N) out
   double feed_forward_layers = 0;
   double latent_elements = 0;  // MLA: sum over blocks of (r_kv + dr) T x repeat
@@ -72,16 +72,13 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
       norm = &op;
     }
     if (op.name == "attention_mask") causal = true;
-    if (op.kind == OpKind::selective_scan) {
+    if (op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) {
       if (scan == nullptr) scan = &op;
       recurrent_layers += r;
-      scan_weights += op.weight_elements * r;
-      scan_outputs += op.output_elements_per_sample * r;
+      scan_flops += op.flops_per_sample * r;
+      scan_elements += (op.input_elements_per_sample + op.output_elements_per_sample) * r;
     }
-    if (op.kind == OpKind::grouped_conv && op.name == "ssm_conv1d") {
-      conv_weights += op.weight_elements * r;
-      conv_outputs += op.output_elements_per_sample * r;
-    }
+    state_elements += op.state_elements * r;
     if (op.kind == OpKind::matmul) {
       if (op.name == "lm_head") {
         logits += op.output_elements_per_sample * r;
@@ -150,7 +147,8 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.attention_layers = layers;
   s.recurrent_layers = recurrent_layers;
   if (attention_free) {
-    // ssm_in_proj reads T x d, writes T x 2D and holds 2 d D weights: d^2 = weights x in / out.
+    // ssm_in_proj reads T x d, writes T x W and holds d W weights (W = 2 D for Mamba-1, 2 D + 2 G N + H
+    // for Mamba-2): d^2 = weights x in / out.
     if (in_proj == nullptr || scan == nullptr || in_proj->output_elements_per_sample <= 0) return false;
     s.d_model = std::sqrt(in_proj->weight_elements * in_proj->input_elements_per_sample /
                           in_proj->output_elements_per_sample);
@@ -207,10 +205,22 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   }
   const double T = s.built_seq_len;
   if (recurrent_layers > 0) {
-    s.recurrent_state_elements = (scan_weights - scan_outputs / T) + (conv_weights - conv_outputs / T);
+    s.recurrent_state_elements = state_elements;
     s.recurrent_channels = scan->output_elements_per_sample / T;
-    s.recurrent_state_size = scan->weight_elements / s.recurrent_channels - 1;
+    s.recurrent_state_size = scan->state_elements / s.recurrent_channels;
     s.recurrent_x_proj_width = x_proj != nullptr ? x_proj->output_elements_per_sample / T : 0;
+    s.scan_flops_per_token = scan_flops / T;
+    s.scan_elements_per_token = scan_elements / T;
+    s.scan_on_vector_units = runs_on_vector_units(scan->kind);
+    if (scan->kind == OpKind::ssd_scan) {
+      // ssd_scan reads x (T D), dt (T H), B and C (2 T G N) and more; its weights are A_log, D and dt_bias.
+      s.recurrent_heads = scan->weight_elements / 3;
+      s.ssd_layers = recurrent_layers;
+      if (in_proj != nullptr && s.recurrent_state_size > 0) {
+        const double width = in_proj->output_elements_per_sample / T;
+        s.recurrent_groups = (width - 2 * s.recurrent_channels - s.recurrent_heads) / (2 * s.recurrent_state_size);
+      }
+    }
   }
   if (attention_free) {
     s.attention_width = 0;
@@ -276,6 +286,16 @@ double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_
          kv_bytes_per_element;
 }
 
+double tp_all_reduces_per_pass(const ServingShape& s) {
+  return 2 * s.layers - (s.feed_forward_layers == 0 ? s.ssd_layers : 0);
+}
+
+bool recurrent_tp_divides(const ServingShape& s, double tp) {
+  if (s.recurrent_layers <= 0) return true;
+  if (std::fmod(s.recurrent_channels, tp) != 0) return false;
+  return s.ssd_layers <= 0 || std::fmod(s.recurrent_groups, tp) == 0;
+}
+
 double recurrent_state_bytes(const ServingShape& s, double bytes_per_element) {
   return s.recurrent_state_elements * bytes_per_element;
 }
@@ -327,8 +347,9 @@ double expert_all_to_all_s(const ServingShape& s, const ServingDevice& d, double
 namespace {
 double tp_communication_s(const ServingShape& s, const ServingDevice& d, double tokens) {
   const double bytes = tokens * s.d_model * d.activation_bytes_per_element;
-  if (d.tp_torus.count > 0) return 2 * s.layers * torus_all_reduce_s(bytes, d.tp_torus, d.link_latency_s);
-  return 2 * s.layers * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
+  const double calls = tp_all_reduces_per_pass(s);
+  if (d.tp_torus.count > 0) return calls * torus_all_reduce_s(bytes, d.tp_torus, d.link_latency_s);
+  return calls * ring_allreduce_s(bytes, d.tp, d.link_bytes_per_s, d.link_latency_s);
 }
 
 // What one forward pass costs before the roofline: the busiest expert-parallel group runs attention

@@ -126,9 +126,25 @@ struct ServingShape {
   // Hybrid models (Jamba: graph ops selective_scan, ssm_conv1d): Mamba layers carry a constant state per
   // sequence instead of a KV cache; 0 for a transformer.
   double recurrent_layers = 0;
-  double recurrent_state_elements = 0;         // one sequence, all Mamba layers: D d_conv + D d_state each
+  // One sequence, all Mamba layers (the graph's Op::state_elements): D d_conv + D d_state each for
+  // Mamba-1, (D + 2 G N) d_conv + H P N for Mamba-2.
+  double recurrent_state_elements = 0;
   double recurrent_channels = 0;               // D = expand x d_model of the first Mamba layer: what TP splits
-  double recurrent_state_size = 0;             // N = d_state of the first Mamba layer (selective_scan: D N + D weights)
+  double recurrent_state_size = 0;             // N = d_state of the first Mamba layer
+  // Mamba-2 layers (graph op ssd_scan; Dao & Gu 2024, arXiv:2405.21060): their count, the first one's
+  // heads H (ssd_scan's weights are A_log, D and dt_bias, H each) and its groups G of B and C
+  // (ssm_in_proj writes 2 D + 2 G N + H per token). The reference splits heads and groups over TP
+  // (state-spaces/mamba mamba_ssm/modules/mamba2.py asserts ngroups % world_size == 0).
+  double ssd_layers = 0;
+  double recurrent_heads = 0;
+  double recurrent_groups = 0;
+  // The scans' forward FLOPs and activation elements (inputs + outputs) per token, all layers
+  // (selective_scan or ssd_scan ops), and whether they run on the vector units (Mamba-1's,
+  // engine/graph.hpp runs_on_vector_units) or the tensor cores (Mamba-2's): what the training
+  // solver prices through the roofline beside the GEMMs.
+  double scan_flops_per_token = 0;
+  double scan_elements_per_token = 0;
+  bool scan_on_vector_units = false;
   // R + 2 N of the first Mamba layer: ssm_x_proj's output per token (Delta's low-rank input, B and C), the
   // width of the all-reduce a Mamba-1 mixer needs after x_proj under tensor parallelism.
   double recurrent_x_proj_width = 0;
@@ -210,6 +226,18 @@ double grouped_weight_bytes(double weight_bytes, double group_weights, double ze
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 // One sequence's KV cache at `tokens` of context: sliding-window layers hold at most W tokens.
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
+// Tensor-parallel all-reduces of d_model-wide activations in one forward pass: 2 per layer (a
+// transformer's attention and MLP, Jamba's mixer and feed-forward, a Mamba-1 mixer's two), 1 per
+// layer of a Mamba-2 stack (Dao & Gu 2024, arXiv:2405.21060, section 8.1; T. Dao, "State Space
+// Duality (Mamba-2) Part IV - The Systems", tridao.me 2024: with the parallel projections every SSM
+// parameter is a function of the layer's input, and a grouped norm with groups divisible by the TP
+// degree keeps the norm local: "1 all-reduce per layer, instead of 2").
+double tp_all_reduces_per_pass(const ServingShape& s);
+
+// Whether tensor parallelism of degree tp splits the Mamba layers evenly: tp divides D (every Mamba
+// layer) and G (Mamba-2's groups, mamba2.py's assert ngroups % world_size == 0); true without them.
+bool recurrent_tp_divides(const ServingShape& s, double tp);
+
 // One sequence's recurrent state (hybrid models' Mamba layers), whatever its length; 0 for a transformer.
 double recurrent_state_bytes(const ServingShape& s, double bytes_per_element);
 // What one sequence holds and a step reads: its KV cache plus its recurrent state, both at the cache's

@@ -61,6 +61,20 @@ double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, doub
   return mixer + rest;
 }
 
+double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
+                                         double heads, double groups, double state_size, double tensor_parallel,
+                                         bool sequence_parallel, Recomputation recompute, bool with_feed_forward) {
+  const double tokens = seq_len * micro_batch;
+  const double t = tensor_parallel;
+  const double sbd = tokens * d_model;
+  if (recompute == Recomputation::full) return 2.0 * sbd;
+  const double d_wide = sequence_parallel ? 2.0 * sbd / t : 2.0 * sbd;
+  const double in_proj_width = 2.0 * channels + 2.0 * groups * state_size + heads;
+  const double split = tokens * (2.0 * in_proj_width + 2.0 * channels + 4.0 * groups) / t;
+  const double rest = with_feed_forward ? (sequence_parallel ? 23.0 * sbd / t : sbd * (7.0 + 16.0 / t)) : d_wide;
+  return d_wide + split + rest;
+}
+
 TrainingMemory training_memory(const TrainingMemoryInput& in) {
   TrainingMemory m;
   const double model_parallel = in.tensor_parallel * in.pipeline_parallel;
@@ -95,9 +109,16 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   if (in.recurrent_layers > 0 && in.layers > 0 && in.hidden > 0) {
     // The mean layer of the stage: attention and Mamba layers in the model's proportion.
     const double recurrent_share = std::min(1.0, in.recurrent_layers / in.layers);
-    const double mamba = mamba_activation_bytes_per_layer(
-        in.seq_len, in.micro_batch, in.hidden, in.recurrent_channels, in.recurrent_state_size,
-        in.recurrent_x_proj_width, in.tensor_parallel, in.sequence_parallel, in.recompute, in.recurrent_feed_forward);
+    const double mamba =
+        in.ssd_layers > 0
+            ? mamba2_activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.recurrent_channels,
+                                                in.recurrent_heads, in.recurrent_groups, in.recurrent_state_size,
+                                                in.tensor_parallel, in.sequence_parallel, in.recompute,
+                                                in.recurrent_feed_forward)
+            : mamba_activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.recurrent_channels,
+                                               in.recurrent_state_size, in.recurrent_x_proj_width,
+                                               in.tensor_parallel, in.sequence_parallel, in.recompute,
+                                               in.recurrent_feed_forward);
     layer_activation_elements = (1.0 - recurrent_share) * layer_activation_elements + recurrent_share * mamba;
   }
   m.activations_bytes = layers_per_stage * in.in_flight_microbatches * layer_activation_elements;

@@ -84,6 +84,20 @@
 // attention; a Mamba stack's layer (no feed-forward) its one norm's input and the mixer. A pipeline
 // stage holds the model's mix of attention and Mamba layers (the busiest stage's layer count times
 // each kind's share of the layers).
+// Mamba-2 layers (Dao and Gu 2024, arXiv:2405.21060; state-spaces/mamba mamba_ssm/modules/mamba2.py
+// with its default use_mem_eff_path, which calls mamba_ssm/ops/triton/ssd_combined.py
+// mamba_split_conv1d_scan_combined: its backward recomputes the conv, the scan's chunk states and
+// the gated norm's output from what the forward saved, ctx.save_for_backward(zxbcdt, ..., out_x, ...,
+// rstd, ...)). With W = 2 D + 2 G N + H (in_proj's [z, x, B, C, dt]), bytes of one mixer at 16 bits:
+//   in_proj's input (nn.Linear saves it for its weight gradient)             2 s b d
+//   zxbcdt (in_proj's output)                                                2 s b W
+//   out_x (the scan's output before the gated norm)                          2 s b D
+//   rstd (the gated norm's reciprocal RMS per group, fp32)                   4 s b G
+// whatever the recomputation setting (the fused function always recomputes the rest); full
+// recomputation keeps the layer input, 2 s b d. Under tensor parallelism W, D and G split over the
+// ranks (mamba2.py divides d_inner, the heads and ngroups by the world size); the input with sequence
+// parallelism. mamba2-2.7b (d 2560, D 5120, N 128, H 80, G 1) at s 2048, b 1: 74,784,768 B per
+// mixer, 85,270,528 B with its pre-norm's input (41,636 B per token, as Mamba-1's 41,728 above).
 // Expert parallelism (mixture of experts; Megatron-Core MoE, NVIDIA Megatron-LM
 // megatron/core/transformer/moe/README.md and parallel_state.py): the routed experts' weights are
 // split over `expert_parallel` ranks on top of TP x PP, and their ZeRO sharding runs over the expert
@@ -118,6 +132,12 @@ double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, doub
                                         double state_size, double x_proj_width, double tensor_parallel,
                                         bool sequence_parallel, Recomputation recompute, bool with_feed_forward);
 
+// A Mamba-2 layer's stored activations for one micro-batch (above): D = the mixer's channels, H its
+// heads, G its groups, N = d_state; with_feed_forward as for mamba_activation_bytes_per_layer.
+double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
+                                         double heads, double groups, double state_size, double tensor_parallel,
+                                         bool sequence_parallel, Recomputation recompute, bool with_feed_forward);
+
 struct TrainingMemoryInput {
   double parameters = 0;  // whole model
   double expert_parameters = 0;  // the routed experts' share of `parameters` (mixture of experts)
@@ -143,6 +163,10 @@ struct TrainingMemoryInput {
   double recurrent_state_size = 0;
   double recurrent_x_proj_width = 0;
   bool recurrent_feed_forward = false;
+  // Mamba-2 layers among recurrent_layers (mamba2_activation_bytes_per_layer), their heads and groups.
+  double ssd_layers = 0;
+  double recurrent_heads = 0;
+  double recurrent_groups = 0;
   // Low-rank adaptation: the base (`parameters`) is frozen, stored at base_weight_bytes_per_param.
   bool frozen_base = false;
   double base_weight_bytes_per_param = 2;

@@ -248,7 +248,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
 
 constexpr std::array<std::string_view, 26> kReasons = {
     kPrecisionUnsupported,
-    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
+    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tensor or expert parallelism needs an accelerator link",
     "tp must divide the attention heads",
     "weights + KV cache do not fit in device memory",
@@ -267,7 +267,7 @@ constexpr std::array<std::string_view, 26> kReasons = {
     "tensor or expert parallelism on the prefill hardware needs its accelerator link",
     "weights + the prompts' KV cache do not fit in the prefill hardware's memory",
     "prefill_tp needs disaggregated: on (a colocated replica prefills at tp)",
-    "tp must divide the Mamba channels (expand x d_model)",
+    "tp must divide the Mamba channels (expand x d_model) and a Mamba-2 model's ngroups",
     "preemption needs a paged KV cache (kv_block_tokens > 0) and continuous batching",
     "preemption by swap needs swap_bandwidth or a host link (the hardware's host_link)",
     "gpu_hour_price is catalog, but {hardware} has no rental price in the catalog",
@@ -306,7 +306,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double output = v[Param::output_tokens];
   const double n_tp = v[Param::tp];
   if (std::fmod(shape.heads, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
-  if (std::fmod(shape.recurrent_channels, n_tp) != 0) return {PointStatus::infeasible, tp_must_divide_channels};
+  if (!recurrent_tp_divides(shape, n_tp)) return {PointStatus::infeasible, tp_must_divide_channels};
   const double n_ep = v[Param::ep];
   if (n_ep > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
   if (n_ep > 1 && std::fmod(shape.experts, n_ep) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
@@ -349,7 +349,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   ServingDevice prefill_dev = dev;
   if (p_tp != n_tp) {
     if (std::fmod(shape.heads, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
-    if (std::fmod(shape.recurrent_channels, p_tp) != 0) return {PointStatus::infeasible, tp_must_divide_channels};
+    if (!recurrent_tp_divides(shape, p_tp)) return {PointStatus::infeasible, tp_must_divide_channels};
     if (p_tp * n_ep > v[Param::gpus_per_node]) return {PointStatus::infeasible, replica_exceeds_node};
     if (phw == nullptr && p_tp * n_ep > 1 && hw.accelerator_link_bandwidth_bytes_per_s <= 0) {
       return {PointStatus::infeasible, tp_needs_link};
@@ -421,7 +421,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const ServingShape* draft =
       in.second_model != nullptr && v[Param::draft_tokens] > 0 ? &in.second_model->serving_shape : nullptr;
   if (draft != nullptr && (!in.second_model->servable || std::fmod(draft->heads, n_tp) != 0 ||
-                           std::fmod(draft->recurrent_channels, n_tp) != 0)) {
+                           !recurrent_tp_divides(*draft, n_tp))) {
     return {PointStatus::infeasible, draft_not_servable};
   }
   const double draft_weights_gpu =

@@ -8,10 +8,12 @@
 
 #include "engine/carbon.hpp"
 #include "engine/collectives.hpp"
+#include "engine/dispatch.hpp"
 #include "engine/economics.hpp"
 #include "engine/laws.hpp"
 #include "engine/offload.hpp"
 #include "engine/parallelism.hpp"
+#include "engine/pipeline.hpp"
 #include "engine/reliability.hpp"
 #include "engine/serving.hpp"
 #include "engine/solvers/torus_params.hpp"
@@ -341,7 +343,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
 }};
 
 constexpr std::array<std::string_view, 26> kReasons = {
-    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores or selective_scan op)",
+    "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
     "tp must divide the attention heads",
@@ -369,7 +371,7 @@ constexpr std::array<std::string_view, 26> kReasons = {
     "gpus_per_pod must be a multiple of gpus_per_node, and every product of rank_order's innermost degrees (in "
     "both grids) must divide gpus_per_pod or be a multiple of it",
     "the job spans pods (gpus > gpus_per_pod): dcn_bandwidth and dcn_latency must be given",
-    "tp must divide the Mamba channels (expand x d_model)",
+    "tp must divide the Mamba channels (expand x d_model) and a Mamba-2 model's ngroups",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -418,7 +420,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   }
   if (std::fmod(shape.heads, t) != 0) return {PointStatus::infeasible, tp_must_divide_heads};
   if (cp > 1 && shape.recurrent_layers > 0) return {PointStatus::infeasible, cp_needs_attention_only};
-  if (shape.recurrent_layers > 0 && std::fmod(shape.recurrent_channels, t) != 0) {
+  if (!recurrent_tp_divides(shape, t)) {
     return {PointStatus::infeasible, tp_must_divide_recurrent_channels};
   }
   if (cp > 1 && std::fmod(shape.built_seq_len, 2 * cp) != 0) return {PointStatus::infeasible, cp_must_divide_sequence};
@@ -525,6 +527,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.recurrent_channels = shape.recurrent_channels;
   mem.recurrent_state_size = shape.recurrent_state_size;
   mem.recurrent_x_proj_width = shape.recurrent_x_proj_width;
+  mem.ssd_layers = shape.ssd_layers;
+  mem.recurrent_heads = shape.recurrent_heads;
+  mem.recurrent_groups = shape.recurrent_groups;
   // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts), a Mamba stack's none.
   mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.layers;
   mem.frozen_base = lora;
@@ -678,6 +683,12 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     const bool cached = static_cast<int>(v[Param::fp8_weight_cast]) == kFp8WeightCastCached;
     step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (cached ? 1.0 / m : (recompute >= 2 ? 2.0 : 1.0));
   }
+  // The scans (Mamba layers): forward, backward at twice the forward (kTrainingPassMultiplier,
+  // engine/pipeline.hpp) and the forward again under full recomputation; Mamba-1's on the vector units
+  // (engine/dispatch.hpp vector_peak_flops_per_s), Mamba-2's on the tensor cores.
+  step.scan_flops_per_token = shape.scan_flops_per_token * (kTrainingPassMultiplier + (recompute >= 2 ? 1.0 : 0.0));
+  step.scan_memory_bytes_per_token = shape.scan_elements_per_token * element_bytes * elementwise_passes;
+  step.scan_peak_flops_per_s = shape.scan_on_vector_units ? vector_peak_flops_per_s(hw, precision) : step.peak_flops_per_s;
   step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;
   step.memory_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency] /
@@ -790,9 +801,10 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   }
   if (shape.recurrent_layers > 0 && t > 1) {
     // Every layer's mixer (attention or Mamba) ends in one d-wide all-reduce and each feed-forward in
-    // another; a Mamba-1 mixer adds one of x_proj's dt_rank + 2 d_state outputs (engine/parallelism.hpp).
+    // another; a Mamba-1 mixer adds one of x_proj's dt_rank + 2 d_state outputs, a Mamba-2 mixer none
+    // (engine/parallelism.hpp).
     step.tp_forward_calls_per_layer = (shape.layers + std::min(shape.feed_forward_layers, shape.layers)) / shape.layers;
-    step.tp_narrow_forward_calls_per_layer = shape.recurrent_layers / shape.layers;
+    step.tp_narrow_forward_calls_per_layer = (shape.recurrent_layers - shape.ssd_layers) / shape.layers;
     const double narrow_message = activation_message * shape.recurrent_x_proj_width / h;
     step.tp_narrow_all_reduce_s =
         multi_pod && tp_stride * t > pod ? ring_all_reduce_s(narrow_message, t, dcn, dcn_alpha)

@@ -61,6 +61,8 @@ constexpr Published kTotals[] = {
      "41.8B)"},
     {"deepseek_v2", 236e9, "DeepSeek-V2 arXiv:2405.04434 section 3.1.2: 236B"},
     {"jamba_v01", 52e9, "Jamba arXiv:2403.19887, Introduction: 52B total available parameters"},
+    {"mamba2_2_7b", 2.7e9, "state-spaces/mamba2-2.7b (Hugging Face; arXiv:2405.21060 section 9: Mamba-2 2.7B)"},
+    {"mamba2_130m", 130e6, "state-spaces/mamba2-130m (Hugging Face): 130M"},
     {"bert_large", 335'141'888.0 - (1024.0 * 1024 + 1024) - 2 * 1024,
      "Hugging Face bert-large-uncased BertModel 335,141,888 less the pooler and token-type table (the paper's 340M "
      "is a rounded figure)"},
@@ -95,6 +97,9 @@ TEST(CatalogLlm, ExactCountsWhereTheLayoutIsModelledInFull) {
   // 12 Mamba layers with a dense MLP; top-2 of 16 experts active.
   EXPECT_EQ(graph("jamba_v01").parameter_count, 51'570'323'328.0);
   EXPECT_EQ(graph("jamba_v01").active_parameters(), 12'110'311'296.0);
+  // Mamba-2, counted tensor by tensor from mamba2.py with the checkpoints' configs (tests/engine/mamba2_test.cpp).
+  EXPECT_EQ(graph("mamba2_2_7b").parameter_count, 2'702'599'680.0);
+  EXPECT_EQ(graph("mamba2_130m").parameter_count, 128'989'632.0);
 }
 
 TEST(CatalogLlm, MixturesOfExpertsCountActiveParametersApart) {

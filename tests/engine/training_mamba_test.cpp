@@ -97,7 +97,8 @@ TEST(MambaTraining, SolverTrainsAMambaStackWithItsOwnActivations) {
   EXPECT_DOUBLE_EQ(out[M::activations_bytes], 64 * 85458944.0);
   EXPECT_EQ(out[M::tp_comm_s], 0.0);
   // Model FLOPs per token are 6 N (PaLM appendix B, no attention): the scan's 9 D d_state FLOPs per
-  // token and layer are priced as memory traffic (Mamba section 3.3.2), in neither MFU nor compute.
+  // token and layer are not in MFU; compute_s prices them through the roofline at the vector rate
+  // (tests/engine/scan_pricing_test.cpp).
   EXPECT_NEAR(out[M::mfu] * 989e12 * 8 / out[M::tokens_per_s], 6 * 2'768'345'600.0, 1e3);
   EXPECT_GT(out[M::memory_bound_s], 0.0);
   // tp must divide the D = 5,120 channels; 5120 / 3 is not whole, and 3 does not nest with 8-GPU nodes either,
