@@ -114,9 +114,32 @@ std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis
   return axis.param + file + ": each value sets " + join(names, ", ") + " together";
 }
 
-// Every parameter of a row as the report prints it (readable_value: a chip by its catalog name), axis
-// labels from the row, the others from the study. The parameters a bundle sets are shown as the
-// bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
+const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
+  for (const HardwareSpec& h : c.hardware) {
+    if (h.id == id) return &h;
+  }
+  return nullptr;
+}
+
+const CatalogModel* find_model(const Catalog& c, std::string_view id) {
+  for (const CatalogModel& m : c.models) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+// A label of parameter `param` as a design point's list prints it: a model by its catalog name
+// ("Llama 3 70B (sequence 2048)"), anything else through readable_value (a chip by its name).
+std::string point_value(const ResolvedStudy& study, const ParamSpec& param, const std::string& label) {
+  if (param.kind == ParamKind::model) {
+    if (const CatalogModel* m = find_model(study.catalog, label); m != nullptr && !m->name.empty()) return m->name;
+  }
+  return readable_value(study, param.name, label);
+}
+
+// Every parameter of a row as the report prints it (point_value: a chip or a model by its catalog
+// name), axis labels from the row, the others from the study. The parameters a bundle sets are
+// shown as the bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
 std::string full_point(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
   std::vector<std::string> parts;
   if (study.solver == nullptr) return design_point_label(study, results, row);
@@ -131,27 +154,13 @@ std::string full_point(const ResolvedStudy& study, const ResultTable& results, s
     }
     const int col = results.axis_column(name);
     if (col >= 0) {
-      parts.push_back(name + " = " + readable_value(study, name, results.label(row, static_cast<std::size_t>(col))));
+      parts.push_back(name + " = " + point_value(study, params[i], results.label(row, static_cast<std::size_t>(col))));
     } else {
       const std::string& fixed = study.fixed_labels[i];
-      parts.push_back(name + " = " + (fixed.empty() ? fixed_label(study, i) : readable_value(study, name, fixed)));
+      parts.push_back(name + " = " + (fixed.empty() ? fixed_label(study, i) : point_value(study, params[i], fixed)));
     }
   }
   return join(parts, ", ");
-}
-
-const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
-  for (const HardwareSpec& h : c.hardware) {
-    if (h.id == id) return &h;
-  }
-  return nullptr;
-}
-
-const CatalogModel* find_model(const Catalog& c, std::string_view id) {
-  for (const CatalogModel& m : c.models) {
-    if (m.id == id) return &m;
-  }
-  return nullptr;
 }
 
 // Catalog ids a parameter of `kind` takes in the grid (axis values or the fixed value), in order.
@@ -206,7 +215,7 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
     if (params[i].kind == ParamKind::hardware ? find_hardware(study.catalog, id) != nullptr
                                               : find_model(study.catalog, id) != nullptr) {
       // The point names a chip by its catalog name; the appendix lists entries by id.
-      const std::string name = readable_value(study, params[i].name, id);
+      const std::string name = point_value(study, params[i], id);
       parts.push_back(std::string(params[i].name) + " " + (name == id ? id : name + " (" + id + ")"));
     }
   }
