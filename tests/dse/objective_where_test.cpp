@@ -256,6 +256,7 @@ fixed:
   tokens_per_s_per_gpu: 500 tokens/s
   load: 100000 M/day
   region: us_average
+  rack_power: 70 kW
 objectives:
   - {metric: own_cost_per_million_tokens_usd, direction: min}
   - {metric: rent_vs_buy_ratio, direction: max}
