@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,20 @@ double csv_value(const agreement::CsvFile& csv, const std::vector<Selector>& whe
   if (rows.size() != 1) return std::nan("");
   EXPECT_EQ(csv.at(rows.front(), "status"), "ok");
   return std::stod(csv.at(rows.front(), metric));
+}
+
+// The report and results.csv of a study written in a test, run against the shipped catalog; nothing
+// when dsx fails.
+struct WrittenRun {
+  std::string report;
+  agreement::CsvFile csv;
+};
+std::optional<WrittenRun> run_written(const TempDir& dir, const fs::path& study_file) {
+  const fs::path out = fs::path(dir.path()) / "run";
+  if (run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'") != 0) {
+    return std::nullopt;
+  }
+  return WrittenRun{read_text(out / "report.md"), agreement::read_csv(out / "results.csv")};
 }
 
 // The shipped studies whose file has a top-level values: block.
@@ -192,11 +207,10 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
              "sections:\n  - title: S\n    text: \"One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.\"\n"
              "figures:\n  - {name: per_gpu, kind: bars, title: Per GPU, x: tp, y: tokens_per_s_per_gpu,\n"
              "     caption: \"Four GPUs serve {{value.four_gpus}} each.\"}\n");
-  const fs::path out = fs::path(dir.path()) / "run";
-  ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'"),
-            0);
-  const std::string report = read_text(out / "report.md");
-  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const std::string& report = run->report;
+  const agreement::CsvFile& csv = run->csv;
   ASSERT_EQ(csv.rows.size(), 2u);
   ASSERT_TRUE(csv.has("status"));
   const std::size_t one = csv.at(0, "tp") == "1" ? 0 : 1;
@@ -224,11 +238,10 @@ TEST(CitedValues, ARatioIsTheCsvsRatio) {
                              "  - {name: gain, metric: tokens_per_s_per_gpu, where: {batch: 32, precision: fp8},\n"
                              "     over: {batch: 8, precision: fp8}}\n"
                              "sections:\n  - title: S\n    text: \"Batch 32 serves {{value.gain}} times batch 8's tokens.\"\n");
-  const fs::path out = fs::path(dir.path()) / "run";
-  ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'"),
-            0);
-  const std::string report = read_text(out / "report.md");
-  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const std::string& report = run->report;
+  const agreement::CsvFile& csv = run->csv;
   const std::string printed =
       printed_references("Batch 32 serves {{value.gain}} times batch 8's tokens.", report).at("value.gain");
   const double ratio = csv_value(csv, {{"batch", "32"}, {"precision", "fp8"}}, "tokens_per_s_per_gpu") /
