@@ -88,7 +88,10 @@ std::string result_identity(const ResolvedStudy& study) {
   c.end();
   c.text("top_k").count(a.top_k).end();
   for (const Comparison& x : study.comparisons) c.text("compare").selectors(x.where).end();
-  for (const CitedValue& v : study.values) c.text("value").selectors(v.where).end();
+  for (const CitedValue& v : study.values) {
+    c.text("value").selectors(v.where).end();
+    if (!v.over.empty()) c.text("value_over").selectors(v.over).end();
+  }
   return study_loading::hex64(study_loading::fnv1a(c.str()));
 }
 

@@ -492,7 +492,7 @@ bool StudyLoader::read_selector(const YamlNode& key, const YamlNode& value, cons
 }
 
 void StudyLoader::require_one_point(const YamlNode& node, const std::string& path, const std::vector<Selector>& where,
-                                    std::string_view what) {
+                                    std::string_view what, std::string_view key) {
   std::vector<std::string> missing;
   for (const Axis& a : s_.axes) {
     const bool selected =
@@ -500,7 +500,7 @@ void StudyLoader::require_one_point(const YamlNode& node, const std::string& pat
     if (!selected && a.values.size() > 1) missing.push_back(a.param);
   }
   if (!missing.empty()) {
-    r_.error(node, path + ".where: " + std::string(what) + " selects one design point; also give a value for: " +
+    r_.error(node, path + "." + std::string(key) + ": " + std::string(what) + " selects one design point; also give a value for: " +
                        join(missing));
   }
 }

@@ -82,11 +82,14 @@ struct Comparison {
 };
 
 // A number a study's prose cites as {{value.NAME}}: one design point's metric, printed as the report
-// prints that metric, so a sentence never types a number the results may move away from.
+// prints that metric, so a sentence never types a number the results may move away from. With
+// `over`, the ratio of the metric at `where` to the metric at a second point ("2.62 times the
+// tokens"), printed as a plain number to three significant figures.
 struct CitedValue {
   std::string name;             // lower-case letters, digits and '_', a letter first
   std::vector<Selector> where;  // must select exactly one design point
   std::string metric;           // a solver or derived metric
+  std::vector<Selector> over;   // empty, or the one design point of the ratio's denominator
 };
 
 enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };

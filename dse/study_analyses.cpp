@@ -853,7 +853,10 @@ bool check_study_analyses(const YamlReader& r, const YamlNode& root, const Resol
   }
   std::vector<std::pair<std::string, const std::vector<Selector>*>> compared, cited;
   for (const Comparison& c : study.comparisons) compared.emplace_back(c.name, &c.where);
-  for (const CitedValue& v : study.values) cited.emplace_back(v.name, &v.where);
+  for (const CitedValue& v : study.values) {
+    cited.emplace_back(v.name, &v.where);
+    if (!v.over.empty()) cited.emplace_back(v.name, &v.over);
+  }
   check_points_kept(r, root, study, "compare", compared);
   check_points_kept(r, root, study, "values", cited);
   return r.diags().error_count() == before;

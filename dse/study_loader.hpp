@@ -180,7 +180,7 @@ class StudyLoader {
   // An error at `node` unless `where` gives a value for every axis with more than one value, so
   // that it selects exactly one design point; `what` names the entry ("a comparison").
   void require_one_point(const YamlNode& node, const std::string& path, const std::vector<Selector>& where,
-                         std::string_view what);
+                         std::string_view what, std::string_view key = "where");
 
   // A study's own template folder: a relative path below the study file's folder, so a study can
   // never make dsx read templates from elsewhere.

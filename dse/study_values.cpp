@@ -1,5 +1,6 @@
 // values: numbers a study's prose cites as {{value.NAME}} (dse/study_references.hpp). Each entry
-// names one design point, with the selectors compare: entries use, and one of its metrics.
+// names one design point, with the selectors compare: entries use, and one of its metrics; with
+// `over:`, a second point, and the value is the ratio of the metric at the first to the second.
 #include <algorithm>
 #include <array>
 
@@ -9,7 +10,7 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kValueKeys = {"name", "metric", "where"};
+constexpr std::array<std::string_view, 4> kValueKeys = {"name", "metric", "where", "over"};
 
 // Cited as {{value.NAME}}: lower-case letters, digits and '_', a letter first.
 bool value_name(std::string_view s) {
@@ -51,6 +52,12 @@ void StudyLoader::read_values(const YamlNode& list) {
       if (auto where = read_selectors(*n, path + ".where")) {
         v.where = std::move(*where);
         require_one_point(*n, path, v.where, "a cited value");
+      }
+    }
+    if (const YamlNode* n = item.find("over")) {
+      if (auto over = read_selectors(*n, path + ".over")) {
+        v.over = std::move(*over);
+        require_one_point(*n, path, v.over, "a ratio's denominator", "over");
       }
     }
     std::size_t metric = 0;

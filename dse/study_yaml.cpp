@@ -199,7 +199,9 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
   if (!study.values.empty()) {
     out += "values:\n";
     for (const CitedValue& v : study.values) {
-      out += "  - {name: " + v.name + ", metric: " + v.metric + ", where: " + flow_selectors(v.where) + "}\n";
+      out += "  - {name: " + v.name + ", metric: " + v.metric + ", where: " + flow_selectors(v.where);
+      if (!v.over.empty()) out += ", over: " + flow_selectors(v.over);
+      out += "}\n";
     }
   }
   if (!study.comparisons.empty()) {

@@ -267,10 +267,13 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
 
 // ---- tornado ----
 
-// A tornado bar's label: the input as the report names it ("price of NVIDIA B200 180GB") and its
-// base value; the value goes on a second line when the whole would be longer than kMaxBarLabelCm.
+// A tornado bar's label: the input as the report names it ("price of NVIDIA B200 180GB"; a parameter
+// by its words alone, "launch overhead", since the value beside it carries the unit) and its base
+// value; the value goes on a second line when the whole would be longer than kMaxBarLabelCm.
 std::vector<std::string> input_label(const SensitivityAnalysis& s, const TornadoBar& bar, const ResolvedStudy& study) {
-  const std::string name = readable_input(study, s.inputs[bar.input].name);
+  const UncertainInput& in = s.inputs[bar.input];
+  const std::string name = in.target == InputTarget::parameter ? analysis_text::input_phrase(study, in)
+                                                               : readable_input(study, in.name);
   const std::string value = "(" + sensitivity_input_value(study, s, bar.input, bar.nominal) + ")";
   if (figure_parts::text_cm(name + " " + value) <= figure_parts::kMaxBarLabelCm) return {name + " " + value};
   return {name, value};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "dse/analysis/blocks.hpp"
@@ -590,31 +591,71 @@ json sensitivity_context(const ReportInputs& in, std::size_t first_figure) {
 
 }  // namespace
 
-// The rows that tie with the best one, each by the axis values it differs in, and what the tied
-// rows differ in: "tied with preemption = swap (equal within a relative 1e-09; the tied rows differ
-// only in preemption)". At most three are named.
-std::string tie_text(const ResolvedStudy& study, const ResultTable& t, std::size_t best, const std::vector<std::size_t>& tied) {
+namespace {
+
+// Whether axis `a` leaves metric column `col` where it is: every two feasible rows of `t` that differ
+// only in `a` hold the same value (same_objective_value). Owning cost does not depend on the price
+// of renting, so two rows that differ only in it are not a tie between choices.
+bool axis_moves_nothing(const ResultTable& t, std::size_t a, std::size_t col) {
+  std::map<std::string, double> seen;  // the other axes' labels -> the metric there
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.status[r] != PointStatus::ok) continue;
+    std::string key;
+    for (std::size_t b = 0; b < t.axis_names.size(); ++b) {
+      if (b != a) key += t.label(r, b) + '\x1f';
+    }
+    const auto [it, first] = seen.emplace(key, t.metric(r, col));
+    if (!first && !same_objective_value(it->second, t.metric(r, col))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The rows that tie with the best one on metric column `col`, each by the axis values it differs in,
+// and what the tied rows differ in: "tied with preemption = swap (equal within a relative 1e-09; the
+// tied rows differ only in preemption)". At most three are named. An axis the metric does not depend
+// on at all (axis_moves_nothing) is no tie: "cloud_gpu_hour_price does not move it".
+std::string tie_text(const ResolvedStudy& study, const ResultTable& t, std::size_t best, std::size_t col,
+                     const std::vector<std::size_t>& tied) {
   constexpr std::size_t kNamed = 3;
-  std::vector<std::string> named;
   std::vector<bool> differs(t.axis_names.size(), false);
-  for (std::size_t i = 0; i < tied.size(); ++i) {
+  for (std::size_t r : tied) {
+    for (std::size_t a = 0; a < t.axis_names.size(); ++a) differs[a] = differs[a] || t.label(r, a) != t.label(best, a);
+  }
+  std::vector<bool> inert(t.axis_names.size(), false);
+  std::vector<std::string> inert_axes;
+  for (std::size_t a = 0; a < differs.size(); ++a) {
+    if (differs[a] && axis_moves_nothing(t, a, col)) {
+      inert[a] = true;
+      inert_axes.push_back(t.axis_names[a]);
+    }
+  }
+  std::vector<std::string> named;
+  std::vector<std::string> axes;
+  std::vector<bool> counted(t.axis_names.size(), false);
+  std::size_t ties = 0;
+  for (std::size_t r : tied) {
     std::vector<std::string> parts;
     for (std::size_t a = 0; a < t.axis_names.size(); ++a) {
-      if (t.label(tied[i], a) == t.label(best, a)) continue;
-      differs[a] = true;
-      parts.push_back(t.axis_names[a] + " = " + readable_value(study, t.axis_names[a], t.label(tied[i], a)));
+      if (inert[a] || t.label(r, a) == t.label(best, a)) continue;
+      parts.push_back(t.axis_names[a] + " = " + readable_value(study, t.axis_names[a], t.label(r, a)));
+      if (!counted[a]) axes.push_back(t.axis_names[a]);
+      counted[a] = true;
     }
-    if (i < kNamed) named.push_back(join(parts, ", "));
+    if (parts.empty()) continue;  // differs from the best only in what the metric does not depend on
+    if (ties++ < kNamed) named.push_back(join(parts, ", "));
   }
-  std::vector<std::string> axes;
-  for (std::size_t a = 0; a < differs.size(); ++a) {
-    if (differs[a]) axes.push_back(t.axis_names[a]);
-  }
+  const std::string inert_text =
+      inert_axes.empty() ? ""
+                         : fmt::format("{} {} not move it: every value gives the same", join(inert_axes, ", "),
+                                       inert_axes.size() == 1 ? "does" : "do");
+  if (ties == 0) return inert_text;
   std::string text = "tied with " + join(named, "; ");
-  if (tied.size() > kNamed) text += fmt::format(" and {} more", tied.size() - kNamed);
-  return text + fmt::format(" (equal within a relative 1e{}: they differ {}in {}, and only the grid's order puts this one first)",
-                            std::lround(std::log10(kTieRelativeTolerance)), axes.size() == 1 ? "only " : "",
-                            join(axes, ", "));
+  if (ties > kNamed) text += fmt::format(" and {} more", ties - kNamed);
+  text += fmt::format(" (equal within a relative 1e{}: they differ {}in {}, and only the grid's order puts this one first)",
+                      std::lround(std::log10(kTieRelativeTolerance)), axes.size() == 1 ? "only " : "", join(axes, ", "));
+  return inert_text.empty() ? text : text + "; " + inert_text;
 }
 
 // The generated answer: per decision the choice, its margin over the next alternative and the
@@ -687,7 +728,7 @@ json answer_context(const ReportInputs& in) {
     std::string text = fmt::format("{} ({})", row_words(study, shown, r),
                                    format_quantity(shown.metric(r, static_cast<std::size_t>(col)),
                                                    metric_display(study, list.objective.metric)));
-    if (!list.tied.empty()) text += ", " + tie_text(study, shown, r, list.tied);
+    if (!list.tied.empty()) text += ", " + tie_text(study, shown, r, static_cast<std::size_t>(col), list.tied);
     lines.push_back({{"label", objective_words(study, list.objective)}, {"text", text}});
   }
   return json{{"has_answer", !lines.empty()}, {"lines", lines}};

@@ -159,7 +159,12 @@ std::string hardware_words(const ResolvedStudy& study, const std::string& id) {
 }  // namespace
 
 std::string input_phrase(const ResolvedStudy& study, const UncertainInput& in) {
-  if (in.target == InputTarget::parameter) return in.name;
+  if (in.target == InputTarget::parameter) {
+    for (const ParamSpec& p : study.solver->params()) {
+      if (p.name == in.name) return parameter_words(p, /*with_unit=*/false);
+    }
+    return in.name;
+  }
   const std::string words = hardware_field_words(hardware_field_name(in.field));
   return in.hardware_id.empty() ? "every accelerator's " + words : "the " + words + " of " + hardware_words(study, in.hardware_id);
 }

@@ -154,7 +154,9 @@ std::string pretty_words(const std::vector<std::string>& words) {
       out += upper;
     } else if (w == "flops" || w == "flop") {
       out += "FLOPs";
-
+    } else if (w == "eta") {
+      // The solvers' achieved fraction of peak FLOP/s, named by its symbol.
+      out += "efficiency \u03b7";
     } else {
       out += w;
     }
@@ -388,6 +390,17 @@ std::optional<double> printed_unit_factor(std::string_view printed_unit, const Q
     }
   }
   return std::nullopt;
+}
+
+double printed_unit_factor(std::string_view printed_unit) {
+  if (printed_unit == "%") return 0.01;
+  static constexpr std::array<Dimension, 8> kPrefixed = {Dimension::time,      Dimension::bytes, Dimension::bandwidth,
+                                                         Dimension::flops,     Dimension::flop_rate, Dimension::power,
+                                                         Dimension::energy,    Dimension::money};
+  for (Dimension d : kPrefixed) {
+    if (const std::optional<double> factor = printed_unit_factor(printed_unit, describe_quantity("", d))) return *factor;
+  }
+  return 1;
 }
 
 std::string format_quantity_like(double value, double reference, const QuantityDisplay& display, int digits) {

@@ -40,7 +40,8 @@ struct QuantityDisplay {
 // DESIGN.md section 2) and its dimension: latency_s -> {"latency", "s", si};
 // throughput_samples_per_s -> {"throughput", "samples/s", grouped}; a rate names what it counts
 // (tokens_per_s_per_gpu -> {"throughput per GPU", "tokens/s"}) or reads "/s" (arrival_rate);
-// gpu_utilization -> {"GPU utilization", "%", percent}; launch_overhead (time) -> {"launch overhead", "s"}.
+// gpu_utilization -> {"GPU utilization", "%", percent}; launch_overhead (time) -> {"launch overhead", "s"};
+// the solvers' eta (achieved fraction of peak FLOP/s) -> {"efficiency η", "%", percent}.
 // A plain number whose name holds a prefixed FLOP rate reads in that unit: tflops_per_gpu
 // (dimensionless, 295 meaning 295 TFLOP/s) -> {"FLOP rate per GPU", "TFLOP/s", grouped}.
 QuantityDisplay describe_quantity(std::string_view name, Dimension dimension);
@@ -69,6 +70,10 @@ std::string format_quantity_like(double value, double reference, const QuantityD
 // of `display` holds (1e-6, 2^30, 1e-3, 1e3, 86400, 0.01, 1); nullopt for a unit format_quantity never
 // prints for `display`. Read from the same prefix, binary and calendar tables the formatter prints with.
 std::optional<double> printed_unit_factor(std::string_view printed_unit, const QuantityDisplay& display);
+// The same for a printed number whose quantity is not known: the factor of the first quantity
+// format_quantity prints `printed_unit` for (a time's "days", a size's "GiB", money's "k USD", a
+// share's "%"); 1 for a unit it prints unprefixed or never ("USD", "tokens/s").
+double printed_unit_factor(std::string_view printed_unit);
 // A signed difference with one decimal: "+2.1 %", "-0.5 pp", "+0.0 %" (never "-0.0").
 std::string format_signed(double value, std::string_view unit);
 // Round-trip exact, C locale: the numbers written into figure data files.

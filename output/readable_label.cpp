@@ -118,9 +118,22 @@ std::string hardware_field_words(std::string_view field) {
   return words;
 }
 
+std::string parameter_words(const ParamSpec& p, bool with_unit) {
+  const QuantityDisplay d = describe_quantity(p.name, p.dimension);
+  const std::string words = d.label.empty() ? std::string(p.name) : d.label;
+  return d.unit.empty() || !with_unit ? words : words + " (" + d.unit + ")";
+}
+
 std::string readable_input(const ResolvedStudy& study, std::string_view input) {
   const std::size_t dot = input.find('.');
-  if (dot == std::string_view::npos) return std::string(input);
+  if (dot == std::string_view::npos) {
+    if (study.solver != nullptr) {
+      for (const ParamSpec& p : study.solver->params()) {
+        if (p.name == input) return parameter_words(p);
+      }
+    }
+    return hardware_field_words(input) + " of every accelerator";
+  }
   const HardwareSpec* h = study.catalog.find_hardware(input.substr(0, dot));
   if (h == nullptr || h->name.empty()) return std::string(input);
   return hardware_field_words(input.substr(dot + 1)) + " of " + h->name;

@@ -14,6 +14,7 @@
 namespace dsx {
 
 struct ResolvedStudy;
+struct ParamSpec;
 
 std::string readable_label(std::string_view label);
 
@@ -23,10 +24,15 @@ std::string readable_label(std::string_view label);
 // one function every reader-facing place uses, and the one the tests map the CSVs' ids through.
 std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
 
-// A sensitivity input as the report's tables and sentences name it: a field of one chip
-// ("b200.price") by the field's words and the chip's catalog name ("price of NVIDIA B200 180GB"),
-// any other input (a parameter, a field of every chip) as the study wrote it.
+// A sensitivity input as the report's tables, sentences and figures name it: a field of one chip
+// ("b200.price") by the field's words and the chip's catalog name ("price of NVIDIA B200 180GB"), a
+// parameter by parameter_words ("launch overhead (s)", "efficiency η (%)"), a field of every chip by its
+// words ("memory bandwidth of every accelerator").
 std::string readable_input(const ResolvedStudy& study, std::string_view input);
+// A parameter as a reader names it: the words and SI unit describe_quantity gives its name and
+// dimension (output/format.hpp), as a metric's: "launch overhead (s)", "efficiency η (%)", "batch";
+// in a sentence, where its values carry their units, the words alone ("launch overhead").
+std::string parameter_words(const ParamSpec& p, bool with_unit = true);
 // A hardware field's words: "peak FLOP/s", "TDP", "memory bandwidth".
 std::string hardware_field_words(std::string_view field);
 

@@ -114,8 +114,32 @@ std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis
   return axis.param + file + ": each value sets " + join(names, ", ") + " together";
 }
 
-// Every parameter of a row: axis labels from the row, the others from the study. The parameters
-// a bundle sets are shown as the bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
+const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
+  for (const HardwareSpec& h : c.hardware) {
+    if (h.id == id) return &h;
+  }
+  return nullptr;
+}
+
+const CatalogModel* find_model(const Catalog& c, std::string_view id) {
+  for (const CatalogModel& m : c.models) {
+    if (m.id == id) return &m;
+  }
+  return nullptr;
+}
+
+// A label of parameter `param` as a design point's list prints it: a model by its catalog name
+// ("Llama 3 70B (sequence 2048)"), anything else through readable_value (a chip by its name).
+std::string point_value(const ResolvedStudy& study, const ParamSpec& param, const std::string& label) {
+  if (param.kind == ParamKind::model) {
+    if (const CatalogModel* m = find_model(study.catalog, label); m != nullptr && !m->name.empty()) return m->name;
+  }
+  return readable_value(study, param.name, label);
+}
+
+// Every parameter of a row as the report prints it (point_value: a chip or a model by its catalog
+// name), axis labels from the row, the others from the study. The parameters a bundle sets are
+// shown as the bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
 std::string full_point(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
   std::vector<std::string> parts;
   if (study.solver == nullptr) return design_point_label(study, results, row);
@@ -129,24 +153,14 @@ std::string full_point(const ResolvedStudy& study, const ResultTable& results, s
       continue;
     }
     const int col = results.axis_column(name);
-    parts.push_back(name + " = " +
-                    (col >= 0 ? readable_label(results.label(row, static_cast<std::size_t>(col))) : fixed_label(study, i)));
+    if (col >= 0) {
+      parts.push_back(name + " = " + point_value(study, params[i], results.label(row, static_cast<std::size_t>(col))));
+    } else {
+      const std::string& fixed = study.fixed_labels[i];
+      parts.push_back(name + " = " + (fixed.empty() ? fixed_label(study, i) : point_value(study, params[i], fixed)));
+    }
   }
   return join(parts, ", ");
-}
-
-const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
-  for (const HardwareSpec& h : c.hardware) {
-    if (h.id == id) return &h;
-  }
-  return nullptr;
-}
-
-const CatalogModel* find_model(const Catalog& c, std::string_view id) {
-  for (const CatalogModel& m : c.models) {
-    if (m.id == id) return &m;
-  }
-  return nullptr;
 }
 
 // Catalog ids a parameter of `kind` takes in the grid (axis values or the fixed value), in order.
@@ -200,7 +214,9 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
     }
     if (params[i].kind == ParamKind::hardware ? find_hardware(study.catalog, id) != nullptr
                                               : find_model(study.catalog, id) != nullptr) {
-      parts.push_back(std::string(params[i].name) + " " + id);
+      // The point names a chip by its catalog name; the appendix lists entries by id.
+      const std::string name = point_value(study, params[i], id);
+      parts.push_back(std::string(params[i].name) + " " + (name == id ? id : name + " (" + id + ")"));
     }
   }
   for (const BundleUse& use : study.bundles) {
@@ -437,19 +453,29 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
 }
 
 // A values: entry's metric at the design point it selects, as the report's tables print that metric;
-// the point's status word where it is infeasible. "n/a" where the results hold no such row (a run
-// without it); the loader has already refused selectors that match none or several.
+// the point's status word where it is infeasible. With `over`, the ratio of the two points' values
+// to three significant figures ("2.62"). "n/a" where the results hold no such row (a run without it);
+// the loader has already refused selectors that match none or several.
 std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const CitedValue& v) {
   const int col = rows.metric_column(v.metric);
-  std::optional<std::size_t> match;
-  for (std::size_t r = 0; r < rows.rows(); ++r) {
-    if (!row_matches(v.where, study, rows, r)) continue;
-    if (match) return "n/a";
-    match = r;
-  }
+  const auto one_row = [&](const std::vector<Selector>& where) {
+    std::optional<std::size_t> match;
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      if (!row_matches(where, study, rows, r)) continue;
+      if (match) return std::optional<std::size_t>();
+      match = r;
+    }
+    return match;
+  };
+  const std::optional<std::size_t> match = one_row(v.where);
   if (!match || col < 0) return "n/a";
   if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
-  return format_quantity(rows.metric(*match, static_cast<std::size_t>(col)), metric_display(study, v.metric));
+  const double value = rows.metric(*match, static_cast<std::size_t>(col));
+  if (v.over.empty()) return format_quantity(value, metric_display(study, v.metric));
+  const std::optional<std::size_t> over = one_row(v.over);
+  if (!over) return "n/a";
+  if (rows.status[*over] != PointStatus::ok) return std::string(status_name(rows.status[*over]));
+  return format_grouped(value / rows.metric(*over, static_cast<std::size_t>(col)));
 }
 
 // The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).

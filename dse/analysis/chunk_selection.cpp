@@ -26,7 +26,10 @@ std::vector<std::uint64_t> compared_points(const ResolvedStudy& study) {
   std::vector<std::uint64_t> points;
   std::vector<const std::vector<Selector>*> selections;
   for (const Comparison& c : study.comparisons) selections.push_back(&c.where);
-  for (const CitedValue& v : study.values) selections.push_back(&v.where);
+  for (const CitedValue& v : study.values) {
+    selections.push_back(&v.where);
+    if (!v.over.empty()) selections.push_back(&v.over);
+  }
   for (const std::vector<Selector>* where : selections) {
     const std::vector<Selector>& selectors = *where;
     std::vector<std::vector<std::uint32_t>> allowed(study.axes.size());

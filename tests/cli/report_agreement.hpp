@@ -24,6 +24,7 @@
 #include "dse/analysis/blocks.hpp"
 #include "dse/diagnostics.hpp"
 #include "dse/study.hpp"
+#include "output/format.hpp"
 #include "output/readable_label.hpp"
 
 namespace agreement {
@@ -141,33 +142,6 @@ struct Printed {
   std::string unit;  // what follows the number: "ms", "k USD", "%", "" for none
 };
 
-// The multiplier from a printed unit to the CSV's SI value ("ms" 1e-3, "M USD" 1e6, "GB" 1e9,
-// "KiB" 1024, "%" 0.01, "days" 86400); 1 for a unit without a prefix ("USD", "tokens/s").
-inline double unit_scale(const std::string& unit) {
-  static const std::map<std::string, double> kTimes = {{"ps", 1e-12}, {"ns", 1e-9}, {"\u00b5s", 1e-6}, {"ms", 1e-3},
-                                                       {"s", 1},      {"min", 60},  {"h", 3600},       {"days", 86400},
-                                                       {"years", 365 * 86400.0}};
-  static const std::map<std::string, double> kPrefixes = {{"p", 1e-12}, {"n", 1e-9}, {"\u00b5", 1e-6}, {"m", 1e-3},
-                                                          {"k", 1e3},   {"M", 1e6},  {"G", 1e9},       {"T", 1e12},
-                                                          {"P", 1e15},  {"E", 1e18}};
-  static const std::set<std::string> kPrefixable = {"B", "B/s", "W", "J", "Wh", "FLOP", "FLOP/s", "Hz", "bit/s", "b/s"};
-  if (const auto t = kTimes.find(unit); t != kTimes.end()) return t->second;
-  if (unit == "%") return 0.01;
-  const std::size_t space = unit.find(' ');
-  const std::string first = unit.substr(0, space);
-  if (space != std::string::npos) {
-    const auto p = kPrefixes.find(first);
-    return p == kPrefixes.end() ? 1 : p->second;
-  }
-  for (const auto& [prefix, factor] : kPrefixes) {
-    if (unit.rfind(prefix, 0) == 0 && kPrefixable.count(unit.substr(prefix.size())) != 0) return factor;
-  }
-  for (const auto& [prefix, power] : std::map<std::string, int>{{"Ki", 1}, {"Mi", 2}, {"Gi", 3}, {"Ti", 4}}) {
-    if (unit.rfind(prefix, 0) == 0 && kPrefixable.count(unit.substr(prefix.size())) != 0) return std::pow(1024.0, power);
-  }
-  return 1;
-}
-
 // "0.0561 USD", "+5.83 %", "1,344 tokens/s", "11.4001": the value in SI units and its printed
 // step; nothing when the text does not start with a number. The report prints three significant
 // digits at least, so an integer's trailing zeros past the third digit ("79,400", "12,000") are not
@@ -202,7 +176,7 @@ inline std::optional<Printed> parse_printed(const std::string& cell, bool unscal
     i += 1 + used;
   }
   const std::string unit = trim(text.substr(i));
-  const double scale = unscaled ? 1.0 : unit_scale(unit);
+  const double scale = unscaled ? 1.0 : dsx::printed_unit_factor(unit);
   int insignificant = 0;
   if (decimals < 0) {
     const std::size_t last = digits.find_last_not_of('0');

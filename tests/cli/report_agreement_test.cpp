@@ -192,8 +192,8 @@ TEST_F(ReportAgreement, ADecisionsChoiceMarginOrFlipThatDiffersFromItsCsvIsFound
   const std::string h200 = agreement::Words(run_)("hardware", "h200");  // as the report names it
   {
     const fs::path copy = scratch();  // a flip sentence that misprints its change
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch_overhead rises 39.7 % (" + h200 + " takes over)",
-                                            "launch_overhead rises 40.7 % (" + h200 + " takes over)"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "launch overhead rises 39.7 % (" + h200 + " takes over)",
+                                            "launch overhead rises 40.7 % (" + h200 + " takes over)"));
     EXPECT_FALSE(agreement::decision_disagreements(copy).empty());
   }
   {

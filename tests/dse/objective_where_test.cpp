@@ -241,5 +241,44 @@ TEST(ObjectiveTies, WithoutTopKTheAnswerNamesTheSameBestRowsAndTies) {
   EXPECT_NE(lines[0]["text"].get<std::string>().find("tied with preemption = swap"), std::string::npos) << lines[0];
 }
 
+// Owning a fleet costs the same whatever renting would: rows that differ only in the rental price
+// are not a tie between choices, and the Answer says the price does not move the cost instead.
+TEST(ObjectiveTies, AnInputTheMetricDoesNotDependOnIsNoTie) {
+  const Loaded l = load(R"(study: inert
+title: t
+question: q
+solver: fleet
+calibration: none
+axes:
+  hardware: [h100_sxm, b200]
+  cloud_gpu_hour_price: [2.5 USD, 4 USD]
+fixed:
+  tokens_per_s_per_gpu: 500 tokens/s
+  load: 100000 M/day
+  region: us_average
+  rack_power: 70 kW
+objectives:
+  - {metric: own_cost_per_million_tokens_usd, direction: min}
+  - {metric: rent_vs_buy_ratio, direction: max}
+)");
+  ASSERT_TRUE(l.study) << l.diagnostics;
+  const ResultTable rows = sweep(*l.study);
+  const AnalysedRun run = analyse_run(*l.study, rows);
+  ASSERT_EQ(run.best.size(), 2u);
+  ASSERT_EQ(run.best[0].tied.size(), 1u) << "the same owning cost at both rental prices";
+  const std::vector<std::size_t> no_front;
+  ReportInputs in{*l.study, run.shown(), no_front, RunInfo{}, "", ""};
+  in.analysed = &run;
+  const auto lines = analysis_report_context(in)["answer"]["lines"];
+  ASSERT_EQ(lines.size(), 2u);
+  const std::string own = lines[0]["text"].get<std::string>();
+  EXPECT_EQ(own.find("tied"), std::string::npos) << own;
+  EXPECT_NE(own.find(", cloud_gpu_hour_price does not move it: every value gives the same"), std::string::npos) << own;
+  // Renting over owning depends on the rental price: one best row, nothing said of the price.
+  const std::string ratio = lines[1]["text"].get<std::string>();
+  EXPECT_EQ(ratio.find("tied"), std::string::npos) << ratio;
+  EXPECT_EQ(ratio.find("does not move"), std::string::npos) << ratio;
+}
+
 }  // namespace
 }  // namespace dsx

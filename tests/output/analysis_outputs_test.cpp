@@ -305,6 +305,33 @@ fixed:
   EXPECT_EQ(readable_value(*study, "precision", "bf16"), "bf16");
 }
 
+// A sensitivity input as the report's tables, sentences and figures name it: a parameter by the words
+// and SI unit a metric of its name and dimension would read in, a chip's field by the chip's name, a
+// field of every chip by its words.
+TEST(ReadableInput, ParametersReadByTheirWordsAndUnit) {
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", R"(study: inputs
+title: t
+question: q
+solver: inference
+axes:
+  hardware: [a100_80gb_sxm, h100_sxm]
+fixed:
+  model: resnet50
+  precision: fp16
+  batch: 16
+  execution: compiled
+  eta: 0.4
+  launch_overhead: 10 us
+)", DSX_SOURCE_DIR "/studies/catalog", d);
+  ASSERT_TRUE(study) << d.format();
+  EXPECT_EQ(readable_input(*study, "launch_overhead"), "launch overhead (s)");
+  EXPECT_EQ(readable_input(*study, "eta"), "efficiency \u03b7 (%)");
+  EXPECT_EQ(readable_input(*study, "batch"), "batch");
+  EXPECT_EQ(readable_input(*study, "memory_bandwidth"), "memory bandwidth of every accelerator");
+  EXPECT_EQ(readable_input(*study, "h100_sxm.price"), "price of " + study->catalog.find_hardware("h100_sxm")->name);
+}
+
 TEST_F(AnalysisOutputs, GroupedFrontsOfManyRowsAreThinnedToThePointCap) {
   const fs::path study = write_study("many", R"(study: many
 title: "Grouped fronts over many rows"

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,37 @@ std::string misprint(const std::string& printed, double expected, const Quantity
   return {};
 }
 
+// A ratio (a values: entry with over:) reads as a plain number.
+const QuantityDisplay kRatio = describe_quantity("ratio", Dimension::dimensionless);
+
+// The metric in results.csv at the one feasible row `where` selects (a failed check where not).
+double csv_value(const agreement::CsvFile& csv, const std::vector<Selector>& where, const std::string& metric) {
+  std::vector<std::size_t> rows;
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    bool all = true;
+    for (const Selector& sel : where) all = all && csv.at(r, sel.param) == sel.label;
+    if (all) rows.push_back(r);
+  }
+  EXPECT_EQ(rows.size(), 1u);
+  if (rows.size() != 1) return std::nan("");
+  EXPECT_EQ(csv.at(rows.front(), "status"), "ok");
+  return std::stod(csv.at(rows.front(), metric));
+}
+
+// The report and results.csv of a study written in a test, run against the shipped catalog; nothing
+// when dsx fails.
+struct WrittenRun {
+  std::string report;
+  agreement::CsvFile csv;
+};
+std::optional<WrittenRun> run_written(const TempDir& dir, const fs::path& study_file) {
+  const fs::path out = fs::path(dir.path()) / "run";
+  if (run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'") != 0) {
+    return std::nullopt;
+  }
+  return WrittenRun{read_text(out / "report.md"), agreement::read_csv(out / "results.csv")};
+}
+
 // The shipped studies whose file has a top-level values: block.
 std::vector<std::string> studies_citing_values() {
   std::vector<std::string> names;
@@ -116,16 +148,13 @@ TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
     ASSERT_EQ(printed.count("value." + v.name), 1u) << "every value is cited in the sections";
     ASSERT_TRUE(csv.has(v.metric)) << v.metric;
     for (const Selector& sel : v.where) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
-    std::vector<std::size_t> rows;
-    for (std::size_t r = 0; r < csv.rows.size(); ++r) {
-      bool all = true;
-      for (const Selector& sel : v.where) all = all && csv.at(r, sel.param) == sel.label;
-      if (all) rows.push_back(r);
+    for (const Selector& sel : v.over) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
+    const double expected = csv_value(csv, v.where, v.metric);
+    if (v.over.empty()) {
+      EXPECT_EQ(misprint(printed["value." + v.name], expected, analysis_text::metric_display(*study, v.metric)), "");
+    } else {
+      EXPECT_EQ(misprint(printed["value." + v.name], expected / csv_value(csv, v.over, v.metric), kRatio), "");
     }
-    ASSERT_EQ(rows.size(), 1u);
-    ASSERT_EQ(csv.at(rows.front(), "status"), "ok");
-    const double expected = std::stod(csv.at(rows.front(), v.metric));
-    EXPECT_EQ(misprint(printed["value." + v.name], expected, analysis_text::metric_display(*study, v.metric)), "");
   }
 }
 
@@ -178,11 +207,10 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
              "sections:\n  - title: S\n    text: \"One GPU: {{value.one_gpu}}; four: {{value.four_gpus}}.\"\n"
              "figures:\n  - {name: per_gpu, kind: bars, title: Per GPU, x: tp, y: tokens_per_s_per_gpu,\n"
              "     caption: \"Four GPUs serve {{value.four_gpus}} each.\"}\n");
-  const fs::path out = fs::path(dir.path()) / "run";
-  ASSERT_EQ(run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'"),
-            0);
-  const std::string report = read_text(out / "report.md");
-  const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const std::string& report = run->report;
+  const agreement::CsvFile& csv = run->csv;
   ASSERT_EQ(csv.rows.size(), 2u);
   ASSERT_TRUE(csv.has("status"));
   const std::size_t one = csv.at(0, "tp") == "1" ? 0 : 1;
@@ -193,6 +221,46 @@ TEST(CitedValues, AnInfeasiblePointCitesItsStatus) {
   // Captions cite as sections do.
   EXPECT_EQ(printed_references("Four GPUs serve {{value.four_gpus}} each.", report).at("value.four_gpus"),
             printed.at("value.four_gpus"));
+}
+
+// A values: entry with over: cites the ratio of its metric at two points, read from the CSV: a
+// batch of 32 against one of 8 on the same replica; a denominator that selects several points is an
+// error at over:.
+TEST(CitedValues, ARatioIsTheCsvsRatio) {
+  TempDir dir("cited_ratio");
+  const fs::path study_file = fs::path(dir.path()) / "s.yaml";
+  const std::string head =
+      "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
+      "axes:\n  batch: [8, 32]\n  precision: [fp8, fp16]\n"
+      "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4}\n";
+  write_text(study_file, head +
+                             "values:\n"
+                             "  - {name: gain, metric: tokens_per_s_per_gpu, where: {batch: 32, precision: fp8},\n"
+                             "     over: {batch: 8, precision: fp8}}\n"
+                             "sections:\n  - title: S\n    text: \"Batch 32 serves {{value.gain}} times batch 8's tokens.\"\n");
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const std::string& report = run->report;
+  const agreement::CsvFile& csv = run->csv;
+  const std::string printed =
+      printed_references("Batch 32 serves {{value.gain}} times batch 8's tokens.", report).at("value.gain");
+  const double ratio = csv_value(csv, {{"batch", "32"}, {"precision", "fp8"}}, "tokens_per_s_per_gpu") /
+                       csv_value(csv, {{"batch", "8"}, {"precision", "fp8"}}, "tokens_per_s_per_gpu");
+  EXPECT_GT(ratio, 1.5) << "a larger batch serves more tokens per GPU";
+  EXPECT_EQ(misprint(printed, ratio, kRatio), "") << printed;
+  EXPECT_EQ(printed, format_grouped(ratio));
+  EXPECT_NE(misprint(printed, ratio * 1.01, kRatio), "");
+
+  write_text(study_file, head +
+                             "values:\n"
+                             "  - {name: gain, metric: tokens_per_s_per_gpu, where: {batch: 32, precision: fp8},\n"
+                             "     over: {batch: 8}}\n"
+                             "sections:\n  - title: S\n    text: \"{{value.gain}}\"\n");
+  Diagnostics d;
+  EXPECT_FALSE(load_study(study_file.string(), kCatalog, d));
+  EXPECT_NE(d.format().find("values[0].over: a ratio's denominator selects one design point; also give a value for: precision"),
+            std::string::npos)
+      << d.format();
 }
 
 }  // namespace

@@ -125,7 +125,8 @@ std::string run_dsx(const std::string& args) {
 }
 
 // Tornado and Sobol figures name a chip's field as the report's tables do ("price of NVIDIA H100
-// SXM 80GB"), with their titles and labels on the canvas.
+// SXM 80GB") and a parameter by its words and unit ("launch overhead (s)"), with their titles and
+// labels on the canvas.
 TEST(FigureNames, SensitivityAxesNameTheInputsAsTheReportDoes) {
   TempDir dir("sensitivity_names");
   const std::string study = dir.path() + "/names.yaml";
@@ -161,6 +162,13 @@ sensitivity:
     const std::string svg = read_file(figures + fig + ".svg");
     EXPECT_NE(gp.find("price of NVIDIA"), std::string::npos) << fig << "\n" << gp;
     EXPECT_EQ(gp.find("\"h100_sxm.price"), std::string::npos) << fig;
+    // Parameters by their words (and unit, where no value beside them carries it), never as the
+    // study wrote them.
+    const std::string unit = std::string(fig) == "sobol_drivers" ? " (s)" : " (10.0 \u00b5s)";
+    EXPECT_NE(gp.find("launch overhead" + unit), std::string::npos) << fig << "\n" << gp;
+    EXPECT_NE(gp.find("efficiency \u03b7"), std::string::npos) << fig << "\n" << gp;
+    EXPECT_EQ(gp.find("launch_overhead"), std::string::npos) << fig;
+    EXPECT_EQ(gp.find("\"eta"), std::string::npos) << fig;
     EXPECT_EQ(svg.find("h100_sxm"), std::string::npos) << fig;
     EXPECT_TRUE(clipped_svg_texts(svg).empty()) << fig << ::testing::PrintToString(clipped_svg_texts(svg));
     EXPECT_TRUE(overlapping_svg_texts(svg).empty()) << fig << ::testing::PrintToString(overlapping_svg_texts(svg));

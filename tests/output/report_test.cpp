@@ -232,6 +232,12 @@ TEST(Report, SmallStudyMatchesTheGoldenMarkdown) {
   if (std::getenv("DSX_UPDATE_GOLDEN") != nullptr) write_file_atomic(kGolden, markdown);
   const std::string golden = read_file(kGolden);
   EXPECT_EQ(markdown, golden) << "set DSX_UPDATE_GOLDEN=1 to rewrite " << kGolden << " after reviewing the change";
+  // A comparison's design point names the chip and the model as the catalog does; its catalog
+  // entries add the ids the appendix lists them by.
+  EXPECT_NE(markdown.find("; at hardware = Accelerator A (A100-like), model = Tiny MLP"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("hardware = gpu_a"), std::string::npos);
+  EXPECT_NE(markdown.find("catalog entries hardware Accelerator A (A100-like) (gpu_a), model Tiny MLP"), std::string::npos);
+  EXPECT_NE(markdown.find(" (tiny_mlp) (sources in the appendix)"), std::string::npos);
 }
 
 // In print a wide table is not clipped at its screen scroll box, a long table breaks between rows
