@@ -404,10 +404,7 @@ ComparisonCells comparison_cells(const ResolvedStudy& study, const ResultTable& 
                                                  o.matches.size());
     return cells;
   }
-  if (results.metric_column(c.metric) < 0) {
-    cells.note = "the results have no metric " + c.metric;
-    return cells;
-  }
+  results.require_metric_column(c.metric);
   const std::size_t r = o.matches.front();
   cells.point = full_point(study, results, r);
   cells.sources = row_sources(study, results, r);
@@ -440,16 +437,16 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
 // the point's status word where it is infeasible. "n/a" where the results hold no such row (a run
 // without it); the loader has already refused selectors that match none or several.
 std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const CitedValue& v) {
-  const int col = rows.metric_column(v.metric);
+  const std::size_t col = rows.require_metric_column(v.metric);
   std::optional<std::size_t> match;
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     if (!row_matches(v.where, study, rows, r)) continue;
     if (match) return "n/a";
     match = r;
   }
-  if (!match || col < 0) return "n/a";
+  if (!match) return "n/a";
   if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
-  return format_quantity(rows.metric(*match, static_cast<std::size_t>(col)), metric_display(study, v.metric));
+  return format_quantity(rows.metric(*match, col), metric_display(study, v.metric));
 }
 
 // The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).
@@ -546,10 +543,9 @@ json pareto_context(const ReportInputs& in) {
   }
   out["objectives"] = join(objective_words, ", ");
   std::vector<std::size_t> front = in.pareto_rows;
-  std::vector<int> cols;
-  for (const Objective& o : study.objectives) cols.push_back(results.metric_column(o.metric));
-  const bool usable = study.objectives.size() >= 2 && !front.empty() &&
-                      std::all_of(cols.begin(), cols.end(), [](int c) { return c >= 0; });
+  std::vector<std::size_t> cols;
+  for (const Objective& o : study.objectives) cols.push_back(results.require_metric_column(o.metric));
+  const bool usable = study.objectives.size() >= 2 && !front.empty();
   out["has_front"] = usable;
   out["none_reason"] = study.objectives.size() < 2
                            ? "The study names fewer than two objectives, so there is no trade-off to show."
@@ -581,7 +577,7 @@ json pareto_context(const ReportInputs& in) {
         cells.push_back({{"value", readable_value(study, results.axis_names[a], results.label(r, a))}});
       }
       for (std::size_t k = 0; k < study.objectives.size(); ++k) {
-        cells.push_back({{"value", format_quantity(results.metric(r, static_cast<std::size_t>(cols[k])),
+        cells.push_back({{"value", format_quantity(results.metric(r, cols[k]),
                                                     metric_display(study, study.objectives[k].metric))}});
       }
       rows.push_back({{"cells", cells}});
@@ -599,7 +595,7 @@ json pareto_context(const ReportInputs& in) {
         std::vector<std::string> values;
         for (std::size_t k = 0; k < 2; ++k) {
           values.push_back(analysis_text::metric_words(study, study.objectives[k].metric) + " " +
-                           format_quantity(results.metric(knee->row, static_cast<std::size_t>(cols[k])),
+                           format_quantity(results.metric(knee->row, cols[k]),
                                            metric_display(study, study.objectives[k].metric)));
         }
         out["has_knee"] = true;
