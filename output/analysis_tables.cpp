@@ -182,7 +182,7 @@ void write_derived_table(ResultStore& store, const ResolvedStudy& study, const A
   std::vector<std::size_t> cols;
   for (const DerivedMetric& d : a.derived) {
     t.columns.push_back({d.name, Type::real});
-    cols.push_back(static_cast<std::size_t>(run.table.metric_column(d.name)));
+    cols.push_back(run.table.require_metric_column(d.name));
   }
   std::vector<std::uint8_t> kept(run.table.rows(), 0);
   for (std::size_t r : run.formulas.kept) kept[r] = 1;
@@ -202,7 +202,7 @@ void write_intervals_table(ResultStore& store, const AnalysedRun& run) {
   std::vector<std::size_t> cols;
   for (const std::string& name : run.interval_columns) {
     t.columns.push_back({name, Type::real});
-    cols.push_back(static_cast<std::size_t>(run.table.metric_column(name)));
+    cols.push_back(run.table.require_metric_column(name));
   }
   store.write_table(t, run.table.rows(), [&](std::size_t r, std::vector<std::string>&, std::vector<double>& numbers) {
     numbers.push_back(static_cast<double>(run.table.point_index[r]));
