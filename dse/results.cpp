@@ -138,6 +138,15 @@ int ResultTable::axis_column(std::string_view name) const { return find_column(a
 
 int ResultTable::metric_column(std::string_view name) const { return find_column(metric_names, name); }
 
+std::size_t ResultTable::require_metric_column(std::string_view name) const {
+  const int c = metric_column(name);
+  if (c >= 0) return static_cast<std::size_t>(c);
+  std::string held;
+  for (const std::string& n : metric_names) held += (held.empty() ? "" : ", ") + n;
+  throw std::logic_error("the results table was loaded without the metric '" + std::string(name) +
+                         "' (it holds " + (held.empty() ? std::string("none") : held) + ")");
+}
+
 std::string_view status_name(PointStatus s) {
   switch (s) {
     case PointStatus::ok: return "ok";

@@ -87,6 +87,9 @@ struct ResultTable {
   void keep_metric_columns(std::span<const std::size_t> keep);
   int axis_column(std::string_view name) const;    // -1 when absent
   int metric_column(std::string_view name) const;  // -1 when absent
+  // The column of a metric the caller must find: one the study reads, which the table was loaded with
+  // (dse/analysis/report_columns.hpp). Throws std::logic_error naming it and the columns held.
+  std::size_t require_metric_column(std::string_view name) const;
 };
 
 std::string_view status_name(PointStatus s);

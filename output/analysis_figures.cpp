@@ -543,8 +543,8 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   const ResultTable& t = run.shown();
   const Objective& ox = study.objectives[0];
   const Objective& oy = study.objectives[1];
-  const int cx = t.metric_column(ox.metric);
-  const int cy = t.metric_column(oy.metric);
+  const std::size_t cx = t.require_metric_column(ox.metric);
+  const std::size_t cy = t.require_metric_column(oy.metric);
   const QuantityDisplay dx = metric_display(study, ox.metric);
   const QuantityDisplay dy = metric_display(study, oy.metric);
   FigureSource src;
@@ -554,8 +554,8 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   std::vector<double> xs, ys;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (t.status[r] != PointStatus::ok) continue;
-    xs.push_back(t.metric(r, static_cast<std::size_t>(cx)));
-    ys.push_back(t.metric(r, static_cast<std::size_t>(cy)));
+    xs.push_back(t.metric(r, cx));
+    ys.push_back(t.metric(r, cy));
   }
   const Axis xa = make_axis(dx, xs);
   const Axis ya = make_axis(dy, ys);
@@ -588,7 +588,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   std::size_t feasible_after_spots = feasible;
   if (feasible > kMaxDrawnPoints) {
     const auto position = [&](std::size_t r) {
-      const double vx = t.metric(r, static_cast<std::size_t>(cx)), vy = t.metric(r, static_cast<std::size_t>(cy));
+      const double vx = t.metric(r, cx), vy = t.metric(r, cy);
       return std::pair<double, double>{xa.log ? std::log10(vx) : vx, ya.log ? std::log10(vy) : vy};
     };
     ScatterSpots spots;
@@ -628,7 +628,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
                            : "");
     for (std::size_t i = 0; i < rows_of_group[g].size(); i += stride) {
       const std::size_t r = rows_of_group[g][i];
-      dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
+      dat += fmt::format("{} {} {}\n", num(t.metric(r, cx)), num(t.metric(r, cy)),
                          t.point_index[r]);
       ++src.points;
     }
@@ -638,11 +638,11 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     ++block;
     std::vector<std::size_t> front = group.front;
     std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
-      return t.metric(a, static_cast<std::size_t>(cx)) < t.metric(b, static_cast<std::size_t>(cx));
+      return t.metric(a, cx) < t.metric(b, cx);
     });
     dat += fmt::format("\n\n# index {}: {}, front\n", block, label);
     for (std::size_t r : front) {
-      dat += fmt::format("{} {} {}\n", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy))),
+      dat += fmt::format("{} {} {}\n", num(t.metric(r, cx)), num(t.metric(r, cy)),
                          t.point_index[r]);
     }
     clauses.push_back(fmt::format("\"\" index {} using ({}):({}) with linespoints lt {} title {} noenhanced", block,
@@ -650,7 +650,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     ++block;
     if (group.knee && group.knee->distance > 0) {
       const std::size_t r = group.knee->row;
-      knees.push_back(fmt::format("{} {}", num(t.metric(r, static_cast<std::size_t>(cx))), num(t.metric(r, static_cast<std::size_t>(cy)))));
+      knees.push_back(fmt::format("{} {}", num(t.metric(r, cx)), num(t.metric(r, cy))));
     }
   }
   if (!knees.empty()) {

@@ -285,13 +285,13 @@ json top_k_context(const ResolvedStudy& study, const AnalysedRun* run) {
   if (run != nullptr) {
     for (const TopKList& list : run->top_k) {
       const QuantityDisplay d = metric_display(study, list.objective.metric);
-      const int col = run->shown().metric_column(list.objective.metric);
+      const std::size_t col = run->shown().require_metric_column(list.objective.metric);
       json rows = json::array();
       for (std::size_t i = 0; i < list.rows.size(); ++i) {
         const std::size_t r = list.rows[i];
         rows.push_back({{"rank", std::to_string(i + 1)},
                         {"point", row_words(study, run->shown(), r)},
-                        {"value", format_quantity(run->shown().metric(r, static_cast<std::size_t>(col)), d)}});
+                        {"value", format_quantity(run->shown().metric(r, col), d)}});
       }
       lists.push_back({{"title", objective_words(study, list.objective)},
                        {"column", metric_words(study, list.objective.metric)},
@@ -317,8 +317,8 @@ json fronts_context(const ReportInputs& in, std::size_t first_figure) {
       if (g.knee && g.knee->distance > 0) {
         std::vector<std::string> values;
         for (const Objective& o : study.objectives) {
-          const int col = run->shown().metric_column(o.metric);
-          values.push_back(format_quantity(run->shown().metric(g.knee->row, static_cast<std::size_t>(col)),
+          const std::size_t col = run->shown().require_metric_column(o.metric);
+          values.push_back(format_quantity(run->shown().metric(g.knee->row, col),
                                            metric_display(study, o.metric)));
         }
         knee = row_words(study, run->shown(), g.knee->row) + " (" + join(values, ", ") + ")";
@@ -722,11 +722,10 @@ json answer_context(const ReportInputs& in) {
   for (const TopKList& list : in.analysed->best) {
     if (list.rows.empty()) continue;
     const ResultTable& shown = in.analysed->shown();
-    const int col = shown.metric_column(list.objective.metric);
-    if (col < 0) continue;
+    const std::size_t col = shown.require_metric_column(list.objective.metric);
     const std::size_t r = list.rows.front();
     std::string text = fmt::format("{} ({})", row_words(study, shown, r),
-                                   format_quantity(shown.metric(r, static_cast<std::size_t>(col)),
+                                   format_quantity(shown.metric(r, col),
                                                    metric_display(study, list.objective.metric)));
     if (!list.tied.empty()) text += ", " + tie_text(study, shown, r, static_cast<std::size_t>(col), list.tied);
     lines.push_back({{"label", objective_words(study, list.objective)}, {"text", text}});
@@ -763,12 +762,11 @@ std::map<std::string, std::string> cited_values(const ReportInputs& in) {
   }
   for (const TopKList& list : in.analysed->best) {
     if (list.rows.empty()) continue;
-    const int col = in.analysed->shown().metric_column(list.objective.metric);
-    if (col < 0) continue;
+    const std::size_t col = in.analysed->shown().require_metric_column(list.objective.metric);
     const std::size_t r = list.rows.front();
     values["best." + list.objective.key()] = row_words(study, in.analysed->shown(), r);
     values["best." + list.objective.key() + ".value"] = format_quantity(
-        in.analysed->shown().metric(r, static_cast<std::size_t>(col)), metric_display(study, list.objective.metric));
+        in.analysed->shown().metric(r, col), metric_display(study, list.objective.metric));
   }
   return values;
 }

@@ -46,7 +46,8 @@ std::string assertions_csv(const ResolvedStudy& study, const AnalysedRun& run);
 std::string top_k_csv(const ResolvedStudy& study, const AnalysedRun& run);
 
 // The CSV files above into run_dir and the tables into the store; tables of analyses the study
-// does not declare are dropped.
+// does not declare are dropped. The intervals table is left to the caller when the run's table holds
+// only the columns the study reads (AnalysedRun::columns_selected).
 void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store,
                             const std::string& run_dir);
 

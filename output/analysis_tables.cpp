@@ -153,13 +153,13 @@ std::string top_k_csv(const ResolvedStudy& study, const AnalysedRun& run) {
   header.emplace_back("value");
   Csv csv(header);
   for (const TopKList& list : run.top_k) {
-    const int col = run.shown().metric_column(list.objective.metric);
+    const std::size_t col = run.shown().require_metric_column(list.objective.metric);
     for (std::size_t i = 0; i < list.rows.size(); ++i) {
       const std::size_t r = list.rows[i];
       csv.text(list.objective.key()).text(list.objective.direction == Direction::minimize ? "min" : "max");
       csv.number(static_cast<double>(i + 1)).number(static_cast<double>(run.shown().point_index[r]));
       for (std::size_t a = 0; a < run.shown().axis_names.size(); ++a) csv.text(run.shown().label(r, a));
-      csv.number(run.shown().metric(r, static_cast<std::size_t>(col)));
+      csv.number(run.shown().metric(r, col));
       csv.end();
     }
   }
@@ -182,7 +182,7 @@ void write_derived_table(ResultStore& store, const ResolvedStudy& study, const A
   std::vector<std::size_t> cols;
   for (const DerivedMetric& d : a.derived) {
     t.columns.push_back({d.name, Type::real});
-    cols.push_back(static_cast<std::size_t>(run.table.metric_column(d.name)));
+    cols.push_back(run.table.require_metric_column(d.name));
   }
   std::vector<std::uint8_t> kept(run.table.rows(), 0);
   for (std::size_t r : run.formulas.kept) kept[r] = 1;
@@ -202,7 +202,7 @@ void write_intervals_table(ResultStore& store, const AnalysedRun& run) {
   std::vector<std::size_t> cols;
   for (const std::string& name : run.interval_columns) {
     t.columns.push_back({name, Type::real});
-    cols.push_back(static_cast<std::size_t>(run.table.metric_column(name)));
+    cols.push_back(run.table.require_metric_column(name));
   }
   store.write_table(t, run.table.rows(), [&](std::size_t r, std::vector<std::string>&, std::vector<double>& numbers) {
     numbers.push_back(static_cast<double>(run.table.point_index[r]));
@@ -329,12 +329,12 @@ StoreTable top_k_table(const AnalysedRun& run) {
   t.columns = {{"objective", Type::text}, {"direction", Type::text}, {"point", Type::text},
                {"rank", Type::integer},   {"point_index", Type::integer}, {"value", Type::real}};
   for (const TopKList& list : run.top_k) {
-    const int col = run.shown().metric_column(list.objective.metric);
+    const std::size_t col = run.shown().require_metric_column(list.objective.metric);
     for (std::size_t i = 0; i < list.rows.size(); ++i) {
       const std::size_t r = list.rows[i];
       t.add_row({list.objective.key(), list.objective.direction == Direction::minimize ? "min" : "max", row_text(run.shown(), r)},
                 {static_cast<double>(i + 1), static_cast<double>(run.shown().point_index[r]),
-                 run.shown().metric(r, static_cast<std::size_t>(col))});
+                 run.shown().metric(r, col)});
     }
   }
   return t;
@@ -381,10 +381,14 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
   } else {
     store.drop_table("derived");
   }
-  if (!run.interval_columns.empty()) {
-    write_intervals_table(store, run);
-  } else {
-    store.drop_table("intervals");
+  // A table loaded with only the columns the study reads has not every interval column: its caller
+  // writes the intervals table from the store's blocks (dse/cli/run.cpp).
+  if (!run.columns_selected) {
+    if (!run.interval_columns.empty()) {
+      write_intervals_table(store, run);
+    } else {
+      store.drop_table("intervals");
+    }
   }
   put(!a.breakevens.empty(), "breakeven", [&] { return breakeven_table(study, run); });
   put(!a.sensitivities.empty(), "sensitivity", [&] { return sensitivity_table(run); });

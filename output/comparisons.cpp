@@ -26,11 +26,11 @@ std::vector<ComparisonOutcome> evaluate_comparisons(const ResolvedStudy& study, 
     for (std::size_t r = 0; r < results.rows(); ++r) {
       if (row_matches(c.where, study, results, r)) o.matches.push_back(r);
     }
-    const int col = results.metric_column(c.metric);
-    if (o.matches.size() == 1 && col >= 0) {
+    const std::size_t col = results.require_metric_column(c.metric);
+    if (o.matches.size() == 1) {
       const std::size_t r = o.matches.front();
       if (results.status[r] == PointStatus::ok) {
-        o.value = results.metric(r, static_cast<std::size_t>(col));
+        o.value = results.metric(r, col);
         o.verdict = std::fabs(o.value - c.expected) <= c.tolerance * std::fabs(c.expected) ? Verdict::agrees
                                                                                               : Verdict::differs;
       } else {

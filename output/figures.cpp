@@ -19,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "dse/analysis/blocks.hpp"
 #include "dse/quantity.hpp"
 #include "output/figure_parts.hpp"
 #include "output/files.hpp"
@@ -81,6 +82,8 @@ Column resolve_column(std::string_view name, const ResolvedStudy& study, const R
     c.display = describe_quantity(name, dim);
     return c;
   }
+  // A metric of the study's that the table was loaded without (dse/analysis/report_columns.hpp).
+  if (study.solver != nullptr && find_study_metric(study, name)) results.require_metric_column(name);
   if (study.solver != nullptr) {
     const auto params = study.solver->params();
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -504,11 +507,10 @@ std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const Resu
   }
   // A log axis when the feasible values are positive and span more than three decades.
   auto wants_log = [&](const std::string& metric) {
-    const int col = results.metric_column(metric);
-    if (col < 0) return false;
+    const std::size_t col = results.require_metric_column(metric);
     double lo = 0, hi = 0;
     for (std::size_t r : feasible) {
-      const double v = results.metric(r, static_cast<std::size_t>(col));
+      const double v = results.metric(r, col);
       if (!std::isfinite(v)) continue;
       if (v <= 0) return false;
       lo = lo == 0 ? v : std::min(lo, v);
@@ -545,13 +547,12 @@ std::vector<FigureDecl> effective_figures(const ResolvedStudy& study, const Resu
   const bool maximize = !study.objectives.empty() && study.objectives.front().direction == Direction::maximize;
   d.y = {metric};
   // The other axes held at the best feasible design point.
-  const int col = results.metric_column(metric);
+  const std::size_t col = results.require_metric_column(metric);
   std::optional<std::size_t> best;
   for (std::size_t r : feasible) {
-    if (col < 0) break;
-    const double v = results.metric(r, static_cast<std::size_t>(col));
+    const double v = results.metric(r, col);
     if (!std::isfinite(v)) continue;
-    const double b = best ? results.metric(*best, static_cast<std::size_t>(col)) : 0;
+    const double b = best ? results.metric(*best, col) : 0;
     if (!best || (maximize ? v > b : v < b)) best = r;
   }
   std::vector<std::string> held;

@@ -420,10 +420,7 @@ ComparisonCells comparison_cells(const ResolvedStudy& study, const ResultTable& 
                                                  o.matches.size());
     return cells;
   }
-  if (results.metric_column(c.metric) < 0) {
-    cells.note = "the results have no metric " + c.metric;
-    return cells;
-  }
+  results.require_metric_column(c.metric);
   const std::size_t r = o.matches.front();
   cells.point = full_point(study, results, r);
   cells.sources = row_sources(study, results, r);
@@ -457,7 +454,7 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
 // to three significant figures ("2.62"). "n/a" where the results hold no such row (a run without it);
 // the loader has already refused selectors that match none or several.
 std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const CitedValue& v) {
-  const int col = rows.metric_column(v.metric);
+  const std::size_t col = rows.require_metric_column(v.metric);
   const auto one_row = [&](const std::vector<Selector>& where) {
     std::optional<std::size_t> match;
     for (std::size_t r = 0; r < rows.rows(); ++r) {
@@ -468,14 +465,14 @@ std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, con
     return match;
   };
   const std::optional<std::size_t> match = one_row(v.where);
-  if (!match || col < 0) return "n/a";
+  if (!match) return "n/a";
   if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
-  const double value = rows.metric(*match, static_cast<std::size_t>(col));
+  const double value = rows.metric(*match, col);
   if (v.over.empty()) return format_quantity(value, metric_display(study, v.metric));
   const std::optional<std::size_t> over = one_row(v.over);
   if (!over) return "n/a";
   if (rows.status[*over] != PointStatus::ok) return std::string(status_name(rows.status[*over]));
-  return format_grouped(value / rows.metric(*over, static_cast<std::size_t>(col)));
+  return format_grouped(value / rows.metric(*over, col));
 }
 
 // The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).
@@ -572,10 +569,9 @@ json pareto_context(const ReportInputs& in) {
   }
   out["objectives"] = join(objective_words, ", ");
   std::vector<std::size_t> front = in.pareto_rows;
-  std::vector<int> cols;
-  for (const Objective& o : study.objectives) cols.push_back(results.metric_column(o.metric));
-  const bool usable = study.objectives.size() >= 2 && !front.empty() &&
-                      std::all_of(cols.begin(), cols.end(), [](int c) { return c >= 0; });
+  std::vector<std::size_t> cols;
+  for (const Objective& o : study.objectives) cols.push_back(results.require_metric_column(o.metric));
+  const bool usable = study.objectives.size() >= 2 && !front.empty();
   out["has_front"] = usable;
   out["none_reason"] = study.objectives.size() < 2
                            ? "The study names fewer than two objectives, so there is no trade-off to show."
@@ -607,7 +603,7 @@ json pareto_context(const ReportInputs& in) {
         cells.push_back({{"value", readable_value(study, results.axis_names[a], results.label(r, a))}});
       }
       for (std::size_t k = 0; k < study.objectives.size(); ++k) {
-        cells.push_back({{"value", format_quantity(results.metric(r, static_cast<std::size_t>(cols[k])),
+        cells.push_back({{"value", format_quantity(results.metric(r, cols[k]),
                                                     metric_display(study, study.objectives[k].metric))}});
       }
       rows.push_back({{"cells", cells}});
@@ -625,7 +621,7 @@ json pareto_context(const ReportInputs& in) {
         std::vector<std::string> values;
         for (std::size_t k = 0; k < 2; ++k) {
           values.push_back(analysis_text::metric_words(study, study.objectives[k].metric) + " " +
-                           format_quantity(results.metric(knee->row, static_cast<std::size_t>(cols[k])),
+                           format_quantity(results.metric(knee->row, cols[k]),
                                            metric_display(study, study.objectives[k].metric)));
         }
         out["has_knee"] = true;

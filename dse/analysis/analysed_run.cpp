@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <stdexcept>
 
+#include "dse/analysis/report_columns.hpp"
 #include "dse/calibration/intervals.hpp"
 
 namespace dsx {
@@ -23,34 +25,61 @@ std::size_t added_metric_columns_bound(const ResolvedStudy& study) {
   return derived + (study.calibration ? 2 * (study.solver->metrics().size() + derived) : 0);
 }
 
+ResultTable read_report_rows(const ResolvedStudy& study, const ResultStore& store) {
+  const ReportColumns columns = report_columns(study);
+  if (columns.every) return store.read_results(added_metric_columns_bound(study));
+  ResultReadOptions options;
+  options.metrics = columns.metrics;
+  options.spare_metric_columns = 2 * columns.metrics.size();  // their intervals; no derived metric
+  ResultTable t = store.read_results(options);
+  if (store.has_results() && t.metric_names != columns.metrics) {
+    for (const std::string& name : columns.metrics) {
+      if (std::find(t.metric_names.begin(), t.metric_names.end(), name) == t.metric_names.end()) {
+        throw std::runtime_error(store.path() + ": the results have no column for metric '" + name + "'");
+      }
+    }
+  }
+  return t;
+}
+
+AnalysedBlockReader::AnalysedBlockReader(const ResolvedStudy& study, const ResultStore& store,
+                               std::span<const std::string> metric_names, std::size_t block_rows)
+    : study_(study), store_(store), metric_names_(metric_names.begin(), metric_names.end()) {
+  options_.max_rows = std::max<std::size_t>(block_rows, 1);
+  options_.spare_metric_columns = added_metric_columns_bound(study);
+}
+
+const ResultTable* AnalysedBlockReader::next() {
+  if (done_) return nullptr;
+  ResultTable block = store_.read_results(options_);
+  if (block.rows() == 0) {
+    done_ = true;
+    return nullptr;
+  }
+  options_.after_point = block.point_index.back();
+  apply_formulas(study_, block);
+  append_intervals(study_, block);
+  std::vector<int> source;
+  for (const std::string& name : metric_names_) source.push_back(block.metric_column(name));
+  const std::size_t width = block.metric_names.size();
+  std::vector<double> metrics(block.rows() * metric_names_.size());
+  for (std::size_t r = 0; r < block.rows(); ++r) {
+    for (std::size_t m = 0; m < source.size(); ++m) {
+      metrics[r * source.size() + m] = source[m] < 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                     : block.metrics[r * width + static_cast<std::size_t>(source[m])];
+    }
+  }
+  block.metrics = std::move(metrics);
+  block.metric_names = metric_names_;
+  block_ = std::move(block);
+  return &block_;
+}
+
 void for_each_analysed_block(const ResolvedStudy& study, const ResultStore& store,
                              std::span<const std::string> metric_names, std::size_t block_rows,
                              const std::function<void(const ResultTable&)>& f) {
-  ResultReadOptions options;
-  options.max_rows = std::max<std::size_t>(block_rows, 1);
-  options.spare_metric_columns = added_metric_columns_bound(study);
-  ResultTable out;
-  std::vector<int> source;
-  for (;;) {
-    ResultTable block = store.read_results(options);
-    if (block.rows() == 0) break;
-    options.after_point = block.point_index.back();
-    apply_formulas(study, block);
-    append_intervals(study, block);
-    source.clear();
-    for (const std::string& name : metric_names) source.push_back(block.metric_column(name));
-    const std::size_t width = block.metric_names.size();
-    std::vector<double> metrics(block.rows() * metric_names.size());
-    for (std::size_t r = 0; r < block.rows(); ++r) {
-      for (std::size_t m = 0; m < source.size(); ++m) {
-        metrics[r * source.size() + m] = source[m] < 0 ? std::numeric_limits<double>::quiet_NaN()
-                                                       : block.metrics[r * width + static_cast<std::size_t>(source[m])];
-      }
-    }
-    block.metrics = std::move(metrics);
-    block.metric_names.assign(metric_names.begin(), metric_names.end());
-    f(block);
-  }
+  AnalysedBlockReader blocks(study, store, metric_names, block_rows);
+  while (const ResultTable* block = blocks.next()) f(*block);
 }
 
 AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts) {
@@ -58,6 +87,9 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const Sw
   run.table = std::move(stored);
   run.formulas = apply_formulas(study, run.table);
   run.interval_columns = append_intervals(study, run.table);
+  for (const MetricSpec& m : study.solver->metrics()) {
+    if (run.table.metric_column(m.name) < 0) run.columns_selected = true;
+  }
   if (run.formulas.kept.size() != run.table.rows()) run.filtered = select_rows(run.table, run.formulas.kept);
   run.fronts = study_fronts(study, run.shown());
   const StudyAnalyses& a = analyses_of(study);

@@ -43,6 +43,10 @@ struct AnalysedRun {
   // The <metric>_p10 / <metric>_p90 columns of the table: 80 % intervals from the study's
   // calibration profile (dse/calibration/intervals.hpp); empty without one.
   std::vector<std::string> interval_columns;
+  // The table holds only the solver metrics the study reads (dse/analysis/report_columns.hpp) and
+  // their intervals: the outputs of every column (results.csv, pareto.csv, the store's intervals
+  // table) are written from the store's blocks (AnalysedBlockReader), not from it.
+  bool columns_selected = false;
   // The rows the filters keep: what the report, figures and fronts see (the table itself when
   // every row is kept, so a large run is not held twice).
   const ResultTable& shown() const { return filtered ? *filtered : table; }
@@ -63,7 +67,13 @@ struct AnalysedRun {
 // of every solver and derived metric): room to reserve when the rows are read.
 std::size_t added_metric_columns_bound(const ResolvedStudy& study);
 
-// `stored` holds the sweep's rows with the solver's metric columns (ResultStore::read_results).
+// The stored rows with the solver metric columns the study reads (report_columns(); every one
+// when it reads them all), with room for the columns analyse_run adds. Throws std::runtime_error
+// when the store lacks one of them.
+ResultTable read_report_rows(const ResolvedStudy& study, const ResultStore& store);
+
+// `stored` holds the sweep's rows with the solver's metric columns (ResultStore::read_results), or
+// those read_report_rows reads.
 // When the sweep kept only some rows (counts->formulas_applied), the constraint and filter counts
 // and the assertions come from `counts`, which saw every point; an assertion's example is then a
 // kept row. The study must outlive the result (it points at the study's requests).
@@ -81,5 +91,23 @@ inline constexpr std::size_t kAnalysedBlockRows = 1u << 17;
 void for_each_analysed_block(const ResolvedStudy& study, const ResultStore& store,
                              std::span<const std::string> metric_names, std::size_t block_rows,
                              const std::function<void(const ResultTable&)>& f);
+
+// The blocks of for_each_analysed_block one at a time, for a caller that pulls them (a store table
+// written row by row from them). The store and study must outlive it.
+class AnalysedBlockReader {
+ public:
+  AnalysedBlockReader(const ResolvedStudy& study, const ResultStore& store, std::span<const std::string> metric_names,
+                 std::size_t block_rows);
+  // The next block; nullptr after the last. The block lives until the next call.
+  const ResultTable* next();
+
+ private:
+  const ResolvedStudy& study_;
+  const ResultStore& store_;
+  std::vector<std::string> metric_names_;
+  ResultReadOptions options_;
+  ResultTable block_;
+  bool done_ = false;
+};
 
 }  // namespace dsx

@@ -72,14 +72,27 @@ class RuleSet {
       if (regime == nullptr) continue;
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         if (metrics[m].name != rule.metric) continue;
-        Compiled c{&rule, regime, static_cast<std::size_t>(regime - profile.regimes.data()), std::nullopt};
-        if (!rule.when.empty()) c.when.emplace(rule.when, variables);
+        Compiled c{&rule, regime, static_cast<std::size_t>(regime - profile.regimes.data()), std::nullopt, {}};
+        if (!rule.when.empty()) {
+          c.when.emplace(rule.when, variables);
+          for (const std::string& name : scan_expression(rule.when).names) {
+            for (std::size_t k = 0; k < metrics.size(); ++k) {
+              if (metrics[k].name == name) c.reads.push_back(k);
+            }
+          }
+        }
         per_metric_[m].push_back(std::move(c));
       }
     }
   }
 
   bool covers(std::size_t metric) const { return !per_metric_[metric].empty(); }
+  // The solver metrics the rules of `metric` read to choose among themselves.
+  std::vector<std::size_t> reads(std::size_t metric) const {
+    std::vector<std::size_t> out;
+    for (const Compiled& c : per_metric_[metric]) out.insert(out.end(), c.reads.begin(), c.reads.end());
+    return out;
+  }
   bool any() const {
     return std::any_of(per_metric_.begin(), per_metric_.end(), [](const auto& v) { return !v.empty(); });
   }
@@ -109,6 +122,7 @@ class RuleSet {
     const RegimeAccuracy* regime = nullptr;
     std::size_t regime_index = 0;
     std::optional<CompiledExpression> when;
+    std::vector<std::size_t> reads;  // solver metrics `when` reads
   };
   const ResolvedStudy& study_;
   std::vector<double> slots_;
@@ -230,14 +244,17 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
   if (!rules.any()) return {};
   const Solver& solver = *study.solver;
   const std::size_t M = solver.metrics().size();
+  const StudyAnalyses& analyses = analyses_of(study);
+  const std::size_t D = analyses.derived.size();
+  // A table of some solver metrics (dse/analysis/report_columns.hpp) gets the intervals of those;
+  // a derived metric's interval perturbs every solver metric, so it needs them all.
+  constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
   std::vector<std::size_t> solver_cols(M);
   for (std::size_t m = 0; m < M; ++m) {
     const int c = table.metric_column(solver.metrics()[m].name);
-    if (c < 0) throw std::invalid_argument("results lack the solver metric '" + std::string(solver.metrics()[m].name) + "'");
-    solver_cols[m] = static_cast<std::size_t>(c);
+    if (c < 0 && D > 0) throw std::invalid_argument("results lack the solver metric '" + std::string(solver.metrics()[m].name) + "'");
+    solver_cols[m] = c < 0 ? kAbsent : static_cast<std::size_t>(c);
   }
-  const StudyAnalyses& analyses = analyses_of(study);
-  const std::size_t D = analyses.derived.size();
   std::vector<std::size_t> derived_cols(D);
   for (std::size_t d = 0; d < D; ++d) {
     const int c = table.metric_column(analyses.derived[d].name);
@@ -250,7 +267,14 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
   // Interval values per row: solver metrics covered by a rule, then every derived metric.
   std::vector<std::size_t> covered;
   for (std::size_t m = 0; m < M; ++m) {
-    if (rules.covers(m)) covered.push_back(m);
+    if (!rules.covers(m) || solver_cols[m] == kAbsent) continue;
+    for (const std::size_t k : rules.reads(m)) {
+      if (solver_cols[k] == kAbsent) {
+        throw std::logic_error("the interval of '" + std::string(solver.metrics()[m].name) + "' reads the metric '" +
+                               std::string(solver.metrics()[k].name) + "', which the results table was loaded without");
+      }
+    }
+    covered.push_back(m);
   }
   const std::size_t W = covered.size() + D;
   std::vector<std::string> names;
@@ -289,7 +313,9 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
   for (std::size_t r = 0; r < rows; ++r) {
     if (table.status[r] != PointStatus::ok) continue;
     grid.inputs(table.point_index[r], in);
-    for (std::size_t m = 0; m < M; ++m) metrics[m] = table.metric(r, solver_cols[m]);
+    for (std::size_t m = 0; m < M; ++m) {
+      metrics[m] = solver_cols[m] == kAbsent ? std::numeric_limits<double>::quiet_NaN() : table.metric(r, solver_cols[m]);
+    }
     rules.load(in, metrics);
     bool any = false;
     for (std::size_t i = 0; i < covered.size(); ++i) {

@@ -35,8 +35,10 @@ std::string interval_high_name(std::string_view metric);  // <metric>_p90
 // profile covers and every derived metric that depends on one, in the table's metric order (NaN
 // on rows that are not feasible and where no rule applies). Nothing when the study has no
 // profile. The table's metric columns must be those of the sweep plus the derived metrics
-// (dse/analysis/derived.hpp apply_formulas); throws std::invalid_argument when a column name it
-// would add exists already. Returns the names of the columns it added.
+// (dse/analysis/derived.hpp apply_formulas), or, for a study without derived metrics, some of the
+// sweep's (dse/analysis/report_columns.hpp): the intervals of those are added, and a rule that reads
+// a metric the table lacks throws std::logic_error. Throws std::invalid_argument when a column name
+// it would add exists already. Returns the names of the columns it added.
 std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTable& table);
 
 // The interval of one solver metric at one point (`metrics` in solver order, the point's inputs);

@@ -16,6 +16,7 @@
 #include "dse/cli/options.hpp"
 #include "dse/cli/progress.hpp"
 #include "dse/analysis/analysed_run.hpp"
+#include "dse/analysis/report_columns.hpp"
 #include "dse/grid.hpp"
 #include "dse/pareto.hpp"
 #include "dse/physics_fingerprint.hpp"
@@ -101,6 +102,62 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
   return info;
 }
 
+// The metric columns of the whole analysed table when it was loaded with only some of them.
+std::vector<std::string> every_analysed_column(const ResolvedStudy& study) {
+  std::optional<std::vector<std::string>> names = analysed_metric_names(study);
+  if (!names) throw std::logic_error("the report's table was loaded with some columns, but the study's columns depend on its rows");
+  return std::move(*names);
+}
+
+// The outputs that hold every metric column, for a table loaded with some (AnalysedRun::
+// columns_selected), in one pass over the store's blocks: results.csv's rows, the store's intervals
+// table, and the returned text of pareto.csv. `front` lists the front's points in pareto.csv's order.
+std::string write_every_column_outputs(const ResolvedStudy& study, ResultStore& store, const ResultTable& header,
+                                       const std::vector<std::uint64_t>& front, std::span<const FixedInput> fixed,
+                                       const std::function<void(std::string_view)>& to_results_file) {
+  std::vector<std::uint64_t> front_sorted = front;
+  std::sort(front_sorted.begin(), front_sorted.end());
+  ResultTable front_rows;
+  front_rows.axis_names = header.axis_names;
+  front_rows.metric_names = header.metric_names;
+  AnalysedBlockReader blocks(study, store, header.metric_names, kAnalysedBlockRows);
+  const auto take = [&](const ResultTable& block) {
+    results_csv_pieces(block, fixed, to_results_file, 1 << 20, false);
+    for (std::size_t r = 0; r < block.rows(); ++r) {
+      if (std::binary_search(front_sorted.begin(), front_sorted.end(), block.point_index[r])) front_rows.append_row(block, r);
+    }
+  };
+  // The intervals table: point_index and every interval column, a row per stored row
+  // (output/analysis_report.hpp write_analysis_outputs writes it when the table holds every column).
+  const std::size_t solver_metrics = study.solver->metrics().size();
+  StoreTable intervals;
+  intervals.name = "intervals";
+  intervals.columns = {{"point_index", StoreTable::Type::integer}};
+  for (std::size_t m = solver_metrics; m < header.metric_names.size(); ++m) {
+    intervals.columns.push_back({header.metric_names[m], StoreTable::Type::real});
+  }
+  if (intervals.columns.size() == 1) {
+    while (const ResultTable* block = blocks.next()) take(*block);
+    store.drop_table("intervals");
+  } else {
+    const ResultTable* block = nullptr;
+    std::size_t first = 0;
+    store.write_table(intervals, store.row_count(), [&](std::size_t r, std::vector<std::string>&, std::vector<double>& numbers) {
+      while (block == nullptr || r >= first + block->rows()) {
+        if (block != nullptr) first += block->rows();
+        block = blocks.next();
+        if (block == nullptr) throw std::logic_error("the store holds fewer rows than it counts");
+        take(*block);
+      }
+      const std::size_t row = r - first;
+      numbers.push_back(static_cast<double>(block->point_index[row]));
+      for (std::size_t m = solver_metrics; m < header.metric_names.size(); ++m) numbers.push_back(block->metric(row, m));
+    });
+    if (blocks.next() != nullptr) throw std::logic_error("the store holds more rows than it counts");
+  }
+  return results_csv(front_rows, rows_of_points(front_rows, front), fixed);
+}
+
 }  // namespace
 
 // The sweep's rows come from the store; break-even and sensitivity analyses re-evaluate the solver
@@ -113,7 +170,7 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   };
   const auto start = Clock::now();
   const std::optional<SweepCounts> counts = stored_sweep_counts(store, study);
-  const AnalysedRun analysed = analyse_run(study, store.read_results(added_metric_columns_bound(study)), counts ? &*counts : nullptr);
+  const AnalysedRun analysed = analyse_run(study, read_report_rows(study, store), counts ? &*counts : nullptr);
   const ResultTable& all = analysed.table;       // every row, derived columns, constraints applied
   const ResultTable& results = analysed.shown();   // the rows the study's filters keep
   const std::vector<std::size_t>& front = analysed.fronts.rows;
@@ -122,17 +179,23 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   const std::vector<FixedInput> fixed = fixed_inputs(study);
   AtomicFileWriter results_file(run_dir + "/results.csv");
   const auto to_results_file = [&results_file](std::string_view piece) { results_file.append(piece); };
-  // Every column of every row, read back from the store block by block rather than from the table
-  // the report reads.
-  ResultTable header;
-  header.axis_names = all.axis_names;
-  header.metric_names = all.metric_names;
-  results_csv_pieces(header, fixed, to_results_file);
-  for_each_analysed_block(study, store, all.metric_names, kAnalysedBlockRows, [&](const ResultTable& block) {
-    results_csv_pieces(block, fixed, to_results_file, 1 << 20, false);
-  });
-  results_file.commit();
-  write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
+  // Every column of every row: from the table when it holds them all (a study whose formulas read
+  // every metric: its derived intervals are computed once), else read back from the store block by
+  // block, the table holding only the columns the study reads.
+  if (!analysed.columns_selected) {
+    results_csv_pieces(all, fixed, to_results_file, 1 << 20);
+    results_file.commit();
+    write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
+  } else {
+    ResultTable header;
+    header.axis_names = all.axis_names;
+    header.metric_names = every_analysed_column(study);
+    results_csv_pieces(header, fixed, to_results_file);
+    const std::string pareto =
+        write_every_column_outputs(study, store, header, point_indices_of(results, front), fixed, to_results_file);
+    results_file.commit();
+    write_file_atomic(run_dir + "/pareto.csv", pareto);
+  }
   write_file_atomic(run_dir + "/comparisons.csv", comparisons_csv(evaluate_comparisons(study, all)));
   checkpoint();
   write_analysis_outputs(study, analysed, store, run_dir);
