@@ -23,10 +23,18 @@ std::string readable_label(std::string_view label);
 // one function every reader-facing place uses, and the one the tests map the CSVs' ids through.
 std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
 
+// readable_value as a figure prints it (keys, bar categories, tick labels): a hardware id by its
+// catalog `short_name` where the entry gives one ("NVIDIA GB200"), so a long name does not make a
+// bar chart as tall as a page; tables and sentences keep the full name.
+std::string figure_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
+
 // A sensitivity input as the report's tables and sentences name it: a field of one chip
 // ("b200.price") by the field's words and the chip's catalog name ("price of NVIDIA B200 180GB"),
 // any other input (a parameter, a field of every chip) as the study wrote it.
 std::string readable_input(const ResolvedStudy& study, std::string_view input);
+// readable_input as a figure's axis prints it: the chip's short name where it has one ("price of NVIDIA
+// GB200"), a parameter in words ("launch overhead" for launch_overhead).
+std::string figure_input(const ResolvedStudy& study, std::string_view input);
 // A hardware field's words: "peak FLOP/s", "TDP", "memory bandwidth".
 std::string hardware_field_words(std::string_view field);
 
