@@ -211,6 +211,8 @@ objectives:
 figures:
   - name: per_chip
     kind: bars
+    title: "Latency per accelerator"
+    caption: "One bar per accelerator and batch."
     x: hardware
     y: latency_s
 )";
@@ -249,6 +251,8 @@ objectives:
 figures:
   - name: per_chip
     kind: bars
+    title: "Latency per accelerator"
+    caption: "One bar per accelerator and model."
     x: hardware
     group: model
     y: latency_s
