@@ -146,7 +146,10 @@ std::string readable_input(const ResolvedStudy& study, std::string_view input) {
 
 std::string figure_input(const ResolvedStudy& study, std::string_view input) {
   if (input.find('.') != std::string_view::npos) return input_text(study, input, true);
-  return hardware_field_words(input);
+  const bool identifier = std::all_of(input.begin(), input.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  return identifier ? hardware_field_words(input) : std::string(input);
 }
 
 }  // namespace dsx
