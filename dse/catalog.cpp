@@ -27,8 +27,8 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 24> kHardwareKeys = {
-    "id",  "base",     "name",      "source", "peak_flops",          "memory", "memory_bandwidth",
+constexpr std::array<std::string_view, 25> kHardwareKeys = {
+    "id",  "base",     "name",      "short_name", "source", "peak_flops",          "memory", "memory_bandwidth",
     "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price", "rental",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
     "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "fp8_gemm_relative_efficiency",
@@ -38,6 +38,9 @@ constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "s
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 constexpr std::array<std::string_view, 6> kNodeKeys = {"id", "base", "name", "source", "values", "topology"};
 constexpr std::array<std::string_view, 1> kTopologyKeys = {"torus"};
+
+// A short name fits a bar label of one column's figure (output/figure_parts.hpp kMaxBarLabelCm) on one line.
+constexpr std::size_t kMaxHardwareShortNameChars = 24;
 
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
 constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
@@ -289,6 +292,32 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
   };
   if (const YamlNode* n = field("name")) {
     if (auto s = r.string(*n, path + ".name")) hw.name = *s;
+    // A short name stands for the name it shortens: an entry that renames a base states its own or has none.
+    if (from_base) hw.short_name.clear();
+  }
+  if (const YamlNode* n = entry.find("short_name")) {
+    if (auto s = r.string(*n, path + ".short_name")) {
+      if (s->empty() || s->find_first_not_of(' ') == std::string::npos) {
+        r.error(*n, path + ".short_name: empty; leave it out and figures print the name");
+      } else if (s->size() >= hw.name.size()) {
+        r.error(*n, fmt::format("{}.short_name: '{}' is not shorter than the name '{}'; leave it out and figures "
+                                "print the name",
+                                path, *s, hw.name));
+      } else if (s->size() > kMaxHardwareShortNameChars) {
+        r.error(*n, fmt::format("{}.short_name: '{}' has {} characters; a figure's label takes at most {}", path, *s,
+                                s->size(), kMaxHardwareShortNameChars));
+      } else {
+        // Two chips one figure cannot tell apart: the short name must be no other entry's name or short name.
+        const auto other = std::find_if(into.hardware.begin(), into.hardware.end(), [&](const HardwareSpec& h) {
+          return h.id != hw.id && (h.short_name == *s || h.name == *s);
+        });
+        if (other != into.hardware.end()) {
+          r.error(*n, fmt::format("{}.short_name: '{}' is already what figures call '{}'", path, *s, other->id));
+        } else {
+          hw.short_name = *s;
+        }
+      }
+    }
   }
   if (const YamlNode* peaks = field("peak_flops")) {
     if (r.expect_mapping(*peaks, path + ".peak_flops")) {

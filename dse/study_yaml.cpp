@@ -60,6 +60,7 @@ std::string flow_selectors(const std::vector<Selector>& where) {
 void write_hardware(std::string& out, const HardwareSpec& h) {
   out += "    - id: " + yaml_scalar(h.id) + "\n";
   out += "      name: " + yaml_scalar(h.name) + "\n";
+  if (!h.short_name.empty()) out += "      short_name: " + yaml_scalar(h.short_name) + "\n";
   out += "      source: " + yaml_scalar(h.source) + "\n";
   out += "      peak_flops: {";
   bool first = true;

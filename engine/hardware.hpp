@@ -16,6 +16,10 @@ namespace dsx {
 struct HardwareSpec {
   std::string id;
   std::string name;
+  // What figures print for the chip where its name is long ("NVIDIA GB200" for "NVIDIA GB200 (one
+  // Blackwell GPU of a Grace Blackwell Superchip)"): keys, bar categories, sensitivity axes. Tables and
+  // sentences keep `name`. Empty = the name.
+  std::string short_name;
   std::array<double, kPrecisionCount> peak_flops_per_s{};  // dense; 0 = unsupported
   double memory_bytes = 0;
   double memory_bandwidth_bytes_per_s = 0;

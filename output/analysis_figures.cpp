@@ -31,6 +31,8 @@ constexpr double kBarStepCm = 0.75;
 constexpr double kBarMinCm = 6.0;
 constexpr double kBarMaxCm = 24.0;
 constexpr double kBarHalfHeight = 0.35;
+constexpr std::size_t kSobolMaxLabelLines = 3;  // more lines under a Sobol bar pair: the inputs go down the side
+constexpr double kSobolAcrossStepCm = 1.1;      // Sobol bars across: per input (two bars)
 using figure_parts::kBarLinetypeBase;  // house style: stacked-bar fills
 using figure_parts::kSeriesLinetypes;  // house style: series linetypes
 constexpr std::string_view kMarkInk = "#4d4d4d";
@@ -267,13 +269,46 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
 
 // ---- tornado ----
 
+// Tick marks along a linear axis from `lo` to `hi` drawn `width_cm` wide: the finest step of 1, 2 or 5
+// x 10^k whose labels, all with the step's decimals ("1.02", "1.04"), leave two ems of white between
+// neighbours, so narrow bars (long input names) do not crowd their numbers.
+struct Ticks {
+  double step = 1;
+  int decimals = 0;
+};
+
+std::string tick_text(double v, int decimals) {
+  std::string text = fmt::format("{:.{}f}", v, decimals);
+  if (text.find_first_not_of("-0.") == std::string::npos && text.front() == '-') text.erase(0, 1);
+  return text;
+}
+
+Ticks readable_ticks(double lo, double hi, double width_cm) {
+  Ticks t;
+  const double span = hi - lo;
+  if (!(span > 0) || !(width_cm > 0)) return t;
+  double decade = std::pow(10.0, std::floor(std::log10(span / 100)));
+  for (int round = 0; round < 12; ++round, decade *= 10) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      t.step = m * decade;
+      t.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(t.step) + 1e-9)));
+      double widest_cm = 0;
+      for (double k = std::ceil(lo / t.step - 1e-9); k * t.step <= hi + 1e-9 * span; k += 1) {
+        widest_cm = std::max(widest_cm, figure_parts::text_cm(tick_text(k * t.step, t.decimals)));
+      }
+      if (t.step / span * width_cm >= widest_cm + 2 * figure_parts::kEmCm) return t;
+    }
+  }
+  return t;
+}
+
 // A tornado bar's label: the input as the report names it ("price of NVIDIA B200 180GB"; a parameter
 // by its words alone, "launch overhead", since the value beside it carries the unit) and its base
 // value; the value goes on a second line when the whole would be longer than kMaxBarLabelCm.
 std::vector<std::string> input_label(const SensitivityAnalysis& s, const TornadoBar& bar, const ResolvedStudy& study) {
   const UncertainInput& in = s.inputs[bar.input];
   const std::string name = in.target == InputTarget::parameter ? analysis_text::input_phrase(study, in)
-                                                               : readable_input(study, in.name);
+                                                               : figure_input(study, in.name);
   const std::string value = "(" + sensitivity_input_value(study, s, bar.input, bar.nominal) + ")";
   if (figure_parts::text_cm(name + " " + value) <= figure_parts::kMaxBarLabelCm) return {name + " " + value};
   return {name, value};
@@ -324,9 +359,27 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
   gp += axis_commands('x', xa);
   gp += "unset ylabel\nset grid noytics\nset ytics scale 0\n";
   gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
-  // Room past the bars for the elasticities ("e = -1.00", some 2 cm), as a share of the plot's width.
-  const double plot_width_cm = kWidthCm - longest_line_cm - 1.3;
-  gp += fmt::format("set offsets graph 0.12, graph {:.3f}, 0, 0\n", std::max(0.12, 2.2 / std::max(plot_width_cm, 4.0)));
+  // The value axis: room left of the bars, and right of them for the elasticities ("e = -1.00", some
+  // 2 cm), as shares of the plot's width; ticks as many as their labels leave room for.
+  const double left_margin_cm = longest_line_cm + 0.7;
+  const double right_margin_cm = 0.8;
+  const double plot_width_cm = kWidthCm - left_margin_cm - right_margin_cm;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const double v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v * f);
+    hi = std::max(hi, v * f);
+  }
+  if (!(hi >= lo)) lo = hi = 0;
+  const double span = hi > lo ? hi - lo : (hi != 0 ? 0.1 * std::fabs(hi) : 1.0);
+  const double x_min = lo - 0.12 * span;
+  const double x_max = hi + std::max(0.12, 2.2 / std::max(plot_width_cm - 0.5, 4.0)) * span;
+  const Ticks ticks = readable_ticks(x_min, x_max, plot_width_cm);
+  gp += fmt::format("set xrange [{}:{}]\n", num(x_min), num(x_max));
+  gp += fmt::format("set xtics {}  # labels {} cm apart on a plot {:.2f} cm wide\n", num(ticks.step),
+                    fmt::format("{:.2f}", ticks.step / (x_max - x_min) * plot_width_cm), plot_width_cm);
+  gp += fmt::format("set format x \"%.{}f\"\n", ticks.decimals);
+  gp += fmt::format("set rmargin at screen {:.4f}\n", 1 - right_margin_cm / kWidthCm);
   std::vector<std::string> tics;
   for (std::size_t i = 0; i < bars.size(); ++i) {
     std::vector<std::string> lines;
@@ -338,7 +391,7 @@ FigureSource tornado_figure(const ResolvedStudy& study, const SensitivityAnalysi
     plot = "set label 100 \"no input changes the metric\" at graph 0.5, graph 0.5 center\nset yrange [0:1]\nplot -1 notitle\n";
   } else {
     gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
-    gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n", (longest_line_cm + 0.7) / kWidthCm);
+    gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n", left_margin_cm / kWidthCm);
     gp += fmt::format("set yrange [{}:-0.6]  # largest swing on top\n", num(static_cast<double>(bars.size()) - 0.4));
     gp += fmt::format("set arrow from first {0}, graph 0 to first {0}, graph 1 nohead dt (6,4) lc rgb \"{1}\" front\n",
                       num(local.base_metric * f), kMarkInk);
@@ -398,57 +451,98 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
     }
     ++src.points;
   }
-  std::string& gp = src.script;
-  gp = header(src.name, src.title);
-  gp += "set ylabel \"Sobol index (share of the variance)\" noenhanced\nset format y \"%g\"\n";
   // Each input as the report names it ("price of NVIDIA B200 180GB"), broken at spaces into lines
-  // as wide as its share of the axis; one word wider than that sets every label at a slant.
-  const double slot_cm = 0.8 * kWidthCm / static_cast<double>(std::max<std::size_t>(k, 1));
-  std::vector<std::vector<std::string>> labels;
-  std::size_t label_lines = 1;
-  bool slant = false;
-  for (const UncertainInput& in : s.inputs) {
-    const std::string name = readable_input(study, in.name);
+  // no wider than `line_cm`; whether one word is wider than that.
+  const auto wrap = [&](const std::string& name, double line_cm, bool& too_wide) {
     std::vector<std::string> lines;
     std::size_t pos = 0;
     while (pos <= name.size()) {
       std::size_t end = name.find(' ', pos);
       if (end == std::string::npos) end = name.size();
       const std::string word = name.substr(pos, end - pos);
-      slant = slant || figure_parts::text_cm(word) > slot_cm;
-      if (!lines.empty() && figure_parts::text_cm(lines.back() + " " + word) <= slot_cm) {
+      too_wide = too_wide || figure_parts::text_cm(word) > line_cm;
+      if (!lines.empty() && figure_parts::text_cm(lines.back() + " " + word) <= line_cm) {
         lines.back() += " " + word;
       } else {
         lines.push_back(word);
       }
       pos = end + 1;
     }
-    label_lines = std::max(label_lines, lines.size());
-    labels.push_back(std::move(lines));
+    return lines;
+  };
+  // Under the bars, as wide as each input's share of the axis on at most three lines; where one word
+  // is wider than its share or a name needs more lines, the inputs go down the side instead, as a
+  // tornado's do, and the bars lie across: every label horizontal, none slanted.
+  const double slot_cm = 0.8 * kWidthCm / static_cast<double>(std::max<std::size_t>(k, 1));
+  std::vector<std::vector<std::string>> labels;
+  std::size_t label_lines = 1;
+  bool too_wide = false;
+  for (const UncertainInput& in : s.inputs) {
+    labels.push_back(wrap(figure_input(study, in.name), slot_cm, too_wide));
+    label_lines = std::max(label_lines, labels.back().size());
   }
-  if (slant) {
-    for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = {readable_input(study, s.inputs[i].name)};
+  const bool across = too_wide || label_lines > kSobolMaxLabelLines;
+  double longest_line_cm = 0;
+  if (across) {
     label_lines = 1;
+    for (std::size_t i = 0; i < k; ++i) {
+      bool unused = false;
+      labels[i] = wrap(figure_input(study, s.inputs[i].name), figure_parts::kMaxBarLabelCm, unused);
+      label_lines = std::max(label_lines, labels[i].size());
+    }
   }
-  // gnuplot leaves room below the axis for two lines of tic labels before the key: more lines
-  // take a margin of their own (in characters: the lines, the key's two rows and the gaps).
-  if (label_lines > 2) gp += fmt::format("set bmargin {}\n", label_lines + 5);
-  gp += "set grid noxtics\nset xtics scale 0\n";
-  gp += fmt::format("set yrange [{}:{}]\n", num(std::floor(lo * 10) / 10), num(std::ceil(hi * 10 + 0.5) / 10));
-  gp += fmt::format("set xrange [-0.6:{}]\n", num(static_cast<double>(k) - 0.4));
-  gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  for (const std::vector<std::string>& lines : labels) {
+    for (const std::string& line : lines) longest_line_cm = std::max(longest_line_cm, figure_parts::text_cm(line));
+  }
   std::vector<std::string> tics;
   for (std::size_t i = 0; i < k; ++i) {
     std::vector<std::string> lines;
     for (const std::string& line : labels[i]) lines.push_back(percent_doubled(line));
     tics.push_back(fmt::format("{} {}", gp_lines(lines), i));
   }
-  gp += fmt::format("set xtics ({}) noenhanced{}\n", join(tics, ", "), slant ? " rotate by -25 left" : "");
+  const std::string index_range = fmt::format("[{}:{}]", num(std::floor(lo * 10) / 10), num(std::ceil(hi * 10 + 0.5) / 10));
+  const char value_axis = across ? 'x' : 'y';
+  const char input_axis = across ? 'y' : 'x';
+  std::string& gp = src.script;
+  gp = header(src.name, src.title, across);
+  gp += fmt::format("set {}label \"Sobol index (share of the variance)\" noenhanced\nset format {} \"%g\"\n", value_axis,
+                    value_axis);
+  if (!across && label_lines > 2) {
+    // gnuplot leaves room below the axis for two lines of tic labels before the key: more lines
+    // take a margin of their own (in characters: the lines, the key's two rows and the gaps).
+    gp += fmt::format("set bmargin {}\n", label_lines + 5);
+  }
+  gp += fmt::format("set grid no{0}tics\nset {0}tics scale 0\n", input_axis);
+  gp += fmt::format("set {}range {}\n", value_axis, index_range);
+  if (across) {
+    gp += "unset ylabel\n";
+    gp += fmt::format("set yrange [{}:-0.6]  # first input on top\n", num(static_cast<double>(k) - 0.4));
+    gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n",
+                      (longest_line_cm + 0.7) / kWidthCm);
+  } else {
+    gp += fmt::format("set xrange [-0.6:{}]\n", num(static_cast<double>(k) - 0.4));
+  }
+  gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  gp += fmt::format("set {}tics ({}) noenhanced\n", input_axis, join(tics, ", "));
   gp += "w = 0.17  # half a bar's width\n";
   const std::string file = gp_string(src.name + ".dat");
   std::string plot;
   if (k == 0 || !(r.variance > 0)) {
     plot = "set label 100 \"the metric does not vary over the input ranges\" at graph 0.5, graph 0.5 center\nplot -1 notitle\n";
+  } else if (across) {
+    // First order above each input's line, total below it (the input axis runs down the page).
+    plot = fmt::format(
+        "plot {0} using 2:($1-w):(0):2:($1-2*w):($1) with boxxyerror lt {1} title \"first order S_i\", \\\n"
+        "     \"\" using 5:($1+w):(0):5:($1):($1+2*w) with boxxyerror lt {2} title \"total S_{{Ti}}\"",
+        file, kBarLinetypeBase, kBarLinetypeBase + 1);
+    if (r.bootstrap > 0) {
+      plot += fmt::format(
+          ", \\\n     \"\" using 2:($1-w):3:4 with xerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 title \"{1:g}% "
+          "bootstrap interval\" noenhanced, \\\n"
+          "     \"\" using 5:($1+w):6:7 with xerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 notitle",
+          kMarkInk, 100 * r.confidence);
+    }
+    plot += "\n";
   } else {
     plot = fmt::format(
         "plot {0} using ($1-w):2:($1-2*w):($1):(0):2 with boxxyerror lt {1} title \"first order S_i\", \\\n"
@@ -463,10 +557,12 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
     }
     plot += "\n";
   }
-  gp += gnuplot_terminal_block(src.name, kWidthCm,
-                               kPlotHeightCm + title_extra_cm(src.title) +
-                                   figure_parts::kLabelLineCm * static_cast<double>(label_lines - 1),
-                               plot);
+  const double height_cm =
+      across ? std::clamp(kBarBaseCm + (kSobolAcrossStepCm + figure_parts::kBarLineStepCm * static_cast<double>(label_lines - 1)) *
+                                           static_cast<double>(std::max<std::size_t>(k, 1)),
+                          kBarMinCm, kBarMaxCm + figure_parts::kBarLineStepCm * static_cast<double>((label_lines - 1) * k))
+             : kPlotHeightCm + figure_parts::kLabelLineCm * static_cast<double>(label_lines - 1);
+  gp += gnuplot_terminal_block(src.name, kWidthCm, height_cm + title_extra_cm(src.title), plot);
   src.caption = "First-order index: the share of the metric's variance an input explains alone; total: with every "
                 "interaction. Whiskers: bootstrap intervals, which overstate the error of quasi-random samples.";
   src.description = fmt::format("Indices from {} of {} sample rows; largest change between N/2 and N: {:.3f}.",
@@ -617,7 +713,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     std::vector<std::string> values, words;
     for (const Selector& s : group.labels) {
       values.push_back(s.label);
-      words.push_back(readable_value(study, s.param, s.label));
+      words.push_back(figure_value(study, s.param, s.label));
     }
     const std::string label = join(values, " / ");  // the data file keeps the ids the CSVs use
     longest_key_cm = std::max(longest_key_cm, figure_parts::text_cm(join(words, " / ")));

@@ -197,6 +197,31 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     b.label = labels.empty() ? row_label(x, study, results, b.row) : join(labels, " / ");
     b.lines = wrapped_label(labels.empty() ? std::vector<std::string>{b.label} : labels, max_label_cm);
   }
+  // A group told apart by colour (the key) is not repeated on every bar: the bars of one x value stand
+  // together, labelled once at their middle ("NVIDIA H100 SXM 80GB", not six times "... / resnet50"),
+  // with a gap before the next x value, as a grouped bar chart is drawn.
+  const bool clustered = colour_axis != nullptr && parts.size() == 2 && parts[1].axis == colour_axis && !bars.empty();
+  std::vector<double> position(bars.size());
+  struct Cluster {
+    std::vector<std::string> lines;
+    double first = 0, last = 0;  // positions of its first and last bar
+    std::size_t bars = 0;
+  };
+  std::vector<Cluster> clusters;
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const bool starts = clustered && (i == 0 || bars[i].key.front() != bars[i - 1].key.front());
+    position[i] = i == 0 ? 0.0 : position[i - 1] + 1 + (starts ? kBarClusterGapSteps : 0.0);
+    if (starts) {
+      const std::string& label = results.label(bars[i].row, static_cast<std::size_t>(results.axis_column(parts.front().axis->param)));
+      clusters.push_back({wrapped_label({category_text(study, parts.front(), decl, label, true)}, max_label_cm), position[i],
+                          position[i], 0});
+    }
+    if (clustered) {
+      clusters.back().last = position[i];
+      ++clusters.back().bars;
+    }
+  }
+  const double steps = bars.empty() ? 0.0 : position.back() + 1;
 
   std::vector<double> totals;
   for (const Bar& b : bars) {
@@ -213,7 +238,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   apply_axis_label(va, ys.front(), decl.y_label);
   std::vector<std::string> cat_names;
   for (const CategoryPart& part : parts) cat_names.push_back(part.title);
-  const std::string category_title = join(cat_names, " / ");
+  const std::string category_title = clustered ? parts.front().title : join(cat_names, " / ");
 
   const std::string title = !decl.title.empty() ? decl.title : va.title + " by " + join(cat_names, " / ");
   FigureSource src;
@@ -241,7 +266,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
     }
     for (std::size_t i = 0; i < bars.size(); ++i) {
       if (bars[i].colour != colours[block]) continue;
-      dat += std::to_string(i);
+      dat += fmt::format("{:g}", position[i]);
       for (const Column& c : ys) dat += fmt::format(" {}", format_exact(row_value(c, study, results, bars[i].row)));
       dat += fmt::format(" {} {} {}\n", results.point_index[bars[i].row], dat_string(bars[i].label),
                          dat_string(design_point_text(study, results, bars[i].row, " ", false)));
@@ -274,9 +299,20 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   }
   double longest_bar_label_cm = 0;
   std::size_t label_lines = 1;
-  for (const Bar& b : bars) {
-    label_lines = std::max(label_lines, b.lines.size());
-    for (const std::string& line : b.lines) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(line));
+  // Room the labels' extra lines need beyond one line per bar.
+  double extra_lines_cm = 0;
+  if (clustered) {
+    for (const Cluster& c : clusters) {
+      for (const std::string& line : c.lines) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(line));
+      extra_lines_cm += std::max(0.0, kLabelLineCm * static_cast<double>(c.lines.size()) -
+                                          kBarStepCm * (static_cast<double>(c.bars) + kBarClusterGapSteps));
+    }
+  } else {
+    for (const Bar& b : bars) {
+      label_lines = std::max(label_lines, b.lines.size());
+      for (const std::string& line : b.lines) longest_bar_label_cm = std::max(longest_bar_label_cm, text_cm(line));
+    }
+    extra_lines_cm = kBarLineStepCm * static_cast<double>(label_lines - 1) * static_cast<double>(bars.size());
   }
   // The plot starts where the longest label line ends, and a little more for the gap to the axis.
   const double left_margin_cm = longest_bar_label_cm + 0.7;
@@ -290,11 +326,10 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   const double height_cm = std::clamp(
       kBarBaseCm + (bar_key ? kBarKeyCm + kKeyRowCm * static_cast<double>(std::max<std::size_t>(key_rows, 1) - 1) : 0.0) +
           (bar_key && !decl.legend_title.empty() ? 2 * kKeyRowCm : 0.0) +
-          (kBarStepCm + kBarLineStepCm * static_cast<double>(label_lines - 1)) *
-              static_cast<double>(std::max<std::size_t>(bars.size(), kBarMinSteps)) +
+          kBarStepCm * std::max(steps, static_cast<double>(kBarMinSteps)) + extra_lines_cm +
           (category_title.empty() ? 0.0 : kLabelLineCm),
       // Labels of several lines need their height whatever the page: the cap grows with them.
-      kBarMinCm, kBarMaxCm + kBarLineStepCm * static_cast<double>((label_lines - 1) * bars.size()));
+      kBarMinCm, kBarMaxCm + extra_lines_cm);
   std::string& gp = src.script;
   const bool category_header = !category_title.empty() && !bars.empty();
   // The title is centred on the canvas: the labels push the plot to the right. With the header of
@@ -339,12 +374,15 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
            "set yrange [0:1]\nset xrange [0:1]\nunset ytics\nplot -1 notitle\n";
   } else {
     std::vector<std::string> tics;
-    for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", gp_lines(bars[i].lines), i));
+    if (clustered) {
+      for (const Cluster& c : clusters) tics.push_back(fmt::format("{} {:g}", gp_lines(c.lines), (c.first + c.last) / 2));
+    } else {
+      for (std::size_t i = 0; i < bars.size(); ++i) tics.push_back(fmt::format("{} {}", gp_lines(bars[i].lines), i));
+    }
     gp += fmt::format("set ytics ({}) noenhanced\n", join(tics, ", "));
     gp += fmt::format("set lmargin at screen {:.4f}  # room for the longest label line\n",
                       left_margin_cm / figure_width_cm(decl));
-    gp += fmt::format("set yrange [{}:-0.6]  # first category on top\n",
-                      fmt::format("{:g}", static_cast<double>(bars.size()) - 0.4));
+    gp += fmt::format("set yrange [{}:-0.6]  # first category on top\n", fmt::format("{:g}", steps - 0.4));
     if (label_totals) gp += "# totals at the end of each bar\n";
     // Bytes and long times (min, h, days) read in the axis's unit; the rest as the report prints them.
     const bool in_axis_unit = ys.front().display.dimension == Dimension::bytes ||
@@ -353,7 +391,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
       gp += fmt::format("set label {} {} at first {}, first {} left offset character 0.5, 0 noenhanced\n", i + 1,
                         gp_string(in_axis_unit ? format_in_scale(totals[i], va.scale)
                                                : format_quantity(totals[i], ys.front().display)),
-                        fmt::format("{:.9g}", totals[i] * va.scale.factor), i);
+                        fmt::format("{:.9g}", totals[i] * va.scale.factor), fmt::format("{:g}", position[i]));
     }
     gp += fmt::format("h = {:g}  # half the bar height\n", kBarHalfHeight);
     std::vector<std::string> clauses;

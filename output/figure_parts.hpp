@@ -42,6 +42,7 @@ inline constexpr std::size_t kBarMinSteps = 5;  // bars: room for this many, so 
 inline constexpr double kBarMinCm = 6.0;
 inline constexpr double kBarMaxCm = 24.0;
 inline constexpr double kBarHalfHeight = 0.35;  // in category units
+inline constexpr double kBarClusterGapSteps = 0.5;  // bars grouped by colour: the gap between x values, in bars
 
 // Okabe-Ito (Okabe & Ito, "Color Universal Design", 2008), in the order series take them, with its
 // black replaced by the "wine" (#882255) of Paul Tol's colour-blind-safe "muted" scheme (Colour Schemes,
@@ -194,8 +195,9 @@ struct Series {
 std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
                                  const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
                                  const FigureDecl* decl = nullptr);
-// A value as a figure's key and categories show it: a hardware id by its catalog `name` ("NVIDIA
-// H100 SXM 80GB"), any other label through readable_label. Data files and CSVs keep the id.
+// A value as a figure's key and categories show it: a hardware id by its catalog `short_name`, else
+// its `name` ("NVIDIA H100 SXM 80GB"), any other label through readable_label (output/readable_label.hpp
+// figure_value). Data files and CSVs keep the id.
 std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label);
 // The text that stands for `value` of `param`: the figure's series_labels entry when `param` is its
 // group and one is written, else the value itself.

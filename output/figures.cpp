@@ -350,7 +350,7 @@ const std::string& series_label(const FigureDecl& decl, std::string_view param, 
 }
 
 std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label) {
-  return readable_value(study, param, label);
+  return figure_value(study, param, label);
 }
 
 // Rows split into series by the labels of `by` (in order), series sorted as the study lists values.

@@ -93,13 +93,19 @@ std::string readable_label(std::string_view label) {
   return without_trailing_zeros(format_quantity(si, display, 6));
 }
 
-std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label) {
+namespace {
+
+const std::string& chip_words(const HardwareSpec& h, bool short_name) {
+  return short_name && !h.short_name.empty() ? h.short_name : h.name;
+}
+
+std::string value_text(const ResolvedStudy& study, std::string_view param, std::string_view label, bool short_name) {
   if (study.solver != nullptr) {
     for (const ParamSpec& p : study.solver->params()) {
       if (p.name != param) continue;
       if (p.kind == ParamKind::hardware) {
         if (const HardwareSpec* h = study.catalog.find_hardware(std::string(label)); h != nullptr && !h->name.empty()) {
-          return h->name;
+          return chip_words(*h, short_name);
         }
       } else if (p.kind == ParamKind::choice && p.choices.data() == kEfficiencyRegimeNames.data()) {
         if (const auto regime = parse_efficiency_regime(label)) return std::string(regime_efficiency(*regime).label);
@@ -108,6 +114,31 @@ std::string readable_value(const ResolvedStudy& study, std::string_view param, s
     }
   }
   return readable_label(label);
+}
+
+std::string input_text(const ResolvedStudy& study, std::string_view input, bool short_name) {
+  const std::size_t dot = input.find('.');
+  if (dot == std::string_view::npos) {
+    if (study.solver != nullptr) {
+      for (const ParamSpec& p : study.solver->params()) {
+        if (p.name == input) return parameter_words(p);
+      }
+    }
+    return hardware_field_words(input) + " of every accelerator";
+  }
+  const HardwareSpec* h = study.catalog.find_hardware(input.substr(0, dot));
+  if (h == nullptr || h->name.empty()) return std::string(input);
+  return hardware_field_words(input.substr(dot + 1)) + " of " + chip_words(*h, short_name);
+}
+
+}  // namespace
+
+std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label) {
+  return value_text(study, param, label, false);
+}
+
+std::string figure_value(const ResolvedStudy& study, std::string_view param, std::string_view label) {
+  return value_text(study, param, label, true);
 }
 
 std::string hardware_field_words(std::string_view field) {
@@ -124,19 +155,8 @@ std::string parameter_words(const ParamSpec& p, bool with_unit) {
   return d.unit.empty() || !with_unit ? words : words + " (" + d.unit + ")";
 }
 
-std::string readable_input(const ResolvedStudy& study, std::string_view input) {
-  const std::size_t dot = input.find('.');
-  if (dot == std::string_view::npos) {
-    if (study.solver != nullptr) {
-      for (const ParamSpec& p : study.solver->params()) {
-        if (p.name == input) return parameter_words(p);
-      }
-    }
-    return hardware_field_words(input) + " of every accelerator";
-  }
-  const HardwareSpec* h = study.catalog.find_hardware(input.substr(0, dot));
-  if (h == nullptr || h->name.empty()) return std::string(input);
-  return hardware_field_words(input.substr(dot + 1)) + " of " + h->name;
-}
+std::string readable_input(const ResolvedStudy& study, std::string_view input) { return input_text(study, input, false); }
+
+std::string figure_input(const ResolvedStudy& study, std::string_view input) { return input_text(study, input, true); }
 
 }  // namespace dsx

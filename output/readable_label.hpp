@@ -29,10 +29,17 @@ std::string readable_value(const ResolvedStudy& study, std::string_view param, s
 // parameter by parameter_words ("launch overhead (s)", "efficiency η (%)"), a field of every chip by its
 // words ("memory bandwidth of every accelerator").
 std::string readable_input(const ResolvedStudy& study, std::string_view input);
+// readable_input as a figure's axis prints it: the chip's short name where it has one ("price of NVIDIA
+// GB200").
+std::string figure_input(const ResolvedStudy& study, std::string_view input);
 // A parameter as a reader names it: the words and SI unit describe_quantity gives its name and
 // dimension (output/format.hpp), as a metric's: "launch overhead (s)", "efficiency η (%)", "batch";
 // in a sentence, where its values carry their units, the words alone ("launch overhead").
 std::string parameter_words(const ParamSpec& p, bool with_unit = true);
+// readable_value as a figure prints it (keys, bar categories, tick labels): a hardware id by its
+// catalog `short_name` where the entry gives one ("NVIDIA GB200"), so a long name does not make a
+// bar chart as tall as a page; tables and sentences keep the full name.
+std::string figure_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
 // A hardware field's words: "peak FLOP/s", "TDP", "memory bandwidth".
 std::string hardware_field_words(std::string_view field);
 

@@ -207,4 +207,28 @@ inline std::vector<std::string> overlapping_svg_texts(std::string_view svg, doub
   return out;
 }
 
+// Tick labels along the bottom axis of an SVG (numbers on one baseline), left to right: the white
+// between neighbours, in px.
+inline std::vector<double> x_tick_label_gaps(const std::string& svg) {
+  std::vector<SvgTextBox> numbers;
+  for (const SvgTextBox& b : svg_text_boxes(svg)) {
+    if (b.vertical || b.skewed || b.text.empty()) continue;
+    if (b.text.find_first_not_of("-0123456789.") != std::string::npos) continue;
+    numbers.push_back(b);
+  }
+  // The row with most numbers is the x axis (the y axis's numbers each sit on their own baseline).
+  std::vector<SvgTextBox> best;
+  for (const SvgTextBox& b : numbers) {
+    std::vector<SvgTextBox> row;
+    for (const SvgTextBox& o : numbers) {
+      if (std::fabs(o.y1 - b.y1) < 0.5) row.push_back(o);
+    }
+    if (row.size() > best.size()) best = row;
+  }
+  std::sort(best.begin(), best.end(), [](const SvgTextBox& a, const SvgTextBox& b) { return a.x0 < b.x0; });
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < best.size(); ++i) gaps.push_back(best[i].x0 - best[i - 1].x1);
+  return gaps;
+}
+
 }  // namespace dsx

@@ -186,6 +186,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       nlohmann::ordered_json entry;
       entry["id"] = hw.id;
       entry["name"] = hw.name;
+      if (!hw.short_name.empty()) entry["short_name"] = hw.short_name;
       for (Precision p : kAllPrecisions) {
         if (hw.supports(p)) entry["peak_flops_per_s"][std::string(precision_name(p))] = hw.peak(p);
       }

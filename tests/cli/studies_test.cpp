@@ -57,6 +57,9 @@ std::string dsx_grouped(std::size_t n) {
   return out;
 }
 
+// The tallest figure a page of text takes with its caption.
+constexpr double kPageFigureCm = 25.0;
+
 class ShippedStudy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
@@ -112,6 +115,18 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     }
     for (const std::string& overlap : dsx::overlapping_svg_texts(svg)) {
       ADD_FAILURE() << name << ": " << e.path().filename().string() << ": " << overlap;
+    }
+    // A tornado's value axis: at least half an em (6 px) of white between two tick labels.
+    if (e.path().filename().string().rfind("tornado_", 0) == 0) {
+      for (const double gap : dsx::x_tick_label_gaps(svg)) {
+        EXPECT_GE(gap, 6.0) << name << ": " << e.path().filename().string() << ": tick labels " << gap << " px apart";
+      }
+    }
+    // A figure fits a page's text height (A4 less 2 cm margins, 25.7 cm), its caption below it.
+    std::smatch height;
+    static const std::regex svg_height(R"re(<svg[^>]* height="([0-9.]+)")re");
+    if (std::regex_search(svg, height, svg_height)) {
+      EXPECT_LE(std::stod(height[1]) / (96 / 2.54), kPageFigureCm) << name << ": " << e.path().filename().string();
     }
   }
   // Every reference in the study's prose was replaced by a computed value.

@@ -91,6 +91,67 @@ TEST(CatalogTest, LoadsHardwareInSiUnits) {
   EXPECT_EQ(c.find_hardware("h100_sxm"), nullptr);
 }
 
+// A short name is what figures print for a chip with a long name; the name stays the entry's.
+TEST(CatalogTest, ShortNameIsOptionalAndKeptBesideTheName) {
+  Diagnostics d;
+  Catalog c;
+  std::string text = kHardware;
+  text.replace(text.find("    source: \"NVIDIA A100"), 0, "    short_name: A100 80GB\n");
+  load_hardware_text("hw.yaml", text, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->name, "NVIDIA A100 80GB SXM");
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->short_name, "A100 80GB");
+  EXPECT_EQ(c.find_hardware("edge_npu")->short_name, "");
+  // A what-if copied with `base:` keeps it; one that renames itself does not.
+  load_hardware_text("study.yaml", R"yaml(hardware:
+  - {id: a100_cheap, base: a100_80gb_sxm, source: "what-if", price: 10000 USD}
+  - {id: a100_renamed, base: a100_80gb_sxm, name: A100 as a what-if, source: "what-if"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.find_hardware("a100_cheap")->short_name, "A100 80GB");
+  EXPECT_EQ(c.find_hardware("a100_renamed")->short_name, "");
+}
+
+// A diagnostic's message, without the source line and caret that follow it.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
+  const auto errors = [](const std::string& short_name) {
+    Diagnostics d;
+    Catalog c;
+    std::string text = kHardware;
+    text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: " + short_name + "\n");
+    load_hardware_text("hw.yaml", text, c, d);
+    return first_line(d.format());
+  };
+  EXPECT_EQ(errors("\"\""), "hw.yaml:15:18: error: hardware[1].short_name: expected a non-empty string, got nothing");
+  EXPECT_EQ(errors("\"  \""), "hw.yaml:15:18: error: hardware[1].short_name: empty; leave it out and figures print the name");
+  EXPECT_EQ(errors("Edge NPU chip"),
+            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU chip' is not shorter than the name 'Edge NPU'; "
+            "leave it out and figures print the name");
+  EXPECT_EQ(errors("NVIDIA A100 80GB SXM"),
+            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is not shorter than the name 'Edge "
+            "NPU'; leave it out and figures print the name");
+  Diagnostics d;
+  Catalog c;
+  std::string text = kHardware;
+  text.replace(text.find("    name: Edge NPU"), 18, "    name: Edge NPU with a name as long as a sentence");
+  text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: NVIDIA A100 80GB SXM\n");
+  load_hardware_text("hw.yaml", text, c, d);
+  EXPECT_EQ(first_line(d.format()),
+            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is already what figures call "
+            "'a100_80gb_sxm'");
+  Diagnostics d2;
+  Catalog c2;
+  text = kHardware;
+  text.replace(text.find("    name: Edge NPU"), 18, "    name: Edge NPU with a name as long as a sentence");
+  text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: Edge NPU with a long name\n");
+  load_hardware_text("hw.yaml", text, c2, d2);
+  EXPECT_EQ(first_line(d2.format()),
+            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU with a long name' has 25 characters; a figure's "
+            "label takes at most 24");
+}
+
 TEST(CatalogTest, BuildsModelGraphsFromArchitectureParameters) {
   Diagnostics d;
   Catalog c;
@@ -135,7 +196,8 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
       "FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, EFLOP/s, GFLOPS, TFLOPS, PFLOPS, OP/s, kOP/s, MOP/s, "
       "GOP/s, TOP/s, POP/s, EOP/s, GOPS, TOPS, POPS";
   EXPECT_EQ(d.format(),
-            "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, source, peak_flops, "
+            "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, short_name, source, "
+            "peak_flops, "
             "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, rental, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
             "max_threads_per_block, compute_units, cores, sparse_speedup, fp8_gemm_relative_efficiency, release_year, "
