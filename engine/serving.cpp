@@ -468,8 +468,12 @@ Preemption paged_preemption(double sequences, double mean_bytes, double swing_by
   const double z = (capacity_bytes - sequences * mean_bytes) / sd;
   const double full = 0.5 * std::erfc(z / std::sqrt(2.0));
   const double step_bytes = sequences * swing_bytes / output_tokens;
-  return {.full_probability = full, .sequences_per_step = full * step_bytes / freed_bytes};
+  return {.full_probability = full,
+          .sequences_per_step = full * step_bytes / freed_bytes,
+          .evicted_bytes_per_full_step = std::ceil(step_bytes / freed_bytes) * freed_bytes};
 }
+
+double kv_admission_bytes(double capacity_bytes, double watermark) { return capacity_bytes * (1 - watermark); }
 
 double static_batch_decode_steps(double mean_output_tokens, double batch) {
   return 2 * mean_output_tokens * batch / (batch + 1);

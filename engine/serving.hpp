@@ -361,14 +361,28 @@ double paged_kv_waste_tokens(double block_tokens);
 //    `sequences` new tokens take: sequences x swing_bytes / output_tokens bytes, in sequences that
 //    hold `freed_bytes` each (the latest admitted, taken at admission: they have generated the
 //    fewest tokens). The blocks finished requests release are taken by the new admissions.
+//  - evicted_bytes_per_full_step: what one full step evicts, in whole sequences,
+//    ceil(step bytes / freed_bytes) x freed_bytes: the least host memory that `swap` must hold at once
+//    (vLLM's scheduler aborts when can_swap_out finds fewer free CPU blocks; vllm-project/vllm,
+//    vllm/core/scheduler.py _swap_out, "Aborted due to the lack of CPU swap space").
 //    Not modelled: the feedback of a preemption on the next steps' occupancy (a steady state that
-//    holds fewer sequences), the watermark vLLM keeps free, and bursts of arrivals.
+//    holds fewer sequences), and bursts of arrivals. `capacity_bytes` is the whole cache: vLLM's
+//    watermark (kv_admission_bytes) limits admission, not the growth of running sequences.
 struct Preemption {
-  double full_probability = 0;      // P: a step finds the cache full
-  double sequences_per_step = 0;    // sequences preempted per decode step
+  double full_probability = 0;              // P: a step finds the cache full
+  double sequences_per_step = 0;            // sequences preempted per decode step
+  double evicted_bytes_per_full_step = 0;   // whole sequences one full step evicts
 };
 Preemption paged_preemption(double sequences, double mean_bytes, double swing_bytes, double output_tokens,
                             double freed_bytes, double capacity_bytes);
+
+// The cache that admission sees under vLLM's free-block watermark (vllm-project/vllm,
+// vllm/core/block_manager_v1.py BlockSpaceManagerV1: watermark_blocks = int(watermark x num_gpu_blocks),
+// default watermark 0.01; can_allocate admits a waiting sequence only while free blocks - its blocks
+// >= watermark_blocks, "to avoid frequent cache eviction"; can_append_slots, the growth of running
+// sequences, ignores it): capacity x (1 - watermark). The int() to whole blocks, under one block, is
+// dropped.
+double kv_admission_bytes(double capacity_bytes, double watermark);
 
 // Output lengths uniform on (0, 2 x mean]: a static batch of B runs until its longest request,
 // E[max] = 2 x mean x B / (B + 1) steps, while continuous (iteration-level) batching refills a slot as

@@ -168,6 +168,14 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "preemption swap: the rate one GPU's evicted KV blocks reach host memory and come back at (vLLM "
                     "measured many small block copies well below PCIe's rate); 0 = the hardware's host link",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e15},
+    {.name = "swap_space", .kind = ParamKind::number, .dimension = Dimension::bytes,
+     .description = "preemption swap: host memory one GPU may swap KV blocks to (vLLM's swap_space, 4 GiB per GPU by "
+                    "default); a full step's evicted sequences must fit in it; 0 = not checked",
+     .has_default = true, .default_value = 0, .min_value = 0},
+    {.name = "kv_watermark", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
+     .description = "paged KV cache: share of the cache admission leaves free (vLLM's block manager watermark, 0.01 by "
+                    "default); max_batch counts the rest, running sequences grow into all of it; 0 = none",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 0.99},
     {.name = "weight_group_size", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "weight-only quantization: weights sharing one 16-bit scale (128: AWQ's g128; gpt-fast's int4 "
                     "--groupsize, 32 in its README); 0 = one scale per output channel (gpt-fast's int8), not counted",
@@ -246,7 +254,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 26> kReasons = {
+constexpr std::array<std::string_view, 29> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -270,6 +278,9 @@ constexpr std::array<std::string_view, 26> kReasons = {
     "tp must divide the Mamba channels (expand x d_model) and a Mamba-2 model's ngroups",
     "preemption needs a paged KV cache (kv_block_tokens > 0) and continuous batching",
     "preemption by swap needs swap_bandwidth or a host link (the hardware's host_link)",
+    "kv_watermark needs a paged KV cache (kv_block_tokens > 0)",
+    "the batch's mean KV exceeds the cache less kv_watermark: the scheduler would not admit it",
+    "the sequences one full step evicts exceed swap_space",
     "gpu_hour_price is catalog, but {hardware} has no rental price in the catalog",
     "gpu_hour_price is catalog, but the prefill hardware has no rental price in the catalog "
     "(give prefill_gpu_hour_price)",
@@ -381,6 +392,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double swap_rate =
       v[Param::swap_bandwidth] > 0 ? v[Param::swap_bandwidth] : hw.host_link_bandwidth_bytes_per_s;
   if (preempt == kSwap && swap_rate <= 0) return {PointStatus::infeasible, swap_needs_host_link};
+  const double watermark = v[Param::kv_watermark];
+  if (watermark > 0 && v[Param::kv_block_tokens] <= 0) return {PointStatus::infeasible, watermark_needs_paged_cache};
   // Without a bandwidth given, the KV moves over the accelerator links, the slower side's bounding it.
   const double link_bandwidth =
       phw != nullptr
@@ -434,7 +447,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double kv_seq_gpu = kv_held * kv_share_per_gpu(shape, n_tp) + draft_kv_seq_gpu;
   const double kv_shared_gpu = kv_shared * kv_share_per_gpu(shape, n_tp);
   const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element + draft_weights_gpu;
-  const double fit = n_ep * std::floor((hw.memory_bytes - weights_gpu - kv_shared_gpu) / kv_seq_gpu);
+  const double cache_gpu = hw.memory_bytes - weights_gpu - kv_shared_gpu;
+  const double fit = n_ep * std::floor(kv_admission_bytes(cache_gpu, watermark) / kv_seq_gpu);
   const double B = v[Param::batch] > 0 ? v[Param::batch] : fit;
   out[batch_used] = B;
   if (B < 1) return {PointStatus::infeasible, exceeds_memory};
@@ -487,7 +501,11 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     };
     swing_gpu = growth_bytes(shape) + (draft != nullptr ? growth_bytes(*draft) : 0.0);
     preempted = paged_preemption(sequences_per_group(B, n_ep), kv_seq_gpu, swing_gpu, output,
-                                 kv_seq_gpu - swing_gpu / 2, hw.memory_bytes - weights_gpu - kv_shared_gpu);
+                                 kv_seq_gpu - swing_gpu / 2, cache_gpu);
+  }
+  const double swap_space = v[Param::swap_space];
+  if (preempt == kSwap && swap_space > 0 && preempted.evicted_bytes_per_full_step > swap_space) {
+    return {PointStatus::infeasible, exceeds_swap_space};
   }
   double preemption_time = 0;
   if (preempt > 0 && preempted.sequences_per_step > 0) {
@@ -640,6 +658,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[preemption_s] = preemption_time;
 
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (watermark > 0 && B > fit) return {PointStatus::infeasible, exceeds_admission};
   if (prefill_memory > (phw != nullptr ? phw : &hw)->memory_bytes) return {PointStatus::infeasible, prefill_exceeds_memory};
   if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};

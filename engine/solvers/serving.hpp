@@ -80,8 +80,17 @@
 //    latest admitted having generated the fewest); `swap` moves its KV shard to host memory and back,
 //    2 x its held bytes at swap_bandwidth, or when 0 at the host link's full rate, which makes the swap
 //    time a lower bound: vLLM's many small block copies reach less (its section 7.3 measures
-//    recomputation never above 20 % of swapping's latency at small blocks). The CPU swap space is not
-//    checked.
+//    recomputation never above 20 % of swapping's latency at small blocks). Each direction is counted
+//    at the host link's one-way rate (catalog host_link), the two not overlapped. swap_space (vLLM's
+//    per-GPU CPU swap space, 4 GiB by default; 0 = not checked) must hold what one full step evicts,
+//    whole sequences (engine/serving.hpp evicted_bytes_per_full_step): vLLM aborts when it does not
+//    (exceeds_swap_space). How long they stay on the host, and so the swap space a run needs over
+//    many steps, is not modelled.
+//    kv_watermark w (vLLM's block manager watermark, 0.01 by default there; engine/serving.hpp
+//    kv_admission_bytes): admission leaves w of the cache free, so max_batch counts
+//    (1 - w) x the cache and a batch above it is infeasible (exceeds_admission), while the running
+//    sequences grow into the whole cache, which is what kv_full_probability compares with. Needs a
+//    paged cache (watermark_needs_paged_cache); 0 (the default) = no watermark.
 //    That time per decode step (preemption_s) adds to every output token's time, so to ITL and
 //    throughput. none (the default) leaves the step as before and reports only kv_full_probability.
 //    Infeasible with a contiguous cache or static batching (which hold every sequence at full length),
@@ -223,6 +232,8 @@ class ServingSolver final : public TabledSolver {
     torus_z,
     preemption,
     swap_bandwidth,
+    swap_space,
+    kv_watermark,
     weight_group_size,
     weight_zero_point,
     kParamCount
@@ -299,6 +310,9 @@ class ServingSolver final : public TabledSolver {
     tp_must_divide_channels,
     preemption_needs_paged_cache,
     swap_needs_host_link,
+    watermark_needs_paged_cache,
+    exceeds_admission,
+    exceeds_swap_space,
     no_rental_price,
     no_prefill_rental_price,
     pools_exceed_torus,

@@ -88,5 +88,58 @@ TEST_F(ServingPreemption, NeedsAPagedCacheAndContinuousBatching) {
   EXPECT_EQ(result(paged(8, kSwap)).status, PointStatus::ok);
 }
 
+TEST(KvAdmission, TheWatermarkIsAShareOfTheCache) {
+  EXPECT_DOUBLE_EQ(kv_admission_bytes(1000, 0.01), 990);
+  EXPECT_DOUBLE_EQ(kv_admission_bytes(1000, 0), 1000);
+}
+
+// vLLM's watermark (block_manager_v1.py, 0.01 of the GPU blocks) limits admission only: by hand,
+// floor(0.99 x 532,827.94 / 2,183.5) = floor(241.58) = 241 sequences are admitted, and they grow into
+// the whole cache: mean 241 x 2,183.5 = 526,223.5 tokens, sd 256 x sqrt(241 / 12) = 1,147.25,
+// z = 5.7568, P(full) = 4.2872e-9 (against 0.48137 at 244 without the watermark).
+TEST_F(ServingPreemption, TheWatermarkAdmitsFewerSequencesThatGrowIntoTheWholeCache) {
+  PointInputs largest = paged(0, kRecompute);
+  largest.values[P::kv_watermark] = 0.01;
+  const auto out = run(largest);
+  EXPECT_EQ(out[M::max_batch], 241);
+  EXPECT_EQ(out[M::batch_used], 241);
+  EXPECT_NEAR(out[M::kv_full_probability], 4.287235e-9, 1e-14);
+  // At 2,048 output tokens: floor(0.99 x 532,827.94 / 3,079.5) = 171 (173 without), growing by 2,048:
+  // sd 2,048 x sqrt(171 / 12) = 7,731.0, z = 0.80629, P(full) = 0.210038; a full step frees 171 slots
+  // in sequences of 2,055.5 tokens: 0.017473 preemptions per step.
+  PointInputs longer = largest;
+  longer.values[P::output_tokens] = 2048;
+  const auto long_out = run(longer);
+  EXPECT_EQ(long_out[M::max_batch], 171);
+  EXPECT_NEAR(long_out[M::kv_full_probability], 0.2100383887, 1e-8);
+  EXPECT_NEAR(long_out[M::preemptions_per_step], 0.0174733955, 1e-9);
+  // A batch the watermark would not admit, though its mean occupancy fits the cache.
+  PointInputs over = paged(244, kRecompute);
+  over.values[P::kv_watermark] = 0.01;
+  EXPECT_EQ(result(over).reason, ServingSolver::exceeds_admission);
+  PointInputs contiguous = paged(8, 0);
+  contiguous.values[P::kv_block_tokens] = 0;
+  contiguous.values[P::kv_watermark] = 0.01;
+  EXPECT_EQ(result(contiguous).reason, ServingSolver::watermark_needs_paged_cache);
+}
+
+// vLLM's swap_space (GiB of host memory per GPU, 4 by default) must hold what a full step swaps out:
+// at batch 244 one sequence of 2,055.5 tokens x 131,072 B = 269,418,496 B (0.2509 GiB).
+TEST_F(ServingPreemption, SwapNeedsHostMemoryForTheSequencesAFullStepEvicts) {
+  PointInputs fits = paged(244, kSwap);
+  fits.values[P::swap_space] = 4 * 1024.0 * 1024 * 1024;
+  EXPECT_EQ(result(fits).status, PointStatus::ok);
+  PointInputs tight = paged(244, kSwap);
+  tight.values[P::swap_space] = 269418496;
+  EXPECT_EQ(result(tight).status, PointStatus::ok);
+  tight.values[P::swap_space] = 0.25 * 1024 * 1024 * 1024;
+  EXPECT_EQ(result(tight).reason, ServingSolver::exceeds_swap_space);
+  // Recompute keeps nothing on the host.
+  tight.values[P::preemption] = kRecompute;
+  EXPECT_EQ(result(tight).status, PointStatus::ok);
+  EXPECT_DOUBLE_EQ(paged_preemption(12, 100, 20, 20, 90, 1200).evicted_bytes_per_full_step, 90);
+  EXPECT_DOUBLE_EQ(paged_preemption(12, 100, 20, 2, 90, 1200).evicted_bytes_per_full_step, 180);
+}
+
 }  // namespace
 }  // namespace dsx::serving_features
