@@ -104,7 +104,7 @@ TEST_F(ExpertMesh, HierarchicalExchangesInsideTheNodeThenAcrossNodes) {
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   // 4 EP ranks in each of 2 nodes: 3 NVLink steps of 3/4 of the buffer, then 1 NIC step of half of it.
   const double one = 0.75 * kBytesTp2 / kNvlink + 3 * kNvlinkAlpha + 0.5 * kBytesTp2 / kNic + kNicAlpha;
-  EXPECT_NEAR(one * 1e6, 28.05 + 1.5 + 167.77 + 5, 0.01);
+  EXPECT_NEAR(one * 1e6, 27.96 + 1.5 + 167.77 + 5, 0.01);
   EXPECT_NEAR(out[M::ep_comm_s], kCalls * one, 1e-12);
   // Inside one node the choice changes nothing.
   PointInputs in_node = point(4);
@@ -117,20 +117,20 @@ TEST_F(ExpertMesh, HierarchicalExchangesInsideTheNodeThenAcrossNodes) {
 
 TEST_F(ExpertMesh, HierarchicalAcrossPodsAddsTheDataCentreStage) {
   // Nodes of 2 GPUs in pods of 4, tp 1: the 8 consecutive EP ranks are 2 per node, 2 nodes per pod,
-  // 2 pods. Flat: 7 steps of 7/8 of the buffer on the data-centre network.
+  // 2 pods; dp 64, so 4 micro-batches. Flat: 7 steps of 7/8 of the buffer on the data-centre network.
   PointInputs in = point(8, 1);
   in.values[P::gpus_per_node] = 2;
   in.values[P::gpus_per_pod] = 4;
   in.values[P::dcn_bandwidth] = kDcn;
   in.values[P::dcn_latency] = kDcnAlpha;
-  const double bytes = 2048.0 * 2 * 4096 * 2;
+  const double bytes = 2048.0 * 2 * 4096 * 2, calls = kCalls / 2;
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
-  EXPECT_NEAR(out[M::ep_comm_s], kCalls * (0.875 * bytes / kDcn + 7 * kDcnAlpha), 1e-12);
+  EXPECT_NEAR(out[M::ep_comm_s], calls * (0.875 * bytes / kDcn + 7 * kDcnAlpha), 1e-12);
   in.values[P::ep_all_to_all] = choice(solver, P::ep_all_to_all, "hierarchical");
   ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
   const double one = 0.5 * bytes / kNvlink + kNvlinkAlpha + 0.5 * bytes / kNic + kNicAlpha + 0.5 * bytes / kDcn +
                      kDcnAlpha;
-  EXPECT_NEAR(out[M::ep_comm_s], kCalls * one, 1e-12);
+  EXPECT_NEAR(out[M::ep_comm_s], calls * one, 1e-12);
 }
 
 TEST_F(ExpertMesh, HierarchicalNeedsTheSameRanksInEveryNode) {
@@ -152,7 +152,6 @@ TEST_F(ExpertMesh, EtpOneTakesTheTensorRanksIntoTheExpertGroup) {
   EXPECT_NEAR(out[M::ep_comm_s], kCalls * (0.875 * kBytesTp2 / kNvlink + 7 * kNvlinkAlpha), 1e-12);
   // Whole experts over 8 EP ranks (not tp x ep = 16); ZeRO-1 shards their states over the
   // 32 x 2 / 8 = 8 expert-DP ranks.
-  ASSERT_EQ(solver.evaluate(point(1), out).status, PointStatus::ok);
   ServingShape s;
   ASSERT_TRUE(derive_serving_shape(mixtral.eager, s));
   const double dense_shard = (s.parameter_count - s.expert_weight_elements) / 2;
@@ -177,6 +176,7 @@ TEST_F(ExpertMesh, EtpOneNeedsEpAMultipleOfTp) {
   }
   // ep 1 ignores etp (experts split over TP, as torchtitan's TensorParallel without EP).
   PointInputs one = point(1);
+  one.values[P::zero_stage] = 3;  // every expert on every GPU: ZeRO-3 to fit
   ASSERT_EQ(solver.evaluate(one, out).status, PointStatus::ok);
   const double before = out[M::step_time_s];
   one.values[P::etp] = choice(solver, P::etp, "1");
