@@ -47,4 +47,12 @@ double cross_pod_all_reduce_s(double in_pod_all_reduce_s, double bytes, double r
   return in_pod_all_reduce_s + ring_all_reduce_s(bytes / ranks_in_pod, pods, dcn_bandwidth_bytes_per_s, dcn_alpha_s);
 }
 
+double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers) {
+  double total_s = 0;
+  for (const AllToAllTier& tier : tiers) {
+    total_s += all_to_all_s(bytes_per_rank, tier.ranks, tier.bandwidth_bytes_per_s, tier.alpha_s);
+  }
+  return total_s;
+}
+
 }  // namespace dsx

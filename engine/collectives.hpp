@@ -30,7 +30,25 @@
 //                         on one GPU's share of it), all-gather inside the pod. The in-pod
 //                         reduce-scatter and all-gather above are both halves of the in-pod ring
 //                         all-reduce, so their sum is its cost.
+//
+// Hierarchical all-to-all across tiers (the "2DH All-to-All" of Tutel: Hwang et al., "Tutel: Adaptive
+// Mixture-of-Experts at Scale", arXiv:2206.03382, section 3.3; the two-stage path of DeepSeek-V3's
+// dispatch, arXiv:2412.19437 section 3.2.2: tokens cross InfiniBand to the GPU of the same in-node index
+// on each target node, then NVLink to their expert's GPU). A group of N = r_1 x r_2 x ... ranks, r_1 of
+// them inside the innermost domain (a node), r_2 such domains inside the next (a pod), and so on: each
+// stage is a pairwise all-to-all of the whole per-rank buffer S among the r_i ranks of one tier (the
+// first gathers, per destination at the next tier, the chunks its peers hold for it; the local
+// re-layouts between stages are memory copies, not counted):
+//   hierarchical:         sum_i [ (r_i - 1)/r_i S/B_i + (r_i - 1) alpha_i ]
+// against the flat pairwise exchange (N-1)/N S/B + (N-1) alpha, whose every step waits on the slowest
+// tier (at each step some rank's peer sits across it), so it prices (N-1)/N S and N - 1 alphas at the
+// slow tier's rate. (r_out - 1)/r_out S crosses the slow tier either way; the hierarchy pays r_out - 1
+// slow steps and moves the in-domain share at the fast tiers' rates and alphas. The
+// deduplication of DeepSeek-V3's node-limited routing (a token crosses to each target node once,
+// whatever its experts there) is not modelled.
 #pragma once
+
+#include <span>
 
 namespace dsx {
 
@@ -65,5 +83,16 @@ double hierarchical_all_reduce_s(double bytes, double nodes, const HierarchicalF
 // one-way share of the data-centre network.
 double cross_pod_all_reduce_s(double in_pod_all_reduce_s, double bytes, double ranks_in_pod, double pods,
                               double dcn_bandwidth_bytes_per_s, double dcn_alpha_s);
+
+// One tier of a hierarchical all-to-all: the ranks of the group that meet on it (per domain of the
+// tier above) and that tier's one-way bandwidth per rank and per-step latency.
+struct AllToAllTier {
+  double ranks = 1;
+  double bandwidth_bytes_per_s = 0;
+  double alpha_s = 0;
+};
+// All-to-all of `bytes_per_rank` as one pairwise exchange per tier, innermost first (a tier of one
+// rank costs nothing).
+double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers);
 
 }  // namespace dsx

@@ -93,8 +93,8 @@ constexpr MetricDomain metric_domain(const MetricSpec& m) {
   }
 }
 
-// The most parameters a solver declares (the training solver's 46 with its pods), room for a few more.
-inline constexpr std::size_t kMaxParams = 48;
+// The most parameters a solver declares (the training solver's 49 with its expert mesh), room for a few more.
+inline constexpr std::size_t kMaxParams = 52;
 
 // One design point's inputs, indexed like Solver::params(). hardware/model point into the resolved
 // catalog, which outlives the sweep. A solver may declare a second model parameter and a second

@@ -79,9 +79,10 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   TrainingMemory m;
   const double model_parallel = in.tensor_parallel * in.pipeline_parallel;
   const double dense_params = (in.parameters - in.expert_parameters) / model_parallel;
-  const double expert_params = in.expert_parameters / (model_parallel * in.expert_parallel);
+  const double etp = in.expert_tensor_parallel > 0 ? in.expert_tensor_parallel : in.tensor_parallel;
+  const double expert_params = in.expert_parameters / (etp * in.pipeline_parallel * in.expert_parallel);
   const double dp = in.data_parallel;
-  const double expert_dp = in.data_parallel / in.expert_parallel;
+  const double expert_dp = in.data_parallel * in.tensor_parallel / (etp * in.expert_parallel);
   // Parameters per GPU once the states of ZeRO stage `stage` are sharded over the data-parallel groups.
   auto sharded = [&](int stage) {
     return in.zero_stage >= stage ? dense_params / dp + expert_params / expert_dp : dense_params + expert_params;

@@ -102,6 +102,10 @@
 // megatron/core/transformer/moe/README.md and parallel_state.py): the routed experts' weights are
 // split over `expert_parallel` ranks on top of TP x PP, and their ZeRO sharding runs over the expert
 // data-parallel group of DP / EP ranks, so the fleet still holds 16 bytes per parameter at ZeRO-3.
+// With an expert tensor-parallel degree below TP (`expert_tensor_parallel`, torchtitan's etp = 1:
+// pytorch/torchtitan torchtitan/distributed/parallel_dims.py, "EP would borrow all cp and tp and some
+// dp_shard degree") the experts split over ETP x PP x EP ranks and their data-parallel group holds the
+// DP x TP / (ETP x EP) ranks left.
 // Activations use the dense formula (the MoE layer's routed token copies are not added).
 #pragma once
 
@@ -141,7 +145,8 @@ double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, dou
 struct TrainingMemoryInput {
   double parameters = 0;  // whole model
   double expert_parameters = 0;  // the routed experts' share of `parameters` (mixture of experts)
-  double expert_parallel = 1;    // EP: divides data_parallel
+  double expert_parallel = 1;    // EP: divides data_parallel x tensor_parallel / expert_tensor_parallel
+  double expert_tensor_parallel = 0;  // ranks each expert's matrices split over; 0 = tensor_parallel
   double layers = 0;
   double stage_layers = 0;  // the busiest pipeline stage's layers; 0 = layers / pipeline_parallel
   double hidden = 0;

@@ -99,6 +99,11 @@ std::array<double, kRankGroups> rank_strides(const std::array<std::uint8_t, kRan
   }
   return stride;
 }
+// How an EP group that spans nodes or pods exchanges tokens (engine/collectives.hpp).
+constexpr std::array<std::string_view, 2> kEpAllToAll = {"flat", "hierarchical"};
+// Expert tensor-parallel degree, as torchtitan's ParallelDims allows it ("Currently we only support ETP=TP
+// or ETP=1", torchtitan/distributed/parallel_dims.py).
+constexpr std::array<std::string_view, 2> kEtp = {"tp", "1"};
 constexpr std::array<std::string_view, 2> kFp8WeightCasts = {"per_microbatch", "cached"};
 constexpr int kFp8WeightCastCached = 1;
 constexpr int kLora = 1, kQlora = 2;
@@ -270,6 +275,16 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "latency (alpha) of one step of a transfer between pods; needed when the job spans pods; 0 = not "
                     "given",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
+    {.name = "ep_all_to_all", .kind = ParamKind::choice, .choices = kEpAllToAll,
+     .description = "ep > 1 spanning nodes or pods: flat (one pairwise exchange over the EP group, every step at the "
+                    "slowest tier's rate and latency) or hierarchical (Tutel's 2DH: an all-to-all inside each node "
+                    "on NVLink/ICI, then among the nodes on the NIC, then among the pods on the data-centre network)",
+     .has_default = true, .default_value = 0},
+    {.name = "etp", .kind = ParamKind::choice, .choices = kEtp,
+     .description = "expert tensor-parallel degree (ep > 1): tp (experts split over the TP group, the EP group of "
+                    "ep data-parallel ranks tp apart; Megatron-Core's default) or 1 (torchtitan's etp = 1: whole "
+                    "experts, the EP group takes the tp ranks, ep a multiple of tp)",
+     .has_default = true, .default_value = 0},
 }};
 
 static_assert(TrainingSolver::kParamCount <= kMaxParams, "PointInputs::values holds kMaxParams parameters");
@@ -342,7 +357,7 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
      "plus the updated weights' write-back (0 without weight or activation offload)"},
 }};
 
-constexpr std::array<std::string_view, 26> kReasons = {
+constexpr std::array<std::string_view, 28> kReasons = {
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tp x pp does not divide gpus",
     "tp and gpus_per_node must nest: one divides the other (TP groups tile nodes)",
@@ -372,6 +387,10 @@ constexpr std::array<std::string_view, 26> kReasons = {
     "both grids) must divide gpus_per_pod or be a multiple of it",
     "the job spans pods (gpus > gpus_per_pod): dcn_bandwidth and dcn_latency must be given",
     "tp must divide the Mamba channels (expand x d_model) and a Mamba-2 model's ngroups",
+    "etp 1 needs ep a multiple of tp with ep / tp dividing dp (the EP group takes all of TP and part of DP: "
+    "torchtitan ParallelDims)",
+    "ep_all_to_all hierarchical needs the EP group to hold the same number of its ranks in every node (and pod) "
+    "it spans",
 };
 
 // Layers of the busiest pipeline stage when `layers` split into stages x chunks_per_stage model chunks
@@ -432,14 +451,23 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double stage_layers = busiest_stage_layers(shape.layers, p, chunks_per_stage);
   const double e = v[Param::ep];
   if (e > 1 && shape.experts <= 0) return {PointStatus::infeasible, ep_needs_moe};
-  if (std::fmod(dp, e) != 0) return {PointStatus::infeasible, ep_must_divide_dp};
+  // etp 1 (torchtitan): whole experts, the EP group of ep ranks holds the tp ranks and ep / tp of dp.
+  const bool etp_one = e > 1 && v[Param::etp] == 1;
+  const double etp_degree = etp_one ? 1.0 : t;
+  if (etp_one) {
+    if (std::fmod(e, t) != 0 || std::fmod(dp, e / t) != 0) return {PointStatus::infeasible, etp_one_needs_tp_inside_ep};
+  } else if (std::fmod(dp, e) != 0) {
+    return {PointStatus::infeasible, ep_must_divide_dp};
+  }
   if (e > 1 && std::fmod(shape.experts, e) != 0) return {PointStatus::infeasible, ep_must_divide_experts};
   if (e > 1 && t > 1 && v[Param::sequence_parallel] != 1) return {PointStatus::infeasible, ep_tp_needs_sequence_parallel};
   // Where each group sits: its members' stride in rank order, in the grid of the dense layers (no EP)
-  // and in Megatron-Core's expert grid (the same order, no CP, dp x cp / ep expert-DP ranks).
+  // and in Megatron-Core's expert grid (the same order, no CP, etp in the tp slot, dp x cp x tp / (etp x ep)
+  // expert-DP ranks).
   const auto& order = kRankOrderTable.groups[static_cast<std::size_t>(v[Param::rank_order])];
   const std::array<double, kRankGroups> strides = rank_strides(order, {t, cp, 1.0, dp, p});
-  const std::array<double, kRankGroups> expert_strides = rank_strides(order, {t, 1.0, e, dp * cp / e, p});
+  const std::array<double, kRankGroups> expert_strides =
+      rank_strides(order, {etp_degree, 1.0, e, dp * cp * t / (etp_degree * e), p});
   // A node holds whole blocks of the innermost groups, or a block spans whole nodes: every product
   // of the innermost degrees below the job nests with the node. Megatron-Core's two orders keep the
   // checks they always had (tp and tp x cp nest) and place a block that straddles nodes by the whole
@@ -501,6 +529,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.parameters = params;
   mem.expert_parameters = shape.expert_weight_elements;
   mem.expert_parallel = e;
+  mem.expert_tensor_parallel = etp_degree;
   mem.layers = shape.layers;
   mem.hidden = h;
   mem.heads = shape.heads;
@@ -586,11 +615,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   const double expert_params = shape.expert_weight_elements;
   // LoRA reduces the adapters' gradients only, all counted with the dense ones.
   const double dense_gradient_bytes = (lora ? adapters : params - expert_params) / (t * p) * element_bytes;
-  const double expert_gradient_bytes = lora ? 0.0 : expert_params / (t * p * e) * element_bytes;
+  const double expert_gradient_bytes = lora ? 0.0 : expert_params / (etp_degree * p * e) * element_bytes;
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
-  // Expert gradients are reduced over the dp x cp / ep expert-DP ranks, the expert grid's DP group
-  // (t x ep apart in Megatron-Core's default order, t x ep x pp with pp inside dp).
-  const double expert_dp = dp_group / e;
+  // Expert gradients are reduced over the dp x cp x tp / (etp x ep) expert-DP ranks, the expert grid's DP
+  // group (etp x ep apart in Megatron-Core's default order, etp x ep x pp with pp inside dp).
+  const double expert_dp = dp_group * t / (etp_degree * e);
   const double expert_stride = expert_strides[kDpGroup];
   const double expert_dp_in_node = in_node(expert_stride, expert_dp);
   const HierarchicalFabric expert_fabric = {.gpus_per_node = expert_dp_in_node,
@@ -775,7 +804,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     // Rajbhandari et al. 2020 section 7, with gradients and weights of different sizes).
     const double weight_bytes = (params - expert_params) / (t * p) * mem.base_weight_bytes_per_param +
                                 adapters / (t * p) * element_bytes;
-    const double expert_weight_bytes = expert_params / (t * p * e) * mem.base_weight_bytes_per_param;
+    const double expert_weight_bytes = expert_params / (etp_degree * p * e) * mem.base_weight_bytes_per_param;
     step.dp_all_reduce_s =
         0.5 * dp_all_reduce_s(dense_gradient_bytes) + dp_all_reduce_s(weight_bytes) +
         (expert_weight_bytes > 0 ? expert_all_reduce_s(expert_weight_bytes) : 0.0);
@@ -798,6 +827,24 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
       step.cp_kv_exchange_s = (cp - 1) * point_to_point_s(kv_chunk_bytes, dcn, dcn_alpha);
     }
     if (e > 1 && expert_strides[kEpGroup] * e > pod) step.ep_all_to_all_s = all_to_all_s(dispatch_bytes, e, dcn, dcn_alpha);
+  }
+  if (e > 1 && !ep_in_node && v[Param::ep_all_to_all] == 1) {
+    // Tutel's 2DH all-to-all (engine/collectives.hpp): the EP ranks a node holds exchange on NVLink (on
+    // the torus, their strided group), then the nodes of a pod on the NIC, then the pods on the DCN.
+    const double ep_stride = expert_strides[kEpGroup];
+    const double ep_per_node = in_node(ep_stride, e);
+    const double ep_per_pod = multi_pod ? in_pod(ep_stride, e) : e;
+    if (std::fmod(e, ep_per_pod) != 0 || std::fmod(ep_per_pod, ep_per_node) != 0) {
+      return {PointStatus::infeasible, hierarchical_all_to_all_uneven};
+    }
+    const double node_stage_s =
+        ep_per_node <= 1 ? 0.0
+        : on_torus       ? torus_all_to_all_s(dispatch_bytes, torus_strided_group(torus, ep_stride, ep_per_node), kNvlinkAlphaS)
+                         : all_to_all_s(dispatch_bytes, ep_per_node, nvlink, kNvlinkAlphaS);
+    const std::array<AllToAllTier, 2> outer = {{{.ranks = ep_per_pod / ep_per_node, .bandwidth_bytes_per_s = nic,
+                                                 .alpha_s = fabric_alpha},
+                                                {.ranks = e / ep_per_pod, .bandwidth_bytes_per_s = dcn, .alpha_s = dcn_alpha}}};
+    step.ep_all_to_all_s = node_stage_s + hierarchical_all_to_all_s(dispatch_bytes, outer);
   }
   if (shape.recurrent_layers > 0 && t > 1) {
     // Every layer's mixer (attention or Mamba) ends in one d-wide all-reduce and each feed-forward in

@@ -124,6 +124,28 @@
 //    Dispatch and combine all-to-alls (engine/collectives.hpp, pairwise exchange) of b s k h x 2 B / tp
 //    per GPU (its sequence-parallel share of the tokens, k copies each): on NVLink while
 //    tp x ep <= gpus_per_node (Megatron-Core places EP ranks next to each other after TP), else on the NIC.
+//    The routed experts' tensor-parallel degree `etp` (torchtitan's ParallelDims, pytorch/torchtitan
+//    torchtitan/distributed/parallel_dims.py: "Currently we only support ETP=TP or ETP=1"): tp, the
+//    layout above (experts split over the TP group as the dense layers are; EP ranks are tp apart), or
+//    1: whole experts, and the EP group "would borrow all cp and tp and some dp_shard degree" (there;
+//    dsx keeps cp in the expert-DP group, as Megatron-Core's expert grid does), so ep must be a multiple
+//    of tp with ep / tp dividing dp, the EP ranks are consecutive (Megatron-Core's expert grid with
+//    expert_tensor_parallel_size 1 puts them innermost too), the expert weights split over pp x ep ranks
+//    and their gradients reduce over the dp x cp x tp / ep expert-DP ranks. Each GPU still dispatches its
+//    1 / tp share of the tokens (torchtitan's ReordererSequenceParallel splits the routed tokens over the
+//    TP ranks "so that the reorderer, the all-to-all comms, and routed experts computation are effectively
+//    running Sequence Parallel", torchtitan/models/llama4/infra/parallelize.py), and the TP collectives
+//    around the MoE block stay those of a dense feed-forward (torchtitan all-gathers its input over TP and
+//    reduce-scatters its output either way). Not modelled: Megatron-Core's all-gather and reduce-scatter
+//    of the received tokens over the expert-TP group under etp = tp (moe/token_dispatcher.py), which etp
+//    1 saves, and the larger expert GEMMs' efficiency.
+//    `ep_all_to_all` (when the EP group spans nodes or pods): flat prices the dispatch as one pairwise
+//    exchange at the slowest tier's bandwidth and latency, as before; hierarchical as Tutel's 2DH
+//    all-to-all (engine/collectives.hpp hierarchical_all_to_all_s): an all-to-all of the whole buffer
+//    among the EP ranks of a node on NVLink (on a torus node, their strided group), then among the nodes
+//    of a pod on the NIC, then among the pods on the data-centre network, each stage paying its own alpha
+//    per step. The group must hold the same number of its ranks in every node and pod it spans, else
+//    infeasible.
 //  - attention FLOPs use the model's attention width (H (dqk + dv) / 2 for MLA), and activation memory
 //    Korthikanti's dense formula with h = d_model (MLA's and the routed tokens' activations differ).
 //  - hardware_tflops_per_gpu = HFU x peak is the convention of Megatron-LM's published per-GPU
@@ -303,6 +325,8 @@ class TrainingSolver final : public TabledSolver {
     gpus_per_pod,
     dcn_bandwidth,
     dcn_latency,
+    ep_all_to_all,
+    etp,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -380,6 +404,8 @@ class TrainingSolver final : public TabledSolver {
     pod_does_not_nest,
     pods_need_dcn,
     tp_must_divide_recurrent_channels,
+    etp_one_needs_tp_inside_ep,
+    hierarchical_all_to_all_uneven,
   };
 
   TrainingSolver();

@@ -52,7 +52,7 @@ class TrainingSolverTest : public ::testing::Test {
 TEST_F(TrainingSolverTest, ParamsFitTheSweepLimit) {
   EXPECT_LE(solver.params().size(), kMaxParams);
   EXPECT_EQ(solver.metrics().size(), static_cast<std::size_t>(TrainingSolver::kMetricCount));
-  EXPECT_EQ(solver.reasons().size(), 26u);
+  EXPECT_EQ(solver.reasons().size(), 28u);
 }
 
 TEST_F(TrainingSolverTest, Llama70bOn1024H100) {
