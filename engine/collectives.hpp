@@ -31,8 +31,10 @@
 //                         reduce-scatter and all-gather above are both halves of the in-pod ring
 //                         all-reduce, so their sum is its cost.
 //
-// Hierarchical all-to-all across tiers (the "2DH All-to-All" of Tutel: Hwang et al., "Tutel: Adaptive
-// Mixture-of-Experts at Scale", arXiv:2206.03382, section 3.3; the two-stage path of DeepSeek-V3's
+// Hierarchical all-to-all across tiers (the "2D hierarchical a2a algorithm used for extremely-large
+// scaling" that Tutel added in v0.1.5, github.com/microsoft/tutel/releases/tag/v0.1.5, the 2DH
+// all-to-all of Hwang et al., "Tutel: Adaptive Mixture-of-Experts at Scale", arXiv:2206.03382; the
+// stage prices below are dsx's, in the alpha-beta model above; the two-stage path of DeepSeek-V3's
 // dispatch, arXiv:2412.19437 section 3.2.2: tokens cross InfiniBand to the GPU of the same in-node index
 // on each target node, then NVLink to their expert's GPU). A group of N = r_1 x r_2 x ... ranks, r_1 of
 // them inside the innermost domain (a node), r_2 such domains inside the next (a pod), and so on: each
