@@ -71,7 +71,8 @@ json calibration_context(const ResolvedStudy& study) {
                        {"sources", a->sources},
                        {"mape_cv", format_percent(a->mape_cv, 2)},
                        {"interval", interval_text(*a, rule.orientation) + (a->pooled ? " (pooled)" : "")},
-                       {"coverage", format_percent(a->coverage_cv, 2)}});
+                       {"coverage", format_percent(a->coverage_cv, 2)},
+                       {"coverage_in", format_percent(a->coverage, 2)}});
   }
   c["metrics"] = metrics;
   c["has_metrics"] = !metrics.empty();

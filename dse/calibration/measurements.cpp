@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 3> kRegimeIntervalKeys = {"solver", "metr
 constexpr std::array<std::string_view, 11> kRowKeys = {"id",    "regime", "solver", "inputs",         "metric",  "measured",
                                                        "source", "stack", "notes",  "cannot_predict", "workload"};
 constexpr std::array<std::string_view, 4> kFitKeys = {"parameter", "prior", "per_hardware", "fixed"};
-constexpr std::array<std::string_view, 4> kSourceKeys = {"citation", "url", "read", "date"};
+constexpr std::array<std::string_view, 5> kSourceKeys = {"citation", "url", "read", "date", "campaign"};
 
 struct ParsedFile {
   std::string file;
@@ -339,6 +339,13 @@ class MeasurementReader {
     if (const YamlNode* u = n.find("url")) s.url = r.string(*u, path + ".url").value_or("");
     if (const YamlNode* rd = r.require(n, "read", path)) s.read = r.string(*rd, path + ".read").value_or("");
     if (const YamlNode* d = n.find("date")) s.date = r.string(*d, path + ".date").value_or("");
+    if (const YamlNode* c = n.find("campaign")) {
+      const auto campaign = r.string(*c, path + ".campaign");
+      s.campaign = campaign.value_or("");
+      if (campaign && !valid_id(s.campaign)) {
+        r.error(*c, path + ".campaign: '" + s.campaign + "' is not a valid campaign name: use a-z, 0-9, '_', '-' and '.'");
+      }
+    }
   }
 
   MeasurementSet& set_;

@@ -54,9 +54,15 @@ struct MeasurementSource {
   std::string url;
   std::string read;  // where in the source the number stands
   std::string date;
-  // Rows of one paper, report or results page share a key: cross-validation leaves them out
-  // together. The URL when there is one, else the citation.
-  std::string key() const { return url.empty() ? citation : url; }
+  // One benchmark run that two documents report (a blog's table and the performance page it takes
+  // its data from): rows naming the same campaign are one source for cross-validation.
+  std::string campaign;
+  // Rows of one paper, report, results page or campaign share a key: cross-validation leaves them
+  // out together. The campaign when there is one, else the URL, else the citation.
+  std::string key() const {
+    if (!campaign.empty()) return "campaign:" + campaign;
+    return url.empty() ? citation : url;
+  }
 };
 
 struct Measurement {

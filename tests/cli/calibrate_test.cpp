@@ -92,6 +92,33 @@ TEST(CalibrateCli, WritesAProfileAStudyCanName) {
   EXPECT_NE(csv.find("predicted_throughput_items_per_s_p10,predicted_throughput_items_per_s_p90"), std::string::npos);
 }
 
+// The report's calibration table gives a regime's coverage both ways, as the profile states them:
+// held out 75 %, in-sample 90 % (and held-out MAPE 12 %, the interval e^-0.2 - 1 = -18 % to
+// e^0.1 - 1 = +11 % of a rate).
+TEST(CalibrateCli, TheReportShowsHeldOutAndInSampleCoverage) {
+  TempDir dir("calibrate_cli");
+  std::ofstream(dir.path() + "/s.yaml")
+      << "study: s\ntitle: T\nquestion: Q?\nsolver: efficiency\n"
+         "calibration:\n  profile: fixture\n  parameters:\n"
+         "    - {solver: efficiency, name: eta, value: 0.3, spread: 0.01, prior: 0.5, identified: true, rows: 4}\n"
+         "  regimes:\n    - {name: batched, rows: 20, sources: 7, log_error_p10: -0.1, log_error_p90: 0.2, mape_cv: 0.12, "
+         "coverage: 0.9, coverage_cv: 0.75}\n"
+         "  intervals:\n    - {solver: efficiency, metric: predicted_throughput_items_per_s, regime: batched, orientation: rate}\n"
+         "axes:\n  hardware: [a100_80gb_sxm]\nfixed:\n  model: lab07_kws\n  precision: fp16\n"
+         "  regime: decode_batched\n  devices: 1\n  throughput: 1 /s\n  batch: 1\n";
+  const CommandResult run = run_dsx("run '" + dir.path() + "/s.yaml' --out '" + dir.path() + "/run' --catalog '" + kCatalog + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::string report = read_text(dir.path() + "/run/report.md");
+  EXPECT_NE(report.find("| held-out MAPE | 80 % interval, measured / predicted | held-out coverage | in-sample coverage |"),
+            std::string::npos)
+      << report;
+  const std::string pc = "\xc2\xa0%";  // a report joins a number and its unit with a no-break space
+  EXPECT_NE(report.find("| predicted_throughput_items_per_s | always | batched | 20 | 7 | 12" + pc + " | -18" + pc + "\xc2\xa0/\xc2\xa0+11" +
+                        pc + " | 75" + pc + " | 90" + pc + " |"),
+            std::string::npos)
+      << report;
+}
+
 TEST(AccuracyCli, WritesTheReportTheCsvAndTheParityFigure) {
   TempDir dir("accuracy_cli");
   std::ofstream(dir.path() + "/m.yaml") << measurements();

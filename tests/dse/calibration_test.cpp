@@ -228,6 +228,55 @@ TEST(Calibrate, LeavingOneSourceOutPredictsEachRowWithoutIt) {
   EXPECT_NEAR(c.rows[0].log_error_cv, held_out_error, 1e-12);
 }
 
+// A row of `row` whose source names a campaign.
+std::string in_campaign(std::string text, const std::string& campaign) {
+  const std::string read = "read: \"table 1\"}";
+  text.replace(text.find(read), read.size(), "read: \"table 1\", campaign: " + campaign + "}");
+  return text;
+}
+
+// Two documents of one benchmark campaign (p1, p2: two URLs) are one fold: each of their rows is
+// predicted by eta fitted on p3, p4 and p5 alone, log(eta / 0.3) = the mean of ln 1.02, ln 0.98 and
+// ln 1.01 (the pull towards the prior 0.5 moves it by under 4e-4 of itself).
+TEST(Calibrate, ACampaignSpanningTwoUrlsIsOneFold) {
+  TempDir dir("calibrate");
+  const std::string rows = kRegimes + "measurements:\n" +
+                           in_campaign(row("a100-gpt2", "a100_80gb_sxm", "lab07_gpt2_layer", "63 /s", "p1"), "run-1") +
+                           in_campaign(row("a100-kws", "a100_80gb_sxm", "lab07_kws", "114 /s", "p2"), "run-1") +
+                           row("h100-gpt2", "h100_sxm", "lab07_gpt2_layer", "193.99615384615385 /s", "p3") +
+                           row("h100-kws", "h100_sxm", "lab07_kws", "372.77692307692308 /s", "p4") +
+                           row("a100-gpt2-b", "a100_80gb_sxm", "lab07_gpt2_layer", "60.6 /s", "p5");
+  const Loaded l = load(dir, rows);
+  ASSERT_TRUE(l.set) << l.diagnostics;
+  EXPECT_EQ(l.set->rows[0].source.key(), l.set->rows[1].source.key());
+  EXPECT_NE(l.set->rows[0].source.url, l.set->rows[1].source.url);
+  const Calibration c = calibrate(*l.set, {});
+  const double eta_without_campaign = 0.3 * std::exp((std::log(1.02) + std::log(0.98) + std::log(1.01)) / 3);
+  EXPECT_NEAR(c.rows[0].predicted_cv, 60 * eta_without_campaign / 0.3, 60 * 4e-4);
+  EXPECT_NEAR(c.rows[1].predicted_cv, 120 * eta_without_campaign / 0.3, 120 * 4e-4);
+  ASSERT_EQ(c.profile.regimes.size(), 1U);
+  EXPECT_EQ(c.profile.regimes[0].sources, 4U);
+  // Without the campaign, p2's rows help predict p1's: the held-out eta of p1 takes 0.95 in.
+  const Loaded apart = load(dir, four_rows() + row("a100-gpt2-b", "a100_80gb_sxm", "lab07_gpt2_layer", "60.6 /s", "p5"));
+  ASSERT_TRUE(apart.set) << apart.diagnostics;
+  const Calibration d = calibrate(*apart.set, {});
+  const double eta_without_p1 =
+      0.3 * std::exp((std::log(0.95) + std::log(1.02) + std::log(0.98) + std::log(1.01)) / 4);
+  EXPECT_NEAR(d.rows[0].predicted_cv, 60 * eta_without_p1 / 0.3, 60 * 4e-4);
+  EXPECT_EQ(d.profile.regimes[0].sources, 5U);
+}
+
+TEST(Measurements, ACampaignNameIsAnId) {
+  TempDir dir("measurements");
+  const Loaded l = load(dir, kRegimes + "measurements:\n" +
+                                 in_campaign(row("a", "h100_sxm", "lab07_kws", "5 /s", "p"), "\"TRT LLM\""));
+  EXPECT_FALSE(l.set);
+  EXPECT_NE(l.diagnostics.find(dir.path() + "/m.yaml:14:87: error: measurements[0].source.campaign: 'TRT LLM' is not a "
+                                             "valid campaign name: use a-z, 0-9, '_', '-' and '.'"),
+            std::string::npos)
+      << l.diagnostics;
+}
+
 // In-sample coverage: the share of rows whose measurement lies inside the interval the profile ships
 // (exp(-p90) to exp(-p10) times the in-sample prediction, for a rate) around their in-sample
 // prediction. Twenty rows of one source each at eta = 0.3: eighteen off by 0.2 % to 1.8 % either
