@@ -573,6 +573,80 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
 
 // ---- Morris ----
 
+// Where the Morris figure's plot area lies on its canvas: fixed margins, so label boxes can be
+// placed in centimetres. The height is a lower bound (title, tic labels, axis title and key take the
+// rest): a label kept inside it and clear of the others stays so on the drawn plot.
+constexpr double kMorrisLeftCm = 2.3;
+constexpr double kMorrisRightCm = 0.6;
+constexpr double kMorrisPlotHeightCm = 6.2;
+constexpr double kMorrisGapCm = 0.25;   // between a point and its label
+constexpr double kMorrisPointCm = 0.2;  // half a point marker
+
+struct LabelBox {
+  double x0, x1, y0, y1;
+  bool overlaps(const LabelBox& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// One label per point, most important input first: beside its point (right, left), then centred
+// above or below it, then further up or down, where it stays inside the plot and clear of every
+// label placed before it and of every point. Each label is its anchor (cm from the plot's lower
+// left) and its alignment at that anchor.
+struct PlacedLabel {
+  double x_cm, y_cm;
+  std::string_view align;
+};
+std::vector<PlacedLabel> place_morris_labels(const std::vector<std::pair<double, double>>& points_cm,
+                                             const std::vector<std::string>& texts, double width_cm, double height_cm) {
+  std::vector<LabelBox> taken;
+  for (const auto& [x, y] : points_cm) {
+    taken.push_back({x - kMorrisPointCm, x + kMorrisPointCm, y - kMorrisPointCm, y + kMorrisPointCm});
+  }
+  std::vector<PlacedLabel> placed;
+  const double h = figure_parts::kLabelLineCm;
+  for (std::size_t i = 0; i < points_cm.size(); ++i) {
+    const auto [px, py] = points_cm[i];
+    const double w = figure_parts::text_cm(texts[i]);
+    std::vector<PlacedLabel> candidates;
+    for (double dy : {0.0, 0.5 * h, -0.5 * h, 1.1 * h, -1.1 * h, 2.2 * h, -2.2 * h, 3.3 * h, -3.3 * h}) {
+      if (std::fabs(dy) >= h) candidates.push_back({px, py + dy, "center"});
+      candidates.push_back({px + kMorrisGapCm, py + dy, "left"});
+      candidates.push_back({px - kMorrisGapCm, py + dy, "right"});
+    }
+    const auto box = [&](const PlacedLabel& c) {
+      const double x0 = c.align == "left" ? c.x_cm : c.align == "right" ? c.x_cm - w : c.x_cm - w / 2;
+      return LabelBox{x0, x0 + w, c.y_cm - h / 2, c.y_cm + h / 2};
+    };
+    const PlacedLabel* chosen = nullptr;
+    for (const PlacedLabel& c : candidates) {
+      const LabelBox b = box(c);
+      if (b.x0 < 0 || b.x1 > width_cm || b.y0 < 0 || b.y1 > height_cm) continue;
+      if (std::any_of(taken.begin(), taken.end(), [&](const LabelBox& t) { return t.overlaps(b); })) continue;
+      chosen = &c;
+      break;
+    }
+    if (chosen == nullptr) {
+      // No free place: the one inside the plot that overlaps least.
+      double best = std::numeric_limits<double>::infinity();
+      for (const PlacedLabel& c : candidates) {
+        const LabelBox b = box(c);
+        double overlap = std::max(0.0, -b.x0) + std::max(0.0, b.x1 - width_cm) + std::max(0.0, -b.y0) +
+                         std::max(0.0, b.y1 - height_cm);
+        for (const LabelBox& t : taken) {
+          overlap += std::max(0.0, std::min(b.x1, t.x1) - std::max(b.x0, t.x0)) *
+                     std::max(0.0, std::min(b.y1, t.y1) - std::max(b.y0, t.y0));
+        }
+        if (overlap < best) {
+          best = overlap;
+          chosen = &c;
+        }
+      }
+    }
+    placed.push_back(*chosen);
+    taken.push_back(box(*chosen));
+  }
+  return placed;
+}
+
 FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis& s) {
   const MorrisResult& r = *s.morris;
   const QuantityDisplay display = metric_display(study, s.request.metric);
@@ -592,17 +666,23 @@ FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis
     if (std::isfinite(e.mu_star)) right = std::max(right, e.mu_star * f);
     if (std::isfinite(e.sigma)) top = std::max(top, e.sigma * f);
   }
+  const double x_max = right > 0 ? right * 1.3 : 1;
+  const double y_top = right > 0 || top > 0 ? std::max(top, 0.05 * right) * 1.4 : 1;
+  const double plot_width_cm = kWidthCm - kMorrisLeftCm - kMorrisRightCm;
   std::string& dat = src.data;
   dat = fmt::format("# Morris elementary effects '{}' of {} (SI units per input range), by mu*\n"
-                    "# mu_star sigma mu effects label_offset input\n",
+                    "# mu_star sigma mu effects input\n",
                     s.request.name, s.request.metric);
+  std::vector<std::pair<double, double>> points_cm;
+  std::vector<std::string> texts;
   for (std::size_t n = 0; n < r.ranking.size(); ++n) {
     const std::size_t i = r.ranking[n];
     const MorrisEffect& e = r.effects[i];
     if (std::isnan(e.mu_star) || std::isnan(e.sigma)) continue;
-    // Neighbours in the ranking sit close together: their labels go above and below in turn.
-    dat += fmt::format("{} {} {} {} {} {}\n", num(e.mu_star), num(e.sigma), num(e.mu), e.effects, n % 2 == 0 ? 1 : -1,
+    dat += fmt::format("{} {} {} {} {}\n", num(e.mu_star), num(e.sigma), num(e.mu), e.effects,
                        dat_string(s.inputs[i].name));
+    points_cm.emplace_back(e.mu_star * f / x_max * plot_width_cm, e.sigma * f / y_top * kMorrisPlotHeightCm);
+    texts.push_back(figure_input(study, s.inputs[i].name));
     ++src.points;
   }
   std::string& gp = src.script;
@@ -611,19 +691,24 @@ FigureSource morris_figure(const ResolvedStudy& study, const SensitivityAnalysis
   gp += fmt::format("set xlabel {} noenhanced\nset ylabel {} noenhanced\n",
                     gp_string("mu*: mean |elementary effect|" + unit), gp_string("sigma: spread of the effects" + unit));
   gp += "set format x \"%g\"\nset format y \"%g\"\n";
-  const double y_top = right > 0 || top > 0 ? std::max(top, 0.05 * right) * 1.4 : 1;
-  gp += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", num(right > 0 ? right * 1.3 : 1), num(y_top));
-  gp += fmt::format("dy = {}  # labels sit this far above or below their point\n", num(0.04 * y_top));
+  gp += fmt::format("set xrange [0:{}]\nset yrange [0:{}]\n", num(x_max), num(y_top));
+  gp += fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n", kMorrisLeftCm / kWidthCm,
+                    1 - kMorrisRightCm / kWidthCm);
   gp += "set key outside bottom center horizontal reverse Left height 1.5\n";
+  gp += "# each input named beside its point, where it overlaps no other label or point\n";
+  const std::vector<PlacedLabel> placed = place_morris_labels(points_cm, texts, plot_width_cm, kMorrisPlotHeightCm);
+  for (std::size_t n = 0; n < placed.size(); ++n) {
+    gp += fmt::format("set label {} {} at first {}, first {} {} noenhanced front\n", n + 1, gp_string(texts[n]),
+                      num(placed[n].x_cm / plot_width_cm * x_max), num(placed[n].y_cm / kMorrisPlotHeightCm * y_top),
+                      placed[n].align);
+  }
   const std::string file = gp_string(src.name + ".dat");
   const std::string plot =
       src.points == 0
           ? "set label 100 \"no elementary effect has a value\" at graph 0.5, graph 0.5 center\nplot -1 notitle\n"
           : fmt::format("plot x with lines dt (6,4) lc rgb \"{}\" title \"sigma = mu*\", \\\n"
-                        "     {} using ({}):({}) with points lt 1 ps 1.4 title \"input\", \\\n"
-                        "     \"\" using ({}):({}+$5*dy):6 with labels left offset character "
-                        "0.8, 0 noenhanced notitle\n",
-                        kMarkInk, file, scaled(1, f), scaled(2, f), scaled(1, f), scaled(2, f));
+                        "     {} using ({}):({}) with points lt 1 ps 1.4 title \"input\"\n",
+                        kMarkInk, file, scaled(1, f), scaled(2, f));
   gp += gnuplot_terminal_block(src.name, kWidthCm, kPlotHeightCm + title_extra_cm(src.title), plot);
   src.caption = "Inputs far to the right matter most (mu*); those above the dashed line act non-linearly or through "
                 "other inputs (sigma).";

@@ -6,8 +6,10 @@
 //                               the base value, largest swing on top, elasticities at the bar ends;
 //   sobol_<name>                first-order and total Sobol indices per input, with the bootstrap
 //                               interval as whiskers;
-//   morris_<name>               Morris mu* against sigma, one labelled point per input, with the
-//                               line sigma = mu* (above it, effects vary with the other inputs);
+//   morris_<name>               Morris mu* against sigma, one point per input named as the tornado
+//                               and Sobol axes name it (figure_input), each name beside its point
+//                               where it overlaps no other name or point, with the line sigma =
+//                               mu* (above it, effects vary with the other inputs);
 //   pareto_fronts               with `pareto: {group: ...}`: the feasible rows of each group and its
 //                               front joined in x order, knees circled.
 // Each figure leaves NAME.gp and NAME.dat beside NAME.svg, NAME.pdf and NAME.png in figures/.

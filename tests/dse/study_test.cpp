@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,6 +124,39 @@ TEST(StudyTest, ShippedStudiesLoadAndRoundTrip) {
     EXPECT_EQ(reloaded->point_count(), study->point_count());
   }
   EXPECT_GE(count, 1);
+}
+
+// What a reader sees of a shipped study (its title, question, sections, figure titles and captions,
+// comparison names and explanations) writes microseconds as the report's numbers do, "10 µs", never
+// "10 us"; the values it computes with ("launch_overhead: 10 us") keep the unit the parser reads.
+TEST(StudyTest, ShippedStudiesWriteMicrosecondsAsTheReportDoes) {
+  const std::regex us_after_number("[0-9] us\\b");
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(kSourceDir + "/studies")) {
+    if (entry.path().extension() != ".yaml") continue;
+    Diagnostics d;
+    const auto study = load_study(entry.path().string(), kSourceDir + "/studies/catalog", d);
+    ASSERT_TRUE(study.has_value()) << d.format();
+    std::vector<std::pair<std::string, const std::string*>> texts = {{"title", &study->title},
+                                                                     {"question", &study->question}};
+    for (const Section& s : study->sections) {
+      texts.push_back({"section title", &s.title});
+      texts.push_back({"section " + s.title, &s.text});
+    }
+    for (const FigureDecl& f : study->figures) {
+      texts.push_back({"figure " + f.name + " title", &f.title});
+      texts.push_back({"figure " + f.name + " caption", &f.caption});
+    }
+    for (const Comparison& c : study->comparisons) {
+      texts.push_back({"compare name", &c.name});
+      texts.push_back({"compare " + c.name + " explanation", &c.explanation});
+    }
+    for (const auto& [where, text] : texts) {
+      ++checked;
+      EXPECT_FALSE(std::regex_search(*text, us_after_number)) << entry.path().filename() << ", " << where << ": " << *text;
+    }
+  }
+  EXPECT_GT(checked, 100);
 }
 
 // ---- resolution ---------------------------------------------------------------------------------

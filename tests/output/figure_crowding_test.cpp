@@ -148,7 +148,7 @@ sensitivity:
   const std::string gp = read_file(dir.path() + "/run/figures/sobol_drivers.gp");
   const std::string svg = read_file(dir.path() + "/run/figures/sobol_drivers.svg");
   EXPECT_EQ(gp.find("rotate"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("set ytics (\"eta\" 0, \"launch overhead\" 1,"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set ytics (\"efficiency \u03b7 (%%)\" 0, \"launch overhead (s)\" 1,"), std::string::npos) << gp;
   EXPECT_NE(gp.find("with xerrorbars"), std::string::npos) << gp;
   for (const SvgTextBox& b : svg_text_boxes(svg)) EXPECT_FALSE(b.skewed) << b.text;
   EXPECT_TRUE(clipped_svg_texts(svg).empty()) << ::testing::PrintToString(clipped_svg_texts(svg));
@@ -183,7 +183,7 @@ sensitivity:
 )";
   run_dsx("run '" + study + "' --quiet --threads 1 --out '" + dir.path() + "/run'");
   const std::string gp = read_file(dir.path() + "/run/figures/sobol_drivers.gp");
-  EXPECT_NE(gp.find("set xtics (\"eta\" 0, \"launch overhead\" 1) noenhanced\n"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set xtics (\"efficiency \u03b7 (%%)\" 0, \"launch overhead (s)\" 1) noenhanced\n"), std::string::npos) << gp;
   EXPECT_EQ(gp.find("rotate"), std::string::npos) << gp;
 }
 

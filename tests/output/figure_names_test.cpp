@@ -1,5 +1,5 @@
 // Figures print what a reader knows a thing by: catalog names ("NVIDIA H100 SXM 80GB") on bar
-// categories, on tornado and Sobol axes and in captions, never the ids the CSV files keep
+// categories, on tornado and Sobol axes, beside Morris points and in captions, never the ids the CSV files keep
 // (`h100_sxm`, `h100_sxm.price`); and the longer labels that brings leave the title, the axis
 // titles and the totals on the canvas, as gnuplot draws them.
 #include <gtest/gtest.h>
@@ -153,18 +153,19 @@ sensitivity:
     metric: usd_per_sample_usd
     base: {hardware: h100_sxm, batch: 16}
     inputs: [eta, launch_overhead, h100_sxm.price, h100_sxm.memory_bandwidth]
+    morris: {trajectories: 8}
     sobol: {samples: 32, bootstrap: 10}
 )";
   run_dsx("run '" + study + "' --quiet --threads 1 --out '" + dir.path() + "/run'");
   const std::string figures = dir.path() + "/run/figures/";
-  for (const char* fig : {"tornado_drivers", "sobol_drivers"}) {
+  for (const char* fig : {"tornado_drivers", "sobol_drivers", "morris_drivers"}) {
     const std::string gp = read_file(figures + fig + ".gp");
     const std::string svg = read_file(figures + fig + ".svg");
     EXPECT_NE(gp.find("price of NVIDIA"), std::string::npos) << fig << "\n" << gp;
     EXPECT_EQ(gp.find("\"h100_sxm.price"), std::string::npos) << fig;
     // Parameters by their words (and unit, where no value beside them carries it), never as the
     // study wrote them.
-    const std::string unit = std::string(fig) == "sobol_drivers" ? " (s)" : " (10.0 \u00b5s)";
+    const std::string unit = std::string(fig) == "tornado_drivers" ? " (10.0 \u00b5s)" : " (s)";
     EXPECT_NE(gp.find("launch overhead" + unit), std::string::npos) << fig << "\n" << gp;
     EXPECT_NE(gp.find("efficiency \u03b7"), std::string::npos) << fig << "\n" << gp;
     EXPECT_EQ(gp.find("launch_overhead"), std::string::npos) << fig;
