@@ -77,7 +77,19 @@ StepResult training_step(const StepInput& in) {
     scan_s_per_token =
         std::max(0.0, in.scan_flops_per_token / (in.scan_peak_flops_per_s * in.compute_efficiency) - memory_s);
   }
-  r.compute_s = (gemm_s_per_token + attention_s_per_token + scan_s_per_token) * shard_tokens + r.memory_bound_s;
+  if (in.gemm_imbalance > 0) {
+    // Each part at its own stage share; the scans' bytes (in split_memory_bytes_per_token) move with
+    // the Mamba layers, the rest of the memory-bound work with the layer count.
+    const double even_tokens = tokens_per_microbatch * in.microbatches / shard;
+    if (in.memory_bytes_per_s > 0) {
+      r.memory_bound_s += in.scan_memory_bytes_per_token * even_tokens * (in.scan_imbalance - imbalance) /
+                          in.memory_bytes_per_s;
+    }
+    r.compute_s = (gemm_s_per_token * in.gemm_imbalance + attention_s_per_token * in.attention_imbalance +
+                   scan_s_per_token * in.scan_imbalance) * even_tokens + r.memory_bound_s;
+  } else {
+    r.compute_s = (gemm_s_per_token + attention_s_per_token + scan_s_per_token) * shard_tokens + r.memory_bound_s;
+  }
   if (in.offload_update_s > 0) {
     // Backward is 2 of the 3 parameter-FLOP passes of a micro-batch (PaLM appendix B, 6 N = 2 N + 4 N).
     const double last_backward_s = r.compute_s / in.microbatches * 2.0 / 3.0;
@@ -116,9 +128,10 @@ StepResult training_step(const StepInput& in) {
   }
   r.pp_comm_s = in.pipeline_parallel > 1 ? 2.0 * in.virtual_stages * in.microbatches * in.pp_p2p_s : 0.0;
   const double ep_calls_per_layer = in.recompute >= 2 ? 6.0 : 4.0;
-  r.ep_comm_s = in.expert_parallel > 1 ? ep_calls_per_layer * in.moe_layers / in.pipeline_parallel * imbalance *
-                                             in.microbatches * in.ep_all_to_all_s
-                                       : 0.0;
+  r.ep_comm_s = !(in.expert_parallel > 1)   ? 0.0
+                : in.stage_moe_layers >= 0 ? ep_calls_per_layer * in.stage_moe_layers * in.microbatches * in.ep_all_to_all_s
+                                           : ep_calls_per_layer * in.moe_layers / in.pipeline_parallel * imbalance *
+                                                 in.microbatches * in.ep_all_to_all_s;
   r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;
   if (in.context_parallel > 1) {
     const double attention_layer_s = 4.0 * in.hidden * in.seq_len * tokens_per_microbatch /

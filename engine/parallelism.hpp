@@ -179,6 +179,14 @@ struct StepInput {
   double tp_narrow_all_reduce_s = 0;
   double expert_parallel = 1;   // EP ranks (1 = experts replicated in every DP rank)
   double moe_layers = 0;        // layers with routed experts
+  // A hybrid's busiest stage holds its own mix of layer kinds (engine/solvers/training.hpp): the
+  // stage's share of the GEMM FLOPs, of the attention layers and of the Mamba layers (their scans'
+  // FLOPs and bytes) over the even share 1 / pipeline_parallel, and its MoE layers. 0 (the
+  // imbalances) and < 0 (stage_moe_layers) price every part by stage_layers, the model's mix.
+  double gemm_imbalance = 0;
+  double attention_imbalance = 0;
+  double scan_imbalance = 0;
+  double stage_moe_layers = -1;
   double ep_all_to_all_s = 0;   // one dispatch or combine all-to-all of one micro-batch over EP ranks
   double pp_p2p_s = 0;          // one point-to-point of b s h activation bytes
   double dp_all_reduce_s = 0;   // gradient all-reduce (or reduce-scatter + all-gather) per step

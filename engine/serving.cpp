@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "engine/collectives.hpp"
 
@@ -52,8 +53,36 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   double lm_head_weights = 0;
   double linear_weights = 0;
   bool causal = false;
+  std::vector<std::uint8_t> layer_kinds;
+  double attention_mixer_weights = 0, recurrent_mixer_weights = 0, dense_feed_forward_weights = 0;
+  // The layers of the current run of ops sharing one repeat count, from run_start on: the run
+  // executes that many times in a row.
+  std::size_t run_start = 0;
+  double run_repeat = 1;
+  const auto close_run = [&] {
+    const std::size_t run_layers = layer_kinds.size() - run_start;
+    for (double i = 1; i < run_repeat; ++i) {
+      for (std::size_t l = 0; l < run_layers; ++l) layer_kinds.push_back(layer_kinds[run_start + l]);
+    }
+    run_start = layer_kinds.size();
+  };
   for (const Op& op : graph.ops) {
     const double r = op.repeat;
+    if (r != run_repeat) {
+      close_run();
+      run_repeat = r;
+    }
+    const std::string_view name(op.name);
+    if (op.kind == OpKind::attention && name == "attention_scores") layer_kinds.push_back(kLayerAttention);
+    if (op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) layer_kinds.push_back(0);
+    if (op.kind == OpKind::matmul && name == "moe_router" && !layer_kinds.empty()) layer_kinds.back() |= kLayerMoe;
+    if (name == "qkv_proj" || name == "out_proj" || name.starts_with("mla_")) {
+      attention_mixer_weights += op.weight_elements * r;
+    } else if (name.starts_with("ssm_") || op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) {
+      recurrent_mixer_weights += op.weight_elements * r;
+    } else if (name.starts_with("mlp_")) {
+      dense_feed_forward_weights += op.weight_elements * r;
+    }
     weights_read += op.weight_elements * r;
     if (op.kind == OpKind::matmul && op.name == "moe_router") {
       if (router == nullptr) router = &op;
@@ -138,6 +167,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     scores = windowed_scores;
     context = windowed_context;
   }
+  close_run();
   const bool attention_free = scores == nullptr && context == nullptr && recurrent_layers > 0;
   if (!attention_free && (scores == nullptr || context == nullptr || scores->output_elements_per_sample <= 0)) {
     return false;
@@ -252,6 +282,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
   s.active_parameter_count = s.parameter_count;
   s.adapter_in_out_elements = adapter_in_out;
   s.active_adapter_in_out_elements = adapter_in_out_rows / T;
+  s.layer_kinds = std::move(layer_kinds);
+  s.attention_mixer_weight_elements = attention_mixer_weights;
+  s.recurrent_mixer_weight_elements = recurrent_mixer_weights;
+  s.dense_feed_forward_weight_elements = dense_feed_forward_weights;
   if (router != nullptr && first_expert_matmul != nullptr) {
     // moe_router writes T x E logits; the first expert matmul reads k x T token rows of d.
     s.experts = router->output_elements_per_sample / T;

@@ -115,6 +115,9 @@
 // (6.11).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "engine/graph.hpp"
 #include "engine/torus.hpp"
 
@@ -199,7 +202,22 @@ struct ServingShape {
   // (Hu et al., "LoRA", ICLR 2022, section 4.1), so r x these are the adapters' parameters.
   double adapter_in_out_elements = 0;          // sum of d_in + d_out over the matrices, all layers and experts
   double active_adapter_in_out_elements = 0;   // the same over the matrices one token passes (k of E experts)
+  // The layers in execution order, one entry each (kLayerAttention set for an attention layer, clear
+  // for a Mamba layer; kLayerMoe set for a mixture-of-experts feed-forward): a layer is its mixer op
+  // (attention_scores, selective_scan or ssd_scan) and the moe_router after it, and a run of
+  // consecutive ops with one repeat count runs that many times in a row, as the builders lay out a
+  // repeated block of layers (Jamba's lcm(attention_period, expert_period) layers, then the rest once).
+  // What a pipeline stage of a hybrid holds of each kind (engine/solvers/training.hpp).
+  std::vector<std::uint8_t> layer_kinds;
+  // Weights of the mixers and dense feed-forwards, all layers: attention's projections (qkv_proj,
+  // out_proj, mla_*), Mamba's (ssm_* ops and the scans' own A and D), the dense MLPs' (mlp_*).
+  double attention_mixer_weight_elements = 0;
+  double recurrent_mixer_weight_elements = 0;
+  double dense_feed_forward_weight_elements = 0;
 };
+
+inline constexpr std::uint8_t kLayerAttention = 1;
+inline constexpr std::uint8_t kLayerMoe = 2;
 
 // False when the graph is neither a transformer built by engine/model_builders (a qkv_proj or
 // mla_kv_down_proj op and an attention_scores op; Jamba's hybrid among them) nor an attention-free

@@ -78,9 +78,12 @@ double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, dou
 TrainingMemory training_memory(const TrainingMemoryInput& in) {
   TrainingMemory m;
   const double model_parallel = in.tensor_parallel * in.pipeline_parallel;
-  const double dense_params = (in.parameters - in.expert_parameters) / model_parallel;
+  const bool own_stage = in.stage_parameters >= 0;
+  const double dense_params = own_stage ? (in.stage_parameters - in.stage_expert_parameters) / in.tensor_parallel
+                                        : (in.parameters - in.expert_parameters) / model_parallel;
   const double etp = in.expert_tensor_parallel > 0 ? in.expert_tensor_parallel : in.tensor_parallel;
-  const double expert_params = in.expert_parameters / (etp * in.pipeline_parallel * in.expert_parallel);
+  const double expert_params = own_stage ? in.stage_expert_parameters / (etp * in.expert_parallel)
+                                         : in.expert_parameters / (etp * in.pipeline_parallel * in.expert_parallel);
   const double dp = in.data_parallel;
   const double expert_dp = in.data_parallel * in.tensor_parallel / (etp * in.expert_parallel);
   // Parameters per GPU once the states of ZeRO stage `stage` are sharded over the data-parallel groups.
@@ -109,7 +112,9 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
           : 0.0;
   if (in.recurrent_layers > 0 && in.layers > 0 && in.hidden > 0) {
     // The mean layer of the stage: attention and Mamba layers in the model's proportion.
-    const double recurrent_share = std::min(1.0, in.recurrent_layers / in.layers);
+    const double recurrent_share = in.stage_recurrent_layers >= 0 && layers_per_stage > 0
+                                       ? std::min(1.0, in.stage_recurrent_layers / layers_per_stage)
+                                       : std::min(1.0, in.recurrent_layers / in.layers);
     const double mamba =
         in.ssd_layers > 0
             ? mamba2_activation_bytes_per_layer(in.seq_len, in.micro_batch, in.hidden, in.recurrent_channels,
@@ -127,7 +132,9 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
   if (in.weight_offload || in.activation_offload) {
     m.layer_activations_bytes = layer_activation_elements * in.activation_bytes_per_element / 2.0 / in.context_parallel;
     // The weights are spread evenly over the layers (embeddings not treated apart, as above).
-    m.layer_weights_bytes = in.layers > 0 ? m.weights_bytes * in.pipeline_parallel / in.layers : 0.0;
+    m.layer_weights_bytes = in.layers > 0 ? (own_stage ? m.weights_bytes / layers_per_stage
+                                                       : m.weights_bytes * in.pipeline_parallel / in.layers)
+                                          : 0.0;
   }
   if (in.weight_offload) {
     m.host_weights_bytes = m.weights_bytes;

@@ -83,7 +83,7 @@
 // 23 s b h, or 7 s b h + 16 s b h / t without sequence parallelism) with the mixer in place of
 // attention; a Mamba stack's layer (no feed-forward) its one norm's input and the mixer. A pipeline
 // stage holds the model's mix of attention and Mamba layers (the busiest stage's layer count times
-// each kind's share of the layers).
+// each kind's share of the layers), unless stage_recurrent_layers gives the stage's own count.
 // Mamba-2 layers (Dao and Gu 2024, arXiv:2405.21060; state-spaces/mamba mamba_ssm/modules/mamba2.py
 // with its default use_mem_eff_path, which calls mamba_ssm/ops/triton/ssd_combined.py
 // mamba_split_conv1d_scan_combined: its backward recomputes the conv, the scan's chunk states and
@@ -149,6 +149,12 @@ struct TrainingMemoryInput {
   double expert_tensor_parallel = 0;  // ranks each expert's matrices split over; 0 = tensor_parallel
   double layers = 0;
   double stage_layers = 0;  // the busiest pipeline stage's layers; 0 = layers / pipeline_parallel
+  // A hybrid's stage holds its own layer kinds (engine/solvers/training.hpp): its parameters (its
+  // routed experts' among them) and its Mamba layers. < 0: parameters / pipeline_parallel and the
+  // model's mix of layers.
+  double stage_parameters = -1;
+  double stage_expert_parameters = -1;
+  double stage_recurrent_layers = -1;
   double hidden = 0;
   double heads = 0;
   double seq_len = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "engine/carbon.hpp"
 #include "engine/collectives.hpp"
@@ -404,6 +405,62 @@ double busiest_stage_layers(double layers, double stages, double chunks_per_stag
   return chunks_per_stage * small + std::min(chunks_per_stage, larger);
 }
 
+// One pipeline stage of a hybrid by the kinds of its layers (engine/serving.hpp layer_kinds).
+struct StageKinds {
+  double layers = 0, attention = 0, moe = 0;
+  bool operator==(const StageKinds&) const = default;
+};
+
+// The distinct stages when the layers, in order, split into stages x chunks_per_stage contiguous
+// chunks as busiest_stage_layers counts them (the first layers % chunks chunks one layer longer),
+// chunk c on stage c % stages (Megatron-LM's interleaved assignment; chunk c = stage c at 1F1B).
+std::vector<StageKinds> distinct_stage_kinds(const std::vector<std::uint8_t>& kinds, double stages,
+                                             double chunks_per_stage) {
+  const auto p = static_cast<std::size_t>(stages);
+  const std::size_t chunks = p * static_cast<std::size_t>(chunks_per_stage);
+  const std::size_t small = kinds.size() / chunks, larger = kinds.size() % chunks;
+  std::vector<StageKinds> stage(p);
+  std::size_t layer = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    StageKinds& held = stage[c % p];
+    for (std::size_t end = layer + small + (c < larger ? 1 : 0); layer < end; ++layer) {
+      held.layers += 1;
+      if ((kinds[layer] & kLayerAttention) != 0) held.attention += 1;
+      if ((kinds[layer] & kLayerMoe) != 0) held.moe += 1;
+    }
+  }
+  std::vector<StageKinds> distinct;
+  for (const StageKinds& k : stage) {
+    if (std::find(distinct.begin(), distinct.end(), k) == distinct.end()) distinct.push_back(k);
+  }
+  return distinct;
+}
+
+// A stage's parameters from its layers: each kind's mixer and feed-forward weights (engine/serving.hpp),
+// the rest (embeddings, LM head, norms, routers) spread evenly over the stages as for a dense model.
+struct StageWeights {
+  double parameters = 0, expert_parameters = 0, active_parameters = 0;
+};
+StageWeights stage_weights(const ServingShape& shape, const StageKinds& k, double stages) {
+  const double mamba = k.layers - k.attention, dense = k.layers - k.moe;
+  const double dense_layers = shape.layers - shape.moe_layers;
+  const double attention_w = shape.attention_mixer_weight_elements / shape.attention_layers;
+  const double mamba_w = shape.recurrent_mixer_weight_elements / shape.recurrent_layers;
+  const double mlp_w = dense_layers > 0 ? shape.dense_feed_forward_weight_elements / dense_layers : 0.0;
+  const double expert_w = shape.moe_layers > 0 ? shape.expert_weight_elements / shape.moe_layers : 0.0;
+  const double active_expert_w =
+      shape.moe_layers > 0
+          ? (shape.active_parameter_count - (shape.parameter_count - shape.expert_weight_elements)) / shape.moe_layers
+          : 0.0;
+  const double rest = shape.parameter_count - shape.attention_mixer_weight_elements -
+                      shape.recurrent_mixer_weight_elements - shape.dense_feed_forward_weight_elements -
+                      shape.expert_weight_elements;
+  const double own = rest / stages + k.attention * attention_w + mamba * mamba_w + dense * mlp_w;
+  return {.parameters = own + k.moe * expert_w,
+          .expert_parameters = k.moe * expert_w,
+          .active_parameters = own + k.moe * active_expert_w};
+}
+
 }  // namespace
 
 TrainingSolver::TrainingSolver()
@@ -569,7 +626,26 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.weight_offload = weights_offloaded;
   mem.activation_offload = activations_offloaded;
   mem.capacity_bytes = hw.memory_bytes;
-  const TrainingMemory tm = training_memory(mem);
+  // A hybrid (attention and Mamba layers) prices each stage's own layers: its Mamba layers'
+  // activations, its layers' weights; the largest stage sets the memory per GPU.
+  const bool hybrid = p > 1 && shape.attention_layers > 0 && shape.recurrent_layers > 0 &&
+                      shape.layer_kinds.size() == static_cast<std::size_t>(shape.layers);
+  const std::vector<StageKinds> stages =
+      hybrid ? distinct_stage_kinds(shape.layer_kinds, p, chunks_per_stage) : std::vector<StageKinds>{};
+  TrainingMemory tm = training_memory(mem);
+  if (hybrid) {
+    tm.total_bytes = -1;
+    for (const StageKinds& k : stages) {
+      const StageWeights w = stage_weights(shape, k, p);
+      TrainingMemoryInput stage_mem = mem;
+      stage_mem.stage_layers = k.layers;
+      stage_mem.stage_parameters = w.parameters;
+      stage_mem.stage_expert_parameters = w.expert_parameters;
+      stage_mem.stage_recurrent_layers = k.layers - k.attention;
+      const TrainingMemory stage_tm = training_memory(stage_mem);
+      if (stage_tm.total_bytes > tm.total_bytes) tm = stage_tm;
+    }
+  }
   out[memory_per_gpu_bytes] = tm.total_bytes;
   out[weights_bytes] = tm.weights_bytes;
   out[gradients_bytes] = tm.gradients_bytes;
@@ -864,7 +940,27 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.dp_overlap = v[Param::overlap];
   step.tp_overlap = v[Param::tp_overlap];
   step.gpus = n;
-  const StepResult r = training_step(step);
+  StepResult r = training_step(step);
+  if (hybrid) {
+    // The busiest stage: its GEMMs (its layers' active weights), attention and scans at its own
+    // shares, its layers' TP all-reduces and its MoE layers' all-to-alls; the slowest step is the one.
+    const double mamba1_share = (shape.recurrent_layers - shape.ssd_layers) / shape.recurrent_layers;
+    r.step_s = -1;
+    for (const StageKinds& k : stages) {
+      const StageWeights w = stage_weights(shape, k, p);
+      StepInput stage_step = step;
+      stage_step.stage_layers = k.layers;
+      stage_step.gemm_imbalance = w.active_parameters / (active / p);
+      stage_step.attention_imbalance = k.attention / (shape.attention_layers / p);
+      stage_step.scan_imbalance = (k.layers - k.attention) / (shape.recurrent_layers / p);
+      stage_step.stage_moe_layers = k.moe;
+      if (shape.recurrent_layers > 0 && t > 1) {
+        stage_step.tp_narrow_forward_calls_per_layer = (k.layers - k.attention) * mamba1_share / k.layers;
+      }
+      const StepResult stage_r = training_step(stage_step);
+      if (stage_r.step_s > r.step_s) r = stage_r;
+    }
+  }
 
   out[step_time_s] = r.step_s;
   out[Metric::memory_bound_s] = r.memory_bound_s;

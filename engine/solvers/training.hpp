@@ -62,8 +62,21 @@
 //    an attention-free Mamba stack (architecture mamba, engine/model_builders_sequence.cpp;
 //    engine/serving.hpp reads their shape). Every block counts as a layer for the pipeline split. A
 //    Mamba layer's activations are what state-spaces/mamba's MambaInnerFn saves for backward, per
-//    recompute level (engine/training_memory.hpp mamba_activation_bytes_per_layer), a stage holding
-//    the model's mix of the two kinds. Under TP (tp must divide the D = expand x d_model channels) a
+//    recompute level (engine/training_memory.hpp mamba_activation_bytes_per_layer). With pp > 1 each
+//    stage of a hybrid holds its own layers: the layers in order (engine/serving.hpp layer_kinds;
+//    Jamba's attention at i % attention_period = attention_offset, MoE at i % expert_period =
+//    expert_offset) split into contiguous chunks as for a dense model (chunk c on stage c % pp under
+//    interleaving), and each stage counts its attention, Mamba and MoE layers. Its weights are its
+//    layers' mixers and feed-forwards (a MoE layer all its experts, divided by ep) plus 1 / pp of the
+//    rest (embeddings, LM head, norms, routers), its activations its own attention and Mamba layers;
+//    the largest stage sets the memory per GPU. Its time takes the GEMMs at its layers' active weights,
+//    attention at its attention layers, the scans (FLOPs and bytes) at its Mamba layers, the other
+//    memory-bound work and the TP all-reduces at its layer count (the narrow one per Mamba-1 layer),
+//    the EP all-to-alls at its MoE layers; the slowest stage sets the step. Jamba-v0.1 (32 layers) at
+//    pp 4 gives every stage one 8-layer block (1 attention, 4 MoE); at pp 8 stage 1 holds layers 4-7
+//    (attention and 2 MoE) and stage 0 layers 0-3 (4 Mamba, 2 MoE). The gradient all-reduce keeps the
+//    even share 1 / pp of the weights (the optimizer update is the largest stage's), and every stage
+//    keeps the first stage's min(m, pp) micro-batches in flight, as for a dense model. Under TP (tp must divide the D = expand x d_model channels) a
 //    Mamba-1 mixer all-reduces twice forward, d wide after out_proj and dt_rank + 2 d_state wide after
 //    x_proj, and a block's feed-forward once more (a Mamba stack has none), each with its conjugate
 //    backward (engine/parallelism.hpp). The attention FLOPs are the graph's (attention_width is the
