@@ -69,8 +69,13 @@ TEST_P(FigureNamesWidth, BarsOfSeveralParametersPrintCatalogNames) {
     // The category labels, their lines read one after the other, carry the name and not the id.
     const std::size_t at = src.script.find("set ytics (");
     ASSERT_NE(at, std::string::npos);
-    std::string tics = src.script.substr(at, src.script.find('\n', at) - at);
-    for (std::size_t p = tics.find("\\n"); p != std::string::npos; p = tics.find("\\n", p)) tics.replace(p, 2, " ");
+    const std::string_view line(src.script.data() + at, src.script.find('\n', at) - at);
+    std::string tics;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const bool break_mark = line[i] == '\\' && i + 1 < line.size() && line[i + 1] == 'n';
+      tics += break_mark ? ' ' : line[i];
+      if (break_mark) ++i;
+    }
     EXPECT_NE(tics.find(name), std::string::npos) << name << "\n" << src.script;
     EXPECT_EQ(tics.find(id), std::string::npos) << id;
     EXPECT_NE(svg.find(name.substr(0, name.find(' ', 7))), std::string::npos) << name;
