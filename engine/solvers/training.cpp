@@ -411,29 +411,23 @@ struct StageKinds {
   bool operator==(const StageKinds&) const = default;
 };
 
-// The distinct stages when the layers, in order, split into stages x chunks_per_stage contiguous
-// chunks as busiest_stage_layers counts them (the first layers % chunks chunks one layer longer),
-// chunk c on stage c % stages (Megatron-LM's interleaved assignment; chunk c = stage c at 1F1B).
-std::vector<StageKinds> distinct_stage_kinds(const std::vector<std::uint8_t>& kinds, double stages,
-                                             double chunks_per_stage) {
-  const auto p = static_cast<std::size_t>(stages);
-  const std::size_t chunks = p * static_cast<std::size_t>(chunks_per_stage);
+// Stage `stage`'s layers by kind when the layers, in order, split into stages x chunks_per_stage
+// contiguous chunks as busiest_stage_layers counts them (the first layers % chunks chunks one layer
+// longer), chunk c on stage c % stages (Megatron-LM's interleaved assignment; chunk c = stage c at 1F1B).
+StageKinds stage_kinds(const std::vector<std::uint8_t>& kinds, std::size_t stages, std::size_t chunks_per_stage,
+                       std::size_t stage) {
+  const std::size_t chunks = stages * chunks_per_stage;
   const std::size_t small = kinds.size() / chunks, larger = kinds.size() % chunks;
-  std::vector<StageKinds> stage(p);
-  std::size_t layer = 0;
-  for (std::size_t c = 0; c < chunks; ++c) {
-    StageKinds& held = stage[c % p];
-    for (std::size_t end = layer + small + (c < larger ? 1 : 0); layer < end; ++layer) {
+  StageKinds held;
+  for (std::size_t c = stage; c < chunks; c += stages) {
+    const std::size_t first = c * small + std::min(c, larger);
+    for (std::size_t layer = first; layer < first + small + (c < larger ? 1 : 0); ++layer) {
       held.layers += 1;
       if ((kinds[layer] & kLayerAttention) != 0) held.attention += 1;
       if ((kinds[layer] & kLayerMoe) != 0) held.moe += 1;
     }
   }
-  std::vector<StageKinds> distinct;
-  for (const StageKinds& k : stage) {
-    if (std::find(distinct.begin(), distinct.end(), k) == distinct.end()) distinct.push_back(k);
-  }
-  return distinct;
+  return held;
 }
 
 // A stage's parameters from its layers: each kind's mixer and feed-forward weights (engine/serving.hpp),
@@ -630,12 +624,16 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // activations, its layers' weights; the largest stage sets the memory per GPU.
   const bool hybrid = p > 1 && shape.attention_layers > 0 && shape.recurrent_layers > 0 &&
                       shape.layer_kinds.size() == static_cast<std::size_t>(shape.layers);
-  const std::vector<StageKinds> stages =
-      hybrid ? distinct_stage_kinds(shape.layer_kinds, p, chunks_per_stage) : std::vector<StageKinds>{};
+  const auto stage_count = static_cast<std::size_t>(p);
+  const auto stage_chunks = static_cast<std::size_t>(chunks_per_stage);
   TrainingMemory tm = training_memory(mem);
   if (hybrid) {
     tm.total_bytes = -1;
-    for (const StageKinds& k : stages) {
+    StageKinds previous{.layers = -1};
+    for (std::size_t stage = 0; stage < stage_count; ++stage) {
+      const StageKinds k = stage_kinds(shape.layer_kinds, stage_count, stage_chunks, stage);
+      if (k == previous) continue;
+      previous = k;
       const StageWeights w = stage_weights(shape, k, p);
       TrainingMemoryInput stage_mem = mem;
       stage_mem.stage_layers = k.layers;
@@ -946,7 +944,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     // shares, its layers' TP all-reduces and its MoE layers' all-to-alls; the slowest step is the one.
     const double mamba1_share = (shape.recurrent_layers - shape.ssd_layers) / shape.recurrent_layers;
     r.step_s = -1;
-    for (const StageKinds& k : stages) {
+    StageKinds previous{.layers = -1};
+    for (std::size_t stage = 0; stage < stage_count; ++stage) {
+      const StageKinds k = stage_kinds(shape.layer_kinds, stage_count, stage_chunks, stage);
+      if (k == previous) continue;
+      previous = k;
       const StageWeights w = stage_weights(shape, k, p);
       StepInput stage_step = step;
       stage_step.stage_layers = k.layers;
