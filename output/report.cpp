@@ -114,25 +114,11 @@ std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis
   return axis.param + file + ": each value sets " + join(names, ", ") + " together";
 }
 
-const HardwareSpec* find_hardware(const Catalog& c, std::string_view id) {
-  for (const HardwareSpec& h : c.hardware) {
-    if (h.id == id) return &h;
-  }
-  return nullptr;
-}
-
-const CatalogModel* find_model(const Catalog& c, std::string_view id) {
-  for (const CatalogModel& m : c.models) {
-    if (m.id == id) return &m;
-  }
-  return nullptr;
-}
-
 // A label of parameter `param` as a design point's list prints it: a model by its catalog name
 // ("Llama 3 70B (sequence 2048)"), anything else through readable_value (a chip by its name).
 std::string point_value(const ResolvedStudy& study, const ParamSpec& param, const std::string& label) {
   if (param.kind == ParamKind::model) {
-    if (const CatalogModel* m = find_model(study.catalog, label); m != nullptr && !m->name.empty()) return m->name;
+    if (const CatalogModel* m = study.catalog.find_model(label); m != nullptr && !m->name.empty()) return m->name;
   }
   return readable_value(study, param.name, label);
 }
@@ -212,8 +198,8 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
         }
       }
     }
-    if (params[i].kind == ParamKind::hardware ? find_hardware(study.catalog, id) != nullptr
-                                              : find_model(study.catalog, id) != nullptr) {
+    if (params[i].kind == ParamKind::hardware ? study.catalog.find_hardware(id) != nullptr
+                                              : study.catalog.find_model(id) != nullptr) {
       // The point names a chip by its catalog name; the appendix lists entries by id.
       const std::string name = point_value(study, params[i], id);
       parts.push_back(std::string(params[i].name) + " " + (name == id ? id : name + " (" + id + ")"));
@@ -674,7 +660,7 @@ std::string links_text(const HardwareSpec& h) {
 json provenance_context(const ResolvedStudy& study) {
   json hardware = json::array();
   for (const std::string& id : used_ids(study, ParamKind::hardware)) {
-    const HardwareSpec* h = find_hardware(study.catalog, id);
+    const HardwareSpec* h = study.catalog.find_hardware(id);
     if (h == nullptr) continue;
     std::vector<std::string> peaks;
     for (Precision p : kAllPrecisions) {
@@ -693,7 +679,7 @@ json provenance_context(const ResolvedStudy& study) {
   }
   json models = json::array();
   for (const std::string& id : used_ids(study, ParamKind::model)) {
-    const CatalogModel* m = find_model(study.catalog, id);
+    const CatalogModel* m = study.catalog.find_model(id);
     if (m == nullptr) continue;
     std::vector<std::string> params;
     for (const auto& [k, v] : m->params) params.push_back(k + " = " + v);

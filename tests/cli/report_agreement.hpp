@@ -468,12 +468,15 @@ inline std::vector<std::string> pareto_disagreements(const fs::path& run) {
     std::size_t in_group = 0;
     for (std::size_t r = 0; r < csv.rows.size(); ++r) {
       bool member = true;
-      std::istringstream parts(cells[0]);
-      for (std::string part; std::getline(parts, part, ',');) {
-        const std::size_t eq = part.find(" = ");
-        if (eq == std::string::npos) continue;
-        const std::string param = trim(part.substr(0, eq));
-        member &= csv.has(param) && words(param, csv.at(r, param)) == trim(part.substr(eq + 3));
+      // Split at ", name = " only: a value (a model's catalog name) may hold commas itself.
+      static const std::regex kAssignment("(?:^|, )([a-z_][a-z0-9_]*) = ");
+      const std::string& key = cells[0];
+      std::vector<std::smatch> found(std::sregex_iterator(key.begin(), key.end(), kAssignment), std::sregex_iterator());
+      for (std::size_t k = 0; k < found.size(); ++k) {
+        const std::string param = found[k][1].str();
+        const std::size_t from = static_cast<std::size_t>(found[k].position(0) + found[k].length(0));
+        const std::size_t to = k + 1 < found.size() ? static_cast<std::size_t>(found[k + 1].position(0)) : key.size();
+        member &= csv.has(param) && words(param, csv.at(r, param)) == trim(key.substr(from, to - from));
       }
       in_group += member ? 1 : 0;
     }
