@@ -1,5 +1,6 @@
 #include "engine/queueing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -69,6 +70,30 @@ double mg1_wait_quantile_s(const Mg1Result& r, double q) {
   if (!r.stable) return std::numeric_limits<double>::infinity();
   if (r.wait_probability <= 1.0 - q) return 0.0;
   return r.mean_wait_s / r.wait_probability * std::log(r.wait_probability / (1.0 - q));
+}
+
+ClosedLoopServing closed_loop_serving(double clients, double slots, double prefill_s, double decode_iteration_s,
+                                      double decode_token_s, double output_tokens) {
+  const double running = std::min(clients, slots);
+  const double decode_s = (output_tokens - 1) * decode_token_s;
+  ClosedLoopServing r;
+  double queued = 0;
+  for (double n = 1; n <= running; ++n) {
+    const double busy = r.requests_per_s * prefill_s;
+    const double ttft = prefill_s * (1 + queued) - busy * prefill_s / 2 +
+                        (n > 1 ? (1 - busy) * decode_iteration_s / 2 : 0.0);
+    // X (ttft + decode_s / (1 - X c)) = n: c X^2 ttft - (ttft + decode_s + n c) X + n = 0, smaller root.
+    const double others_share = prefill_s * (n - 1) / n;
+    const double sum = ttft + decode_s + n * others_share;
+    const double x = 2 * n / (sum + std::sqrt(std::max(0.0, sum * sum - 4 * ttft * others_share * n)));
+    r.requests_per_s = x;
+    r.ttft_s = ttft;
+    r.itl_s = output_tokens > 1 ? decode_token_s / (1 - x * others_share) : decode_token_s;
+    queued = x * ttft;
+  }
+  r.prefill_utilization = r.requests_per_s * prefill_s;
+  if (clients > running) r.ttft_s = clients / r.requests_per_s - (output_tokens - 1) * r.itl_s;
+  return r;
 }
 
 }  // namespace dsx

@@ -65,4 +65,37 @@ Mg1Result mg1_queue(double arrival_rate_per_s, double mean_service_s, double ser
 // the queue is unstable.
 double mg1_wait_quantile_s(const Mg1Result& queue, double q);
 
+// Closed-loop serving: N clients each hold one request and send the next as soon as the last one's
+// final token arrives, so the replica always holds exactly N requests (NVIDIA NIM for LLMs
+// Benchmarking Guide, "Parameters": "at any time, the system has exactly N requests"; AIPerf and
+// genai-perf --concurrency, vLLM benchmark_serving --max-concurrency at an unbounded request rate).
+// A continuous-batching engine runs one iteration at a time, a waiting prompt's prefill (S) before
+// the next decode step (tau per output token, an iteration d long): a closed network of one FCFS
+// station, the prefill, and a delay station, the O - 1 decode tokens. Its mean-value analysis
+// (Reiser & Lavenberg, "Mean-Value Analysis of Closed Multichain Queuing Networks", JACM 27(2),
+// 1980; the arrival theorem: a request arriving at population n sees the network at n - 1) for
+// n = 1 .. min(N, slots), X(0) = Q(0) = 0:
+//   U = X(n-1) S                      the time share the engine prefills
+//   TTFT(n) = S (1 + Q(n-1)) - U S / 2 + [n > 1] (1 - U) d / 2
+//     (the prompts queued ahead, the one in service half done: a deterministic prefill's residual,
+//     and a decode iteration in progress, half done, whenever the other n - 1 are not prefilling)
+//   ITL(n) = tau / (1 - X(n) S (n-1) / n)   (decode stalls while the others' prompts prefill)
+//   X(n) = n / (TTFT(n) + (O - 1) ITL(n))   (Little's law over the whole cycle, zero think time)
+//   Q(n) = X(n) TTFT(n)
+// X(n) and ITL(n) are one quadratic, solved for its root below 1 / (S (n-1) / n). N = 1 gives the
+// batch-1 latency (TTFT = S, ITL = tau). Beyond `slots` running sequences (the engine's batch limit)
+// the replica stays full, X = X(slots), and the other clients wait for a slot: by Little's law a
+// request's whole time is N / X, its ITL is ITL(slots), and its TTFT takes the rest (the NIM guide:
+// "some requests will have to wait in a queue ... an increase in Time-to-first-Token").
+// O(min(N, slots)) arithmetic, no allocation.
+struct ClosedLoopServing {
+  double ttft_s = 0;
+  double itl_s = 0;
+  double requests_per_s = 0;
+  double prefill_utilization = 0;  // X S: the engine's time share spent prefilling
+};
+
+ClosedLoopServing closed_loop_serving(double clients, double slots, double prefill_s, double decode_iteration_s,
+                                      double decode_token_s, double output_tokens);
+
 }  // namespace dsx

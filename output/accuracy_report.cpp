@@ -133,7 +133,7 @@ std::string residual_table_text(const MeasurementSet& set, const Calibration& c)
 std::string accuracy_csv(const MeasurementSet& set, const Calibration& c) {
   std::string out =
       "id,regime,status,solver,metric,inputs,measured,predicted,predicted_cv,error,error_cv,interval_low_cv,"
-      "interval_high_cv,covered_cv,cannot_predict,citation,url,read\n";
+      "interval_high_cv,covered_cv,cannot_predict,citation,url,read,campaign\n";
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
     const Measurement& m = set.rows[i];
     const RowFit* f = m.predictable() ? fit_of(c, i) : nullptr;
@@ -168,6 +168,8 @@ std::string accuracy_csv(const MeasurementSet& set, const Calibration& c) {
     append_csv_field(out, m.source.url);
     out += ',';
     append_csv_field(out, m.source.read);
+    out += ',';
+    append_csv_field(out, m.source.campaign.empty() ? m.source.key() : m.source.campaign);
     out += '\n';
   }
   return out;

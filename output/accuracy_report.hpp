@@ -3,10 +3,11 @@
 // and cross-validated (leave one source out), the coverage of the 80 % intervals, the fitted
 // parameters, and the rows dsx cannot predict with what they miss.
 //
-// Files written into the output folder: accuracy.csv (one row per measurement), regimes.csv (one
-// row per regime), parameters.csv, figures/parity.{svg,pdf,png,gp,dat} (log-log, held-out
-// prediction against measurement, y = x and +-10 % lines, one marker per regime), report.md and
-// report.html (self-contained, the house template).
+// Files written into the output folder: accuracy.csv (one row per measurement; its campaign column
+// names what cross-validation holds out together: the row's campaign, else its URL, else its
+// citation), regimes.csv (one row per regime), parameters.csv, figures/parity.{svg,pdf,png,gp,dat}
+// (log-log, held-out prediction against measurement, y = x and +-10 % lines, one marker per regime),
+// report.md and report.html (self-contained, the house template).
 #pragma once
 
 #include <string>

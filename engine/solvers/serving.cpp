@@ -184,6 +184,11 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "weight-only quantization: each group's zero point: none (symmetric), packed at the weight's "
                     "width (AWQ, GPTQ qzeros) or 16bit beside the scale (gpt-fast's int4 scales_and_zeros)",
      .has_default = true, .default_value = 0},
+    {.name = "clients", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "closed loop (a benchmark's fixed concurrency): clients that each send their next request when "
+                    "the last one ends; batch (0: max_batch) caps the running sequences, the rest wait for a slot; "
+                    "0 = open loop (arrival_rate)",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .integer = true},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -254,7 +259,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 29> kReasons = {
+constexpr std::array<std::string_view, 31> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -286,6 +291,8 @@ constexpr std::array<std::string_view, 29> kReasons = {
     "(give prefill_gpu_hour_price)",
     "disaggregated on a torus node: a prefill and a decode instance must fit its chips side by side (or give "
     "kv_transfer_bandwidth)",
+    "clients (a closed loop) models colocated continuous batching without chunked prefill",
+    "clients (a closed loop) and arrival_rate (an open one) exclude each other",
 };
 
 }  // namespace
@@ -449,7 +456,10 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double weights_gpu = weight_elements_per_gpu(shape, n_tp, n_ep) * dev.weight_bytes_per_element + draft_weights_gpu;
   const double cache_gpu = hw.memory_bytes - weights_gpu - kv_shared_gpu;
   const double fit = n_ep * std::floor(kv_admission_bytes(cache_gpu, watermark) / kv_seq_gpu);
-  const double B = v[Param::batch] > 0 ? v[Param::batch] : fit;
+  // A closed loop of N clients runs min(N, the batch limit) sequences; the rest wait for a slot.
+  const double n_clients = v[Param::clients];
+  const double slots = v[Param::batch] > 0 ? v[Param::batch] : fit;
+  const double B = n_clients > 0 ? std::min(n_clients, slots) : slots;
   out[batch_used] = B;
   if (B < 1) return {PointStatus::infeasible, exceeds_memory};
   const double memory = weights_gpu + kv_shared_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
@@ -562,19 +572,28 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                      sequences_per_group(B, n_ep) * prompt_kv_seq * kv_share_per_gpu(shape, p_tp);
   }
 
+  const double lambda = v[Param::arrival_rate];
+  if (n_clients > 0 && (is_static || chunk > 0 || disagg)) return {PointStatus::infeasible, closed_loop_needs_colocated};
+  if (n_clients > 0 && lambda > 0) return {PointStatus::infeasible, closed_and_open_loop};
   const double colocated_tps = B * output / (output * t_token + prefill_work);
   const double prefill_ratio = v[Param::prefill_decode_ratio];
-  const double continuous_tps =
+  double continuous_tps =
       disagg ? std::min(colocated_tps, prefill_ratio * B * output / t_prefill_batch) : colocated_tps;
   const double static_steps = v[Param::output_lengths] == 0 ? static_batch_decode_steps(output, B) : output;
   const double static_tps = B * output / (t_prefill_batch + static_steps * t_token);
-  const double itl = is_static ? t_token : t_token + prefill_work / output;
+  double itl = is_static ? t_token : t_token + prefill_work / output;
+  if (n_clients > 0) {
+    // engine/queueing.hpp closed_loop_serving: the prompts' prefills queue on the engine between decode steps.
+    const ClosedLoopServing loop = closed_loop_serving(n_clients, slots, t_prefill_one, decode_iteration, t_token, output);
+    ttft = loop.ttft_s;
+    itl = loop.itl_s;
+    continuous_tps = loop.requests_per_s * output;
+  }
   const double e2e = ttft + (output - 1) * itl;
   const double tps = is_static ? static_tps : continuous_tps;
   const double pool_gpus = disagg ? prefill_ratio * (p_tp * n_ep) : 0;
   const double replica_gpus = n_gpus + pool_gpus;
 
-  const double lambda = v[Param::arrival_rate];
   double p99_wait = 0;
   double concurrency_value = tps / output * e2e;
   double rho = 0;

@@ -24,6 +24,16 @@
 //    arrival rate there is no queue and p99 equals the unloaded latency. concurrency (Little's law,
 //    L = lambda W) = arrival_rate x mean response time, or, without one, the replica's request rate x
 //    e2e latency.
+//  - closed loop (clients N > 0; a benchmark's fixed concurrency: NIM's and AIPerf's --concurrency,
+//    vLLM benchmark_serving --max-concurrency at an unbounded rate): every client sends its next
+//    request as soon as the last one ends, so the replica holds N requests and runs min(N, batch
+//    limit) of them, the limit being `batch`, or max_batch when batch is 0; the decode step is
+//    priced at that batch. TTFT, ITL and throughput are the mean-value analysis of
+//    engine/queueing.hpp closed_loop_serving over one prompt's prefill, the decode iteration and
+//    the time per output token (speculative decoding and preemption included); clients beyond the
+//    limit wait for a slot, which TTFT holds. concurrency is then N; there is no M/M/c queue
+//    (closed_and_open_loop with arrival_rate). Colocated continuous batching without chunked
+//    prefill only (closed_loop_needs_colocated).
 //  - cost_per_million_tokens_usd = gpus x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
 //    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
 //    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and
@@ -236,6 +246,7 @@ class ServingSolver final : public TabledSolver {
     kv_watermark,
     weight_group_size,
     weight_zero_point,
+    clients,
     kParamCount
   };
   enum Metric : std::size_t {
@@ -316,6 +327,8 @@ class ServingSolver final : public TabledSolver {
     no_rental_price,
     no_prefill_rental_price,
     pools_exceed_torus,
+    closed_loop_needs_colocated,
+    closed_and_open_loop,
   };
 
   ServingSolver();

@@ -132,6 +132,9 @@ TEST(AccuracyCli, WritesTheReportTheCsvAndTheParityFigure) {
   const std::string csv = read_text(out + "/accuracy.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);  // header + 6 rows, the one dsx cannot predict included
   EXPECT_NE(csv.find("r6,batched,cannot_predict,"), std::string::npos) << csv;
+  // The campaign column names what is held out together: without a campaign or URL, the citation.
+  EXPECT_NE(csv.find(",citation,url,read,campaign\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",source 6,,figure 1,source 6\n"), std::string::npos) << csv;
   const std::string md = read_text(out + "/report.md");
   EXPECT_NE(md.find("dsx predicted 5 of the 6 published measurements"), std::string::npos) << md;
   EXPECT_NE(md.find("| r6 | batched | a TPU | 5 /s | no TPU in the catalog |"), std::string::npos) << md;

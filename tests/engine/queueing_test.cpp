@@ -62,5 +62,52 @@ TEST(Queueing, UnstableReportsTrueUtilization) {
   EXPECT_TRUE(std::isinf(mmc_wait_quantile_s(30.0, 10.0, 2, 0.99)));
 }
 
+// Closed-loop serving (engine/queueing.hpp closed_loop_serving), by hand.
+TEST(ClosedLoopServing, OneClientIsTheBatchOneLatency) {
+  const ClosedLoopServing one = closed_loop_serving(1, 64, 0.4, 0.02, 0.02, 500);
+  EXPECT_DOUBLE_EQ(one.ttft_s, 0.4);
+  EXPECT_DOUBLE_EQ(one.itl_s, 0.02);
+  EXPECT_DOUBLE_EQ(one.requests_per_s, 1 / (0.4 + 499 * 0.02));
+}
+
+TEST(ClosedLoopServing, TwoClientsByHand) {
+  // S = 1, d = tau = 0.5, O = 3. n = 1: X = 1 / (1 + 2 x 0.5) = 0.5, Q = 0.5. n = 2: U = 0.5, TTFT =
+  // 1 x 1.5 - 0.5 x 0.5 + 0.5 x 0.25 = 1.375; X (1.375 + 1 / (1 - X / 2)) = 2, i.e.
+  // 0.6875 X^2 - 3.375 X + 2 = 0, X = (3.375 - sqrt(5.890625)) / 1.375; ITL = 0.5 / (1 - X / 2).
+  const ClosedLoopServing two = closed_loop_serving(2, 8, 1, 0.5, 0.5, 3);
+  const double x = (3.375 - std::sqrt(5.890625)) / 1.375;
+  EXPECT_DOUBLE_EQ(two.ttft_s, 1.375);
+  EXPECT_NEAR(two.requests_per_s, x, 1e-15);
+  EXPECT_NEAR(two.itl_s, 0.5 / (1 - x / 2), 1e-15);
+  EXPECT_NEAR(two.prefill_utilization, x, 1e-15);
+  // Little's law: two requests in the system, each for TTFT + 2 ITL.
+  EXPECT_NEAR(two.requests_per_s * (two.ttft_s + 2 * two.itl_s), 2, 1e-12);
+}
+
+TEST(ClosedLoopServing, ClientsBeyondTheBatchLimitWaitForASlot) {
+  const ClosedLoopServing full = closed_loop_serving(16, 16, 0.1, 0.03, 0.03, 200);
+  const ClosedLoopServing many = closed_loop_serving(100, 16, 0.1, 0.03, 0.03, 200);
+  const ClosedLoopServing more = closed_loop_serving(200, 16, 0.1, 0.03, 0.03, 200);
+  // The replica stays full: the throughput and the ITL of 16 running sequences.
+  EXPECT_EQ(many.requests_per_s, full.requests_per_s);
+  EXPECT_EQ(many.itl_s, full.itl_s);
+  // A request's whole time is N / X; each 100 clients more wait 100 / X longer for their first token.
+  EXPECT_NEAR(many.ttft_s + 199 * many.itl_s, 100 / full.requests_per_s, 1e-9);
+  EXPECT_NEAR(more.ttft_s - many.ttft_s, 100 / full.requests_per_s, 1e-9);
+  EXPECT_GT(many.ttft_s, full.ttft_s);
+}
+
+TEST(ClosedLoopServing, TtftAndItlGrowWithTheClients) {
+  double ttft = 0, itl = 0, rate = 0;
+  for (double n : {1.0, 2.0, 5.0, 25.0, 50.0}) {
+    const ClosedLoopServing r = closed_loop_serving(n, 1000, 0.4, 0.02, 0.02, 500);
+    EXPECT_GT(r.ttft_s, ttft);
+    EXPECT_GT(r.itl_s, itl);
+    EXPECT_GT(r.requests_per_s, rate);
+    EXPECT_LT(r.prefill_utilization, 1);
+    ttft = r.ttft_s, itl = r.itl_s, rate = r.requests_per_s;
+  }
+}
+
 }  // namespace
 }  // namespace dsx
