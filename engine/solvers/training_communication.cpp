@@ -11,6 +11,13 @@
 
 namespace dsx::training {
 
+namespace {
+
+using RingCollective = double (*)(double bytes, double ranks, double bandwidth_bytes_per_s, double alpha_s);
+using TorusCollective = double (*)(double bytes, const TorusTopology& group, double alpha_s);
+
+}  // namespace
+
 PointResult price_training_communication(const PointInputs& in, const TrainingLayout& at, const TorusTopology& torus,
                                          const TrainingVolumes& volumes, StepInput& step) {
   using Param = TrainingSolver::Param;
@@ -110,13 +117,16 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
   // A TP group larger than a node rings through the NICs, whose hops are its slowest links.
   // So does one whose ranks (strides[tp] apart) span more than a node. Inside a torus node a TP group
   // of consecutive ranks is a block, a strided one the peers of the blocks inside it.
+  // A group spanning pods is paced by its hops across them, on the data-centre network.
+  const auto over_group = [&](double bytes, double stride, double ranks, RingCollective ring, TorusCollective on_ring) {
+    return multi_pod && stride * ranks > pod ? ring(bytes, ranks, dcn, dcn_alpha)
+           : stride * ranks > node           ? ring(bytes, ranks, nic, fabric_alpha)
+           : on_torus ? on_ring(bytes, stride == 1 ? torus_group(torus, ranks) : torus_strided_group(torus, stride, ranks),
+                                kNvlinkAlphaS)
+                      : ring(bytes, ranks, nvlink, kNvlinkAlphaS);
+  };
   const double tp_stride = strides[kTpGroup];
-  step.tp_all_reduce_s = tp_stride * t > node ? ring_all_reduce_s(activation_message, t, nic, fabric_alpha)
-                         : on_torus ? torus_all_reduce_s(activation_message,
-                                                         tp_stride == 1 ? torus_group(torus, t)
-                                                                        : torus_strided_group(torus, tp_stride, t),
-                                                         kNvlinkAlphaS)
-                                    : ring_all_reduce_s(activation_message, t, nvlink, kNvlinkAlphaS);
+  step.tp_all_reduce_s = over_group(activation_message, tp_stride, t, ring_all_reduce_s, torus_all_reduce_s);
   // A pipeline spans strides[pp] x pp ranks: in one node when such blocks tile it (or the whole job
   // is one node). Megatron-Core's default puts the stages outermost, so they share a node only when
   // the job does; with pp inside dp a pipeline is a block of tp x cp x pp consecutive ranks.
@@ -179,7 +189,6 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
                                                                  ep_in_node ? kNvlinkAlphaS : fabric_alpha);
   if (multi_pod) {
     // A group spanning pods is paced by its hops across them, on the data-centre network.
-    if (tp_stride * t > pod) step.tp_all_reduce_s = ring_all_reduce_s(activation_message, t, dcn, dcn_alpha);
     if (pipeline_block > pod) step.pp_p2p_s = point_to_point_s(activation_message / t, dcn, dcn_alpha);
     if (cp > 1 && strides[kCpGroup] * cp > pod) {
       step.cp_kv_exchange_s = (cp - 1) * point_to_point_s(kv_chunk_bytes, dcn, dcn_alpha);
@@ -202,7 +211,18 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
     const std::array<AllToAllTier, 2> outer = {{{.ranks = ep_per_pod / ep_per_node, .bandwidth_bytes_per_s = nic,
                                                  .alpha_s = fabric_alpha},
                                                 {.ranks = e / ep_per_pod, .bandwidth_bytes_per_s = dcn, .alpha_s = dcn_alpha}}};
-    step.ep_all_to_all_s = node_stage_s + hierarchical_all_to_all_s(dispatch_bytes, outer);
+    const TokenRouting routing = {.experts_per_token = shape.experts_per_token,
+                                  .max_nodes_per_token = v[Param::max_nodes_per_token]};
+    step.ep_all_to_all_s = node_stage_s + hierarchical_all_to_all_s(dispatch_bytes, outer, routing);
+  }
+  if (e > 1 && etp_degree > 1) {
+    // Megatron-Core's alltoall dispatcher with expert TP: each rank all-gathers the tokens its EP peers
+    // sent it (dispatch_bytes on average) over the expert-TP group, t x dispatch_bytes gathered, and
+    // reduce-scatters the experts' partial outputs back (moe/token_dispatcher.py: "permute->A2A(EP)->
+    // AG(TP)", "RS(TP)->A2A(EP)->unpermute"); the group sits at the expert grid's tp stride.
+    const double gathered = t * dispatch_bytes, etp_stride = expert_strides[kTpGroup];
+    step.moe_tp_gather_scatter_s = over_group(gathered, etp_stride, t, all_gather_s, torus_all_gather_s) +
+                                   over_group(gathered, etp_stride, t, reduce_scatter_s, torus_reduce_scatter_s);
   }
   if (shape.recurrent_layers > 0 && t > 1) {
     // Every layer's mixer (attention or Mamba) ends in one d-wide all-reduce and each feed-forward in
@@ -211,13 +231,7 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
     step.tp_forward_calls_per_layer = (shape.layers + std::min(shape.feed_forward_layers, shape.layers)) / shape.layers;
     step.tp_narrow_forward_calls_per_layer = (shape.recurrent_layers - shape.ssd_layers) / shape.layers;
     const double narrow_message = activation_message * shape.recurrent_x_proj_width / h;
-    step.tp_narrow_all_reduce_s =
-        multi_pod && tp_stride * t > pod ? ring_all_reduce_s(narrow_message, t, dcn, dcn_alpha)
-        : tp_stride * t > node           ? ring_all_reduce_s(narrow_message, t, nic, fabric_alpha)
-        : on_torus ? torus_all_reduce_s(narrow_message,
-                                        tp_stride == 1 ? torus_group(torus, t) : torus_strided_group(torus, tp_stride, t),
-                                        kNvlinkAlphaS)
-                   : ring_all_reduce_s(narrow_message, t, nvlink, kNvlinkAlphaS);
+    step.tp_narrow_all_reduce_s = over_group(narrow_message, tp_stride, t, ring_all_reduce_s, torus_all_reduce_s);
   }
   return {};
 }

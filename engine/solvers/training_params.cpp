@@ -200,6 +200,11 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
                     "ep data-parallel ranks tp apart; Megatron-Core's default) or 1 (torchtitan's etp = 1: whole "
                     "experts, the EP group takes the tp ranks, ep a multiple of tp)",
      .has_default = true, .default_value = 0},
+    {.name = "max_nodes_per_token", .kind = ParamKind::number, .dimension = Dimension::count,
+     .description = "ep_all_to_all hierarchical: DeepSeek-V3's node-limited routing, each token sent across nodes "
+                    "once to each node it reaches, at most this many (M = 4 in DeepSeek-V3), the node's links "
+                    "forwarding it to its experts there; 0 = unlimited, every one of its k copies crosses",
+     .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .integer = true},
 }};
 
 static_assert(TrainingSolver::kParamCount <= kMaxParams, "PointInputs::values holds kMaxParams parameters");
@@ -209,9 +214,12 @@ constexpr std::array<MetricSpec, TrainingSolver::kMetricCount> kMetrics = {{
     {"compute_s", Dimension::time,
      "one GPU's shard of all micro-batches: GEMMs at eta x peak, attention at attention_eta, memory-bound work"},
     {"bubble_s", Dimension::time, "pipeline fill and drain: compute x (p-1)/m"},
-    {"tp_comm_s", Dimension::time, "tensor-parallel all-reduces per step"},
+    {"tp_comm_s", Dimension::time,
+     "tensor-parallel all-reduces per step (a MoE layer's feed-forward under etp tp and ep > 1: in ep_comm_s)"},
     {"pp_comm_s", Dimension::time, "pipeline point-to-point per step"},
-    {"ep_comm_s", Dimension::time, "expert-parallel dispatch and combine all-to-alls per step"},
+    {"ep_comm_s", Dimension::time,
+     "expert-parallel dispatch and combine all-to-alls per step, with etp tp the routed tokens' all-gathers and "
+     "reduce-scatters over the expert-TP group (Megatron-Core's token dispatcher)"},
     {"dp_comm_s", Dimension::time, "exposed data-parallel gradient communication per step (over dp x cp ranks)"},
     {"bubble_fraction", Dimension::dimensionless, "(p-1)/(m+p-1)", MetricDomain::fraction},
     {"scaling_efficiency", Dimension::dimensionless, "compute_s / step_time_s", MetricDomain::fraction},
