@@ -53,7 +53,7 @@ std::vector<std::uint64_t> divisors(std::uint64_t n) {
 }
 
 std::optional<LayoutDrop> layout_refusal(const Layout& l, const LayoutFacts& facts) {
-  // The training solver's order of checks (engine/solvers/training.cpp).
+  // The training solver's order of checks (engine/solvers/training_layout.cpp).
   const auto node = static_cast<std::uint64_t>(facts.gpus_per_node);
   if (l.dp % l.ep != 0) return LayoutDrop::ep_not_dividing_dp;
   if (node > 0 && (!nest(l.tp, node) || (l.cp > 1 && !nest(l.tp * l.cp, node)))) return LayoutDrop::node_nesting;

@@ -4,7 +4,7 @@
 // value of a bundle-like axis that sets gpus, tp, pp, cp and ep together.
 //
 // A layout is dropped here only for a reason the training solver would give for every point of it
-// (engine/solvers/training.cpp, its infeasibility reasons), and only where the study fixes the fact
+// (engine/solvers/training_layout.cpp, its infeasibility reasons), and only where the study fixes the fact
 // the reason needs: the model (layers, heads, sequence, experts), gpus_per_node and virtual_stages.
 // What depends on the rest of the run (memory, the global batch) is left to the solver, which
 // reports it per point with its reason.

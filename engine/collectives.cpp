@@ -1,5 +1,6 @@
 #include "engine/collectives.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dsx {
@@ -47,10 +48,19 @@ double cross_pod_all_reduce_s(double in_pod_all_reduce_s, double bytes, double r
   return in_pod_all_reduce_s + ring_all_reduce_s(bytes / ranks_in_pod, pods, dcn_bandwidth_bytes_per_s, dcn_alpha_s);
 }
 
-double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers) {
+double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers,
+                                 const TokenRouting& routing) {
+  double across_nodes_share = 1;
+  if (routing.max_nodes_per_token > 0) {
+    double nodes = 1;
+    for (const AllToAllTier& tier : tiers) nodes *= tier.inside_node ? 1.0 : tier.ranks;
+    const double copies = std::min({routing.experts_per_token, routing.max_nodes_per_token, nodes});
+    across_nodes_share = copies / routing.experts_per_token;
+  }
   double total_s = 0;
   for (const AllToAllTier& tier : tiers) {
-    total_s += all_to_all_s(bytes_per_rank, tier.ranks, tier.bandwidth_bytes_per_s, tier.alpha_s);
+    const double bytes = tier.inside_node ? bytes_per_rank : bytes_per_rank * across_nodes_share;
+    total_s += all_to_all_s(bytes, tier.ranks, tier.bandwidth_bytes_per_s, tier.alpha_s);
   }
   return total_s;
 }

@@ -92,9 +92,23 @@ struct AllToAllTier {
   double ranks = 1;
   double bandwidth_bytes_per_s = 0;
   double alpha_s = 0;
+  bool inside_node = false;  // a tier of the node's own links (NVLink, ICI); the others cross nodes
 };
-// All-to-all of `bytes_per_rank` as one pairwise exchange per tier, innermost first (a tier of one
-// rank costs nothing).
-double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers);
+// Routed tokens: each token's experts_per_token copies go to as many experts. DeepSeek-V3's
+// node-limited routing (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, section 3.2.2:
+// "we limit each token to be dispatched to at most 4 nodes, thereby reducing IB traffic"; a token
+// goes over IB to the GPU of the same in-node index on each target node, which forwards it over
+// NVLink to the GPUs hosting its experts) sends a token across
+// nodes once per node it reaches, at most max_nodes_per_token and at most the nodes the group spans;
+// the tiers inside a node still carry every copy. 0 = unlimited: every copy crosses every tier.
+struct TokenRouting {
+  double experts_per_token = 1;
+  double max_nodes_per_token = 0;
+};
+// All-to-all of `bytes_per_rank` (experts_per_token copies of each token) as one pairwise exchange per
+// tier, innermost first (a tier of one rank costs nothing); under node-limited routing the tiers
+// across nodes carry min(k, M, nodes) / k of the buffer, nodes the product of their ranks.
+double hierarchical_all_to_all_s(double bytes_per_rank, std::span<const AllToAllTier> tiers,
+                                 const TokenRouting& routing = {});
 
 }  // namespace dsx

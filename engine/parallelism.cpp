@@ -132,6 +132,12 @@ StepResult training_step(const StepInput& in) {
                 : in.stage_moe_layers >= 0 ? ep_calls_per_layer * in.stage_moe_layers * in.microbatches * in.ep_all_to_all_s
                                            : ep_calls_per_layer * in.moe_layers / in.pipeline_parallel * imbalance *
                                                  in.microbatches * in.ep_all_to_all_s;
+  if (in.moe_tp_gather_scatter_s > 0) {
+    const double moe_layers =
+        in.stage_moe_layers >= 0 ? in.stage_moe_layers : in.moe_layers / in.pipeline_parallel * imbalance;
+    r.ep_comm_s += tp_passes * moe_layers * in.microbatches * in.moe_tp_gather_scatter_s;
+    r.tp_comm_s -= (1.0 - in.tp_overlap) * tp_passes * moe_layers * in.microbatches * in.tp_all_reduce_s;
+  }
   r.dp_comm_s = in.data_parallel > 1 ? (1.0 - in.dp_overlap) * in.dp_all_reduce_s : 0.0;
   if (in.context_parallel > 1) {
     const double attention_layer_s = 4.0 * in.hidden * in.seq_len * tokens_per_microbatch /

@@ -188,6 +188,13 @@ struct StepInput {
   double scan_imbalance = 0;
   double stage_moe_layers = -1;
   double ep_all_to_all_s = 0;   // one dispatch or combine all-to-all of one micro-batch over EP ranks
+  // One all-gather of a MoE layer's routed tokens over the expert-TP group before the experts plus
+  // one reduce-scatter after them, per micro-batch forward (Megatron-Core's alltoall token dispatcher
+  // with expert tensor parallelism: A2A(EP) -> AG(TP), RS(TP) -> A2A(EP)); their conjugates run
+  // backward, again under full recomputation. They take the place of the MoE layer's feed-forward TP
+  // all-reduce (one tp_all_reduce_s per pass) and are not overlapped; 0: none (a dense model, ep 1,
+  // or whole experts).
+  double moe_tp_gather_scatter_s = 0;
   double pp_p2p_s = 0;          // one point-to-point of b s h activation bytes
   double dp_all_reduce_s = 0;   // gradient all-reduce (or reduce-scatter + all-gather) per step
   double tp_overlap = 0;        // fraction of TP time hidden behind compute, [0, 1]

@@ -149,16 +149,28 @@
 //    TP ranks "so that the reorderer, the all-to-all comms, and routed experts computation are effectively
 //    running Sequence Parallel", torchtitan/models/llama4/infra/parallelize.py), and the TP collectives
 //    around the MoE block stay those of a dense feed-forward (torchtitan all-gathers its input over TP and
-//    reduce-scatters its output either way). Not modelled: Megatron-Core's all-gather and reduce-scatter
-//    of the received tokens over the expert-TP group under etp = tp (moe/token_dispatcher.py), which etp
-//    1 saves, and the larger expert GEMMs' efficiency.
+//    reduce-scatters its output either way). Under etp = tp with ep > 1 each MoE layer all-gathers the
+//    tokens a rank received over the expert-TP group before the experts and reduce-scatters the
+//    experts' outputs after, tp x the dispatch bytes gathered, forward, backward (their conjugates) and
+//    recomputed (Megatron-Core's alltoall token dispatcher, megatron/core/transformer/moe/
+//    token_dispatcher.py: "permute->A2A(EP)->AG(TP)->sort_chunk", "sort_chunk->RS(TP)->A2A(EP)->
+//    unpermute"), on the TP group's links (NVLink, torus, NIC or data-centre network, as the TP
+//    all-reduce), in ep_comm_s and not overlapped; they take the place of the layer's feed-forward TP
+//    all-reduce, which Megatron-Core's MoE layer does not run. etp 1 gathers nothing (each rank
+//    dispatches its own share) and keeps the feed-forward's all-reduce, as torchtitan does; so does
+//    ep 1 (Megatron-Core's allgather dispatcher gathers the hidden states over TP, as a dense
+//    feed-forward does). Not modelled: the larger expert GEMMs' efficiency under etp 1.
 //    `ep_all_to_all` (when the EP group spans nodes or pods): flat prices the dispatch as one pairwise
 //    exchange at the slowest tier's bandwidth and latency, as before; hierarchical as Tutel's 2DH
 //    all-to-all (engine/collectives.hpp hierarchical_all_to_all_s): an all-to-all of the whole buffer
 //    among the EP ranks of a node on NVLink (on a torus node, their strided group), then among the nodes
 //    of a pod on the NIC, then among the pods on the data-centre network, each stage paying its own alpha
 //    per step. The group must hold the same number of its ranks in every node and pod it spans, else
-//    infeasible.
+//    infeasible. `max_nodes_per_token` M > 0 is DeepSeek-V3's node-limited routing (arXiv:2412.19437
+//    section 3.2.2: "at most 4 nodes", each token sent over InfiniBand once to every node it reaches
+//    and forwarded there on NVLink): the stages across nodes carry min(k, M, nodes of the group) / k of
+//    the buffer, the node's stage all of it (engine/collectives.hpp TokenRouting); 0, the default, sends
+//    every copy across; the flat exchange ignores it.
 //  - attention FLOPs use the model's attention width (H (dqk + dv) / 2 for MLA), and activation memory
 //    Korthikanti's dense formula with h = d_model (MLA's and the routed tokens' activations differ).
 //  - hardware_tflops_per_gpu = HFU x peak is the convention of Megatron-LM's published per-GPU
@@ -340,6 +352,7 @@ class TrainingSolver final : public TabledSolver {
     dcn_latency,
     ep_all_to_all,
     etp,
+    max_nodes_per_token,
     kParamCount
   };
   enum Metric : std::size_t {

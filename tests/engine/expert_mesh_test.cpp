@@ -1,7 +1,10 @@
 // The expert mesh of the training solver (engine/solvers/training.hpp): the hierarchical all-to-all of
 // an EP group that spans nodes or pods (ep_all_to_all; Tutel's 2DH all-to-all, Hwang et al.,
 // arXiv:2206.03382; engine/collectives.hpp hierarchical_all_to_all_s) and the expert tensor-parallel
-// degree etp in {tp, 1} (pytorch/torchtitan torchtitan/distributed/parallel_dims.py). Checked by hand
+// degree etp in {tp, 1} (pytorch/torchtitan torchtitan/distributed/parallel_dims.py), with Megatron-Core's
+// all-gather and reduce-scatter of the routed tokens over the expert-TP group under etp tp
+// (megatron/core/transformer/moe/token_dispatcher.py), and DeepSeek-V3's node-limited routing
+// (arXiv:2412.19437, section 3.2.2; max_nodes_per_token). Checked by hand
 // with the pairwise all-to-all (N-1)/N S/B + (N-1) alpha of Thakur et al. 2005 on H100 nodes (NVLink
 // 450 GB/s one-way, 0.5 us; NIC 50 GB/s, 5 us) and Mixtral 8x7B (8 experts, 2 per token, d 4,096,
 // 32 layers, sequences of 2,048).
@@ -43,6 +46,27 @@ TEST(HierarchicalAllToAll, SumsOnePairwiseExchangePerTier) {
   EXPECT_DOUBLE_EQ(hierarchical_all_to_all_s(s, one), all_to_all_s(s, 32, kNic, kNicAlpha));
 }
 
+TEST(HierarchicalAllToAll, NodeLimitedRoutingSendsATokenOncePerNodeItReaches) {
+  // DeepSeek-V3's layout: 64 EP ranks, 8 per node over 8 nodes, 8 routed experts per token, at most
+  // M = 4 nodes. A 16 MiB buffer holds 8 copies of each token; across nodes only 4 of them travel.
+  const double s = 16777216;
+  const std::array<AllToAllTier, 2> tiers = {{{8, kNvlink, kNvlinkAlpha, true}, {8, kNic, kNicAlpha}}};
+  const double nvlink_stage = 0.875 * s / kNvlink + 7 * kNvlinkAlpha;  // 32.62 us + 3.5 us: every copy
+  const double unlimited_nic = 0.875 * s / kNic + 7 * kNicAlpha;       // 293.60 us + 35 us
+  const double limited_nic = 0.875 * (s / 2) / kNic + 7 * kNicAlpha;   // 146.80 us + 35 us
+  EXPECT_NEAR(unlimited_nic * 1e6, 328.60, 0.01);
+  EXPECT_NEAR(limited_nic * 1e6, 181.80, 0.01);
+  const TokenRouting deepseek = {.experts_per_token = 8, .max_nodes_per_token = 4};
+  EXPECT_DOUBLE_EQ(hierarchical_all_to_all_s(s, tiers), nvlink_stage + unlimited_nic);
+  EXPECT_DOUBLE_EQ(hierarchical_all_to_all_s(s, tiers, deepseek), nvlink_stage + limited_nic);
+  // M >= k limits nothing; over 2 nodes a token reaches at most 2 of them: a quarter of the buffer
+  // crosses, half of that to the other node.
+  EXPECT_DOUBLE_EQ(hierarchical_all_to_all_s(s, tiers, {.experts_per_token = 8, .max_nodes_per_token = 8}),
+                   nvlink_stage + unlimited_nic);
+  const std::array<AllToAllTier, 2> two_nodes = {{{8, kNvlink, kNvlinkAlpha, true}, {2, kNic, kNicAlpha}}};
+  EXPECT_DOUBLE_EQ(hierarchical_all_to_all_s(s, two_nodes, deepseek), nvlink_stage + 0.5 * (s / 4) / kNic + kNicAlpha);
+}
+
 TEST(HierarchicalAllToAll, SavesTheSlowTiersStepsOnSmallMessages) {
   // A tiny buffer: the flat exchange over 32 ranks pays 31 NIC steps (155 us), the hierarchy 7
   // NVLink steps and 3 NIC steps (18.5 us). A large one: the flat exchange prices 31/32 of it at the
@@ -69,6 +93,13 @@ class ExpertMesh : public ::testing::Test {
   static constexpr double kBytesTp2 = 1 * 2048.0 / 2 * 2 * 4096 * 2;  // 16 MiB
   // 4 all-to-alls per MoE layer (dispatch and combine, forward and backward), 32 layers, 8 micro-batches.
   static constexpr double kCalls = 4.0 * 32 * 8;
+  // etp tp, tp 2: each MoE layer all-gathers the 2 x 16 MiB of routed tokens the TP pair received and
+  // reduce-scatters them after the experts (half of it each way over NVLink in 1 step), forward and
+  // backward: 2 x 32 layers x 8 micro-batches. They replace the layer's feed-forward all-reduce of
+  // b s h x 2 B = 16 MiB (one ring step each way).
+  static constexpr double kGatherScatter = 2 * (0.5 * 2 * kBytesTp2 / 450e9 + 0.5e-6);  // 74.57 us + 1 us
+  static constexpr double kFeedForwardAllReduce = 2 * 0.5 * 16777216.0 / 450e9 + 2 * 0.5e-6;
+  static constexpr double kGatherCalls = 2.0 * 32 * 8;
 
   // 64 H100s, TP 2, PP 1 -> DP 32; 256 sequences of 1 -> 8 micro-batches; ZeRO-1.
   PointInputs point(double ep, double tp = 2) const {
@@ -95,7 +126,29 @@ TEST_F(ExpertMesh, FlatIsTheDefaultAndKeepsTheNicExchange) {
   EXPECT_EQ(solver.params()[P::etp].choices[0], "tp");
   ASSERT_EQ(solver.evaluate(point(8), out).status, PointStatus::ok);
   // ep 8, 2 apart: 16 ranks over 2 nodes, every one of the 7 steps on the NIC.
-  EXPECT_NEAR(out[M::ep_comm_s], kCalls * (0.875 * kBytesTp2 / kNic + 7 * kNicAlpha), 1e-12);
+  EXPECT_NEAR(out[M::ep_comm_s], kCalls * (0.875 * kBytesTp2 / kNic + 7 * kNicAlpha) + kGatherCalls * kGatherScatter,
+              1e-12);
+}
+
+TEST_F(ExpertMesh, EtpTpGathersTheRoutedTokensOverTheExpertTensorGroup) {
+  ASSERT_EQ(solver.evaluate(point(8), out).status, PointStatus::ok);
+  const double ep_tp = out[M::ep_comm_s], tp_tp = out[M::tp_comm_s];
+  EXPECT_NEAR(kGatherScatter * 1e6, 75.57, 0.01);
+  // Each of the 32 layers keeps its attention all-reduce, 2 per micro-batch (forward, backward).
+  EXPECT_NEAR(tp_tp, 2 * 32 * 8 * kFeedForwardAllReduce, 1e-12);
+  // ep 1 (no token dispatcher's all-to-all) keeps the dense feed-forward's all-reduce on every layer.
+  PointInputs one = point(1);
+  one.values[P::zero_stage] = 3;
+  ASSERT_EQ(solver.evaluate(one, out).status, PointStatus::ok);
+  EXPECT_DOUBLE_EQ(out[M::ep_comm_s], 0);
+  EXPECT_NEAR(out[M::tp_comm_s], 4 * 32 * 8 * kFeedForwardAllReduce, 1e-12);
+  // Full recomputation repeats the forward pair: 3 passes.
+  PointInputs full = point(8);
+  full.values[P::recompute] = 2;
+  ASSERT_EQ(solver.evaluate(full, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::ep_comm_s], 6.0 * 32 * 8 * (0.875 * kBytesTp2 / kNic + 7 * kNicAlpha) + 3 * 32 * 8 * kGatherScatter,
+              1e-12);
+  EXPECT_GT(ep_tp, 0);
 }
 
 TEST_F(ExpertMesh, HierarchicalExchangesInsideTheNodeThenAcrossNodes) {
@@ -105,7 +158,12 @@ TEST_F(ExpertMesh, HierarchicalExchangesInsideTheNodeThenAcrossNodes) {
   // 4 EP ranks in each of 2 nodes: 3 NVLink steps of 3/4 of the buffer, then 1 NIC step of half of it.
   const double one = 0.75 * kBytesTp2 / kNvlink + 3 * kNvlinkAlpha + 0.5 * kBytesTp2 / kNic + kNicAlpha;
   EXPECT_NEAR(one * 1e6, 27.96 + 1.5 + 167.77 + 5, 0.01);
-  EXPECT_NEAR(out[M::ep_comm_s], kCalls * one, 1e-12);
+  EXPECT_NEAR(out[M::ep_comm_s], kCalls * one + kGatherCalls * kGatherScatter, 1e-12);
+  // Node-limited routing at 1 node per token: Mixtral's 2 copies cross once, half the NIC stage's bytes.
+  in.values[P::max_nodes_per_token] = 1;
+  ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok);
+  EXPECT_NEAR(out[M::ep_comm_s], kCalls * (one - 0.5 * (kBytesTp2 / 2) / kNic) + kGatherCalls * kGatherScatter, 1e-12);
+  in.values[P::max_nodes_per_token] = 0;
   // Inside one node the choice changes nothing.
   PointInputs in_node = point(4);
   ASSERT_EQ(solver.evaluate(in_node, out).status, PointStatus::ok);

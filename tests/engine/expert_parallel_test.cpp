@@ -109,19 +109,24 @@ TEST_F(ExpertParallelTest, DispatchAndCombineAllToAlls) {
   // Each GPU sends its b s / tp tokens x k = 2 copies x d x 2 B per all-to-all: 16.8 MB.
   const double bytes = 1 * 2048.0 / 2 * 2 * 4096 * 2;
   EXPECT_DOUBLE_EQ(bytes, 16777216);
+  // The experts split over the TP pair (etp tp): each MoE layer all-gathers the 2 x 16.8 MB the pair
+  // received before the experts and reduce-scatters it after, half of it over NVLink in one step each
+  // (Megatron-Core's token dispatcher), forward and backward: 2 per layer and micro-batch.
+  const double gather_scatter = 2 * (0.5 * 2 * bytes / 450e9 + 0.5e-6);
   // ep 4 x tp 2 = 8 GPUs: inside a node on NVLink (450 GB/s one-way, alpha 0.5 us).
   ASSERT_EQ(solver.evaluate(point(mixtral, 4), out).status, PointStatus::ok);
   const double nvlink = 3.0 / 4 * bytes / 450e9 + 3 * 0.5e-6;
-  EXPECT_NEAR(out[M::ep_comm_s], 4 * 32 * 8 * nvlink, 1e-12);  // 4 per layer (fwd 2, bwd 2), 32 layers, m = 8
+  // 4 all-to-alls per layer (fwd 2, bwd 2), 32 layers, m = 8
+  EXPECT_NEAR(out[M::ep_comm_s], 4 * 32 * 8 * nvlink + 2 * 32 * 8 * gather_scatter, 1e-12);
   // ep 8 x tp 2 = 16 GPUs: across nodes on the 50 GB/s NIC (alpha 5 us).
   ASSERT_EQ(solver.evaluate(point(mixtral, 8), out).status, PointStatus::ok);
   const double nic = 7.0 / 8 * bytes / 50e9 + 7 * 5e-6;
-  EXPECT_NEAR(out[M::ep_comm_s], 4 * 32 * 8 * nic, 1e-12);
-  // Full recomputation repeats the forward's two.
+  EXPECT_NEAR(out[M::ep_comm_s], 4 * 32 * 8 * nic + 2 * 32 * 8 * gather_scatter, 1e-12);
+  // Full recomputation repeats the forward's two all-to-alls and its gather and scatter.
   PointInputs full = point(mixtral, 8);
   full.values[P::recompute] = 2;
   ASSERT_EQ(solver.evaluate(full, out).status, PointStatus::ok);
-  EXPECT_NEAR(out[M::ep_comm_s], 6 * 32 * 8 * nic, 1e-12);
+  EXPECT_NEAR(out[M::ep_comm_s], 6 * 32 * 8 * nic + 3 * 32 * 8 * gather_scatter, 1e-12);
 }
 
 TEST_F(ExpertParallelTest, InfeasibleEpChoices) {

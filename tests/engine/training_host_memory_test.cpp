@@ -18,7 +18,7 @@ using P = TrainingSolver::Param;
 using M = TrainingSolver::Metric;
 using R = TrainingSolver::Reason;
 
-// Indices of the offload choices (engine/solvers/training.cpp kOffload).
+// Indices of the offload choices (engine/solvers/training_params.cpp kOffload).
 constexpr double kOptimizer = 1, kWeights = 2, kOptimizerWeights = 4;
 // Parameters of Llama 3 8B and 70B counted by hand from meta-llama's config.json files (32 layers of
 // 218,112,000 and 80 of 855,654,400, untied 128,256-token embedding and head, final norm).

@@ -24,7 +24,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr double kPeak = 989e12;     // h100_sxm dense bf16
 constexpr double kHostLink = 64e9;   // PCIe Gen5 x16, one way
 constexpr double kSeq = 2048;
-// Indices of the offload choices (engine/solvers/training.cpp kOffload).
+// Indices of the offload choices (engine/solvers/training_params.cpp kOffload).
 constexpr double kOptimizer = 1, kWeights = 2, kActivations = 3, kOptimizerWeights = 4, kOptimizerActivations = 5,
                  kAll = 7;
 
