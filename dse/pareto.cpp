@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -50,28 +52,28 @@ Oriented orient(std::span<const double> values, std::span<const Direction> direc
 }
 
 std::vector<std::size_t> front_2d(const Oriented& o) {
-  struct Item {
-    double a;
-    double b;
-    std::size_t row;
-  };
-  std::vector<Item> items(o.rows.size());
-  for (std::size_t i = 0; i < items.size(); ++i) items[i] = {o.at(i)[0], o.at(i)[1], o.rows[i]};
-  std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    if (x.a != y.a) return x.a < y.a;
-    if (x.b != y.b) return x.b < y.b;
-    return x.row < y.row;
+  // Positions in `o` sorted by (a, b, row): 4 bytes a row where a copy of the values would take 24
+  // (o.rows ascend, so the position orders ties as the row does).
+  if (o.rows.size() > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("pareto_front: too many rows");
+  std::vector<std::uint32_t> order(o.rows.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  const auto a = [&](std::uint32_t i) { return o.at(i)[0]; };
+  const auto b = [&](std::uint32_t i) { return o.at(i)[1]; };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    if (a(x) != a(y)) return a(x) < a(y);
+    if (b(x) != b(y)) return b(x) < b(y);
+    return x < y;
   });
 
   std::vector<std::size_t> front;
   bool have_best = false;
   double best_b = 0;  // smallest second objective among rows with a strictly smaller first one
-  for (std::size_t i = 0; i < items.size();) {
+  for (std::size_t i = 0; i < order.size();) {
     std::size_t end = i + 1;
-    while (end < items.size() && items[end].a == items[i].a) ++end;
-    const double group_b = items[i].b;  // the group is sorted by b: its best comes first
+    while (end < order.size() && a(order[end]) == a(order[i])) ++end;
+    const double group_b = b(order[i]);  // the group is sorted by b: its best comes first
     if (!have_best || group_b < best_b) {
-      for (std::size_t j = i; j < end && items[j].b == group_b; ++j) front.push_back(items[j].row);
+      for (std::size_t j = i; j < end && b(order[j]) == group_b; ++j) front.push_back(o.rows[order[j]]);
       best_b = group_b;
       have_best = true;
     }

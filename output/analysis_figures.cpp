@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -757,12 +758,23 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   std::vector<std::vector<std::size_t>> rows_of_group(run.fronts.groups.size());
   std::size_t feasible = 0;
   std::string key;
-  for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (t.status[r] != PointStatus::ok) continue;
+  const auto group_of_row = [&](std::size_t r) -> std::optional<std::size_t> {
     key.clear();
     for (int c : group_columns) (key += t.label(r, static_cast<std::size_t>(c))) += '\x1f';
-    if (const auto it = group_of_key.find(key); it != group_of_key.end()) rows_of_group[it->second].push_back(r);
+    const auto it = group_of_key.find(key);
+    return it == group_of_key.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+  };
+  // The groups' sizes are counted first, so each list is allocated once (a keep-all run's are millions).
+  std::vector<std::size_t> group_rows(run.fronts.groups.size(), 0);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.status[r] != PointStatus::ok) continue;
+    if (const auto g = group_of_row(r)) ++group_rows[*g];
     ++feasible;
+  }
+  for (std::size_t g = 0; g < rows_of_group.size(); ++g) rows_of_group[g].reserve(group_rows[g]);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.status[r] != PointStatus::ok) continue;
+    if (const auto g = group_of_row(r)) rows_of_group[*g].push_back(r);
   }
   // More feasible rows than a page can show: one of each group per spot (output/scatter_thinning.hpp),
   // then, if still too many, every stride-th; the fronts are whole.

@@ -273,7 +273,7 @@ json derived_context(const ResolvedStudy& study, const AnalysedRun* run) {
   out["any"] = !derived.empty() || !constraints.empty() || !filters.empty();
   out["kept"] = run != nullptr ? fmt::format("The filters keep {} of {} design points; the Pareto front, top-k, assertions "
                                              "and figures use those, results.csv holds them all.",
-                                             format_grouped(static_cast<double>(run->formulas.kept.size())),
+                                             format_grouped(static_cast<double>(run->formulas.kept_rows(run->table.rows()))),
                                              format_grouped(static_cast<double>(run->table.rows())))
                                : "";
   return out;

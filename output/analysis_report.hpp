@@ -46,10 +46,14 @@ std::string assertions_csv(const ResolvedStudy& study, const AnalysedRun& run);
 std::string top_k_csv(const ResolvedStudy& study, const AnalysedRun& run);
 
 // The CSV files above into run_dir and the tables into the store; tables of analyses the study
-// does not declare are dropped. The intervals table is left to the caller when the run's table holds
-// only the columns the study reads (AnalysedRun::columns_selected).
+// does not declare are dropped. When the run's table holds only the columns the study reads
+// (AnalysedRun::columns_selected), the caller writes the derived table (write_derived_store_table)
+// and then the intervals table, so the store's tables come in the order of a whole table's run.
 void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store,
                             const std::string& run_dir);
+// The store's derived table (status, kept, derived metrics a row) of a study with derived metrics,
+// constraints or filters; dropped for any other study.
+void write_derived_store_table(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store);
 
 // The report's "analyses" context (every key present, flags false when the study declares nothing).
 nlohmann::ordered_json analysis_report_context(const ReportInputs& inputs);

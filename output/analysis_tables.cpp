@@ -184,7 +184,7 @@ void write_derived_table(ResultStore& store, const ResolvedStudy& study, const A
     t.columns.push_back({d.name, Type::real});
     cols.push_back(run.table.require_metric_column(d.name));
   }
-  std::vector<std::uint8_t> kept(run.table.rows(), 0);
+  std::vector<std::uint8_t> kept(run.table.rows(), run.formulas.every_row_kept ? 1 : 0);
   for (std::size_t r : run.formulas.kept) kept[r] = 1;
   store.write_table(t, run.table.rows(), [&](std::size_t r, std::vector<std::string>& text, std::vector<double>& numbers) {
     text.emplace_back(status_name(run.table.status[r]));
@@ -355,6 +355,15 @@ StoreTable pareto_groups_table(const AnalysedRun& run) {
 
 }  // namespace
 
+void write_derived_store_table(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store) {
+  const StudyAnalyses& a = analyses_of(study);
+  if (!a.derived.empty() || !a.constraints.empty() || !a.filters.empty()) {
+    write_derived_table(store, study, run);
+  } else {
+    store.drop_table("derived");
+  }
+}
+
 void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, ResultStore& store,
                             const std::string& run_dir) {
   const StudyAnalyses& a = analyses_of(study);
@@ -376,14 +385,10 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
       store.drop_table(name);
     }
   };
-  if (!a.derived.empty() || !a.constraints.empty() || !a.filters.empty()) {
-    write_derived_table(store, study, run);
-  } else {
-    store.drop_table("derived");
-  }
   // A table loaded with only the columns the study reads has not every interval column: its caller
-  // writes the intervals table from the store's blocks (dse/cli/run.cpp).
+  // writes the derived table, then the intervals table from the store's blocks (dse/cli/run.cpp).
   if (!run.columns_selected) {
+    write_derived_store_table(study, run, store);
     if (!run.interval_columns.empty()) {
       write_intervals_table(store, run);
     } else {

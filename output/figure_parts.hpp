@@ -221,8 +221,9 @@ std::vector<std::string> labels_among(const ResolvedStudy& study, const ResultTa
 // ---- the builders of each kind (build_figure picks one) ----
 
 // figure_xy.cpp
+// `rows` is taken, and let go once split into series (a keep-all run's are millions).
 FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
-                      const std::vector<std::size_t>& rows, std::size_t excluded,
+                      std::vector<std::size_t> rows, std::size_t excluded,
                       const std::vector<std::size_t>& pareto_rows);
 // figure_bars.cpp
 FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,

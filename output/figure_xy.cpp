@@ -103,7 +103,7 @@ std::string crossing_text(const Column& x, const AxisScale& scale, double value)
 }  // namespace
 
 FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const ResultTable& results,
-                      const std::vector<std::size_t>& rows, std::size_t excluded,
+                      std::vector<std::size_t> rows, std::size_t excluded,
                       const std::vector<std::size_t>& pareto_rows) {
   const bool is_line = decl.kind == FigureKind::line;
   const Column x = resolve_column(decl.x, study, results, decl.name);
@@ -142,7 +142,14 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (is_line) {
     for (const Axis* a : varying_axes(study, results, rows, {decl.x, decl.group})) by.push_back(a);
   }
-  const std::vector<Series> groups = split_series(study, results, rows, by, &decl);
+  std::vector<Series> groups = split_series(study, results, rows, by, &decl);
+  // The figure's rows as marks, for its Pareto front; the list goes, each row now being in a series.
+  std::vector<bool> in_figure;
+  if (decl.pareto) {
+    in_figure.assign(results.rows(), false);
+    for (const std::size_t r : rows) in_figure[r] = true;
+  }
+  rows = std::vector<std::size_t>();
 
   struct Drawn {
     std::string title;
@@ -166,16 +173,25 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
     plotted_rows = 0;
   };
   for (const Column& yc : ys) {
-    for (const Series& s : groups) {
+    for (Series& s : groups) {
       Drawn d{ys.size() > 1 ? (s.order_key.empty() ? metric_words(yc) : metric_words(yc) + " / " + s.title)
                             : s.title,
               &yc, {}};
-      for (std::size_t r : s.rows) {
-        if (drawable(r, yc)) {
-          d.rows.push_back(r);
-          mark_plotted(r);
-        } else {
-          ++not_drawable;
+      // With one y, a series' own list becomes its drawn rows (a keep-all run's are millions).
+      if (ys.size() == 1) {
+        d.rows = std::move(s.rows);
+        const auto kept_end = std::remove_if(d.rows.begin(), d.rows.end(), [&](std::size_t r) { return !drawable(r, yc); });
+        not_drawable += static_cast<std::size_t>(d.rows.end() - kept_end);
+        d.rows.erase(kept_end, d.rows.end());
+        for (const std::size_t r : d.rows) mark_plotted(r);
+      } else {
+        for (std::size_t r : s.rows) {
+          if (drawable(r, yc)) {
+            d.rows.push_back(r);
+            mark_plotted(r);
+          } else {
+            ++not_drawable;
+          }
         }
       }
       if (is_line) {
@@ -234,8 +250,6 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   std::optional<std::size_t> knee;
   const std::vector<std::string>& group_axes = analyses_of(study).pareto.group;
   if (decl.pareto) {
-    std::vector<bool> in_figure(results.rows(), false);
-    for (const std::size_t r : rows) in_figure[r] = true;
     std::vector<std::size_t> group_columns;
     for (const std::string& g : group_axes) {
       const auto it = std::find(results.axis_names.begin(), results.axis_names.end(), g);

@@ -357,25 +357,40 @@ std::string value_words(const ResolvedStudy& study, std::string_view param, cons
 std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
                                  const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
                                  const FigureDecl* decl) {
-  std::map<std::vector<std::size_t>, Series> series;
+  std::vector<std::size_t> by_columns;
+  for (const Axis* a : by) by_columns.push_back(static_cast<std::size_t>(results.axis_column(a->param)));
+  std::vector<std::size_t> key(by.size());
+  const auto key_of = [&](std::size_t r) -> const std::vector<std::size_t>& {
+    for (std::size_t i = 0; i < by.size(); ++i) key[i] = label_position(*by[i], results.label(r, by_columns[i]));
+    return key;
+  };
+  // Each series' rows are counted first, so that its list is allocated once at its size: a keep-all
+  // run's figure splits millions of rows.
+  struct Counted {
+    Series series;
+    std::size_t rows = 0;
+  };
+  std::map<std::vector<std::size_t>, Counted> series;
   for (std::size_t r : rows) {
-    std::vector<std::size_t> key;
-    std::vector<std::string> labels;
-    for (const Axis* a : by) {
-      const std::string& label = results.label(r, static_cast<std::size_t>(results.axis_column(a->param)));
-      key.push_back(label_position(*a, label));
-      const std::string& shown = decl != nullptr ? series_label(*decl, a->param, label) : label;
-      labels.push_back(&shown == &label ? value_words(study, a->param, label) : shown);
+    const auto [it, inserted] = series.try_emplace(key_of(r));
+    Counted& c = it->second;
+    if (inserted) {
+      std::vector<std::string> labels;
+      for (std::size_t i = 0; i < by.size(); ++i) {
+        const Axis* a = by[i];
+        const std::string& label = results.label(r, by_columns[i]);
+        const std::string& shown = decl != nullptr ? series_label(*decl, a->param, label) : label;
+        labels.push_back(&shown == &label ? value_words(study, a->param, label) : shown);
+      }
+      c.series.order_key = key;
+      c.series.title = labels.empty() ? "design points" : join(labels, " / ");
     }
-    Series& s = series[key];
-    if (s.rows.empty()) {
-      s.order_key = key;
-      s.title = labels.empty() ? "design points" : join(labels, " / ");
-    }
-    s.rows.push_back(r);
+    ++c.rows;
   }
+  for (auto& entry : series) entry.second.series.rows.reserve(entry.second.rows);
+  for (std::size_t r : rows) series.find(key_of(r))->second.series.rows.push_back(r);
   std::vector<Series> out;
-  for (auto& [key, s] : series) out.push_back(std::move(s));
+  for (auto& entry : series) out.push_back(std::move(entry.second.series));
   return out;
 }
 
@@ -627,7 +642,14 @@ FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, co
     throw std::invalid_argument(fmt::format(
         "figure name '{}' cannot be a file name: use letters, digits, '_', '-' and '.'", decl.name));
   }
+  // Counted first, then allocated once at their sizes (a keep-all run's figure reads millions of rows).
+  std::size_t ok_rows = 0, other_rows = 0;
+  for (std::size_t r = 0; r < results.rows(); ++r) {
+    if (row_matches(decl.where, study, results, r)) ++(results.status[r] == PointStatus::ok ? ok_rows : other_rows);
+  }
   std::vector<std::size_t> rows, not_ok;
+  rows.reserve(ok_rows);
+  not_ok.reserve(other_rows);
   for (std::size_t r = 0; r < results.rows(); ++r) {
     if (!row_matches(decl.where, study, results, r)) continue;
     (results.status[r] == PointStatus::ok ? rows : not_ok).push_back(r);
@@ -635,7 +657,7 @@ FigureSource build_figure(const FigureDecl& decl, const ResolvedStudy& study, co
   const std::size_t excluded = not_ok.size();
   switch (decl.kind) {
     case FigureKind::scatter:
-    case FigureKind::line: return build_xy(decl, study, results, rows, excluded, pareto_rows);
+    case FigureKind::line: return build_xy(decl, study, results, std::move(rows), excluded, pareto_rows);
     case FigureKind::bars: return build_bars(decl, study, results, rows, excluded);
     case FigureKind::roofline: return build_roofline(decl, study, results, rows, excluded);
     case FigureKind::heatmap: return build_heatmap(decl, study, results, rows, not_ok);

@@ -30,7 +30,8 @@ ResultTable read_report_rows(const ResolvedStudy& study, const ResultStore& stor
   if (columns.every) return store.read_results(added_metric_columns_bound(study));
   ResultReadOptions options;
   options.metrics = columns.metrics;
-  options.spare_metric_columns = 2 * columns.metrics.size();  // their intervals; no derived metric
+  const std::size_t derived = analyses_of(study).derived.size();
+  options.spare_metric_columns = derived + 2 * (columns.metrics.size() + derived);  // derived metrics, intervals
   ResultTable t = store.read_results(options);
   if (store.has_results() && t.metric_names != columns.metrics) {
     for (const std::string& name : columns.metrics) {
@@ -51,6 +52,7 @@ AnalysedBlockReader::AnalysedBlockReader(const ResolvedStudy& study, const Resul
 
 const ResultTable* AnalysedBlockReader::next() {
   if (done_) return nullptr;
+  block_ = ResultTable();  // the previous block goes before the next is read
   ResultTable block = store_.read_results(options_);
   if (block.rows() == 0) {
     done_ = true;
@@ -90,7 +92,7 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const Sw
   for (const MetricSpec& m : study.solver->metrics()) {
     if (run.table.metric_column(m.name) < 0) run.columns_selected = true;
   }
-  if (run.formulas.kept.size() != run.table.rows()) run.filtered = select_rows(run.table, run.formulas.kept);
+  if (!run.formulas.every_row_kept) run.filtered = select_rows(run.table, run.formulas.kept);
   run.fronts = study_fronts(study, run.shown());
   const StudyAnalyses& a = analyses_of(study);
   run.top_k = top_k_rows(study, run.shown(), a.top_k);

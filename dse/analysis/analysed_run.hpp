@@ -79,8 +79,9 @@ ResultTable read_report_rows(const ResolvedStudy& study, const ResultStore& stor
 // kept row. The study must outlive the result (it points at the study's requests).
 AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const SweepCounts* counts = nullptr);
 
-// Rows per block of for_each_analysed_block: some 40 MB of a table of 40 metric columns.
-inline constexpr std::size_t kAnalysedBlockRows = 1u << 17;
+// Rows per block of for_each_analysed_block: some 10 MB of a table of 40 metric columns, held beside
+// the report's table while results.csv is written.
+inline constexpr std::size_t kAnalysedBlockRows = 1u << 15;
 
 // Every stored row with the columns analyse_run gives the whole table (solver metrics, derived
 // metrics, intervals), `block_rows` rows at a time in point_index order, for writing every column of

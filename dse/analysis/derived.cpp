@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 
 #include "dse/grid.hpp"
@@ -58,15 +59,28 @@ void fill_hardware_values(const HardwareSpec* hw, int precision_param, const Poi
   h[8] = hw->rental_known() ? hw->rental_usd_per_hour : kNaN;  // no published rental: dollars stay empty
 }
 
-// Table column of each solver metric.
-std::vector<std::size_t> solver_columns(const Solver& solver, const ResultTable& table) {
+constexpr std::size_t kAbsentColumn = static_cast<std::size_t>(-1);
+
+// Table column of each solver metric; kAbsentColumn for one the formulas do not read and the table
+// lacks.
+std::vector<std::size_t> solver_columns(const ResolvedStudy& study, const ResultTable& table) {
+  const std::vector<bool> read = solver_metrics_read_by_formulas(study);
   std::vector<std::size_t> cols;
-  for (const MetricSpec& m : solver.metrics()) {
-    const int c = table.metric_column(m.name);
-    if (c < 0) throw std::invalid_argument("the results have no column for metric '" + std::string(m.name) + "'");
-    cols.push_back(static_cast<std::size_t>(c));
+  const auto metrics = study.solver->metrics();
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const int c = table.metric_column(metrics[m].name);
+    if (c < 0 && read[m]) {
+      throw std::invalid_argument("the results have no column for metric '" + std::string(metrics[m].name) + "'");
+    }
+    cols.push_back(c < 0 ? kAbsentColumn : static_cast<std::size_t>(c));
   }
   return cols;
+}
+
+// The row's solver metrics in the solver's order, NaN where the table has no column.
+void load_solver_metrics(const ResultTable& table, std::size_t row, std::span<const std::size_t> cols,
+                         std::vector<double>& out) {
+  for (std::size_t m = 0; m < cols.size(); ++m) out[m] = cols[m] == kAbsentColumn ? kNaN : table.metric(row, cols[m]);
 }
 
 }  // namespace
@@ -117,6 +131,24 @@ std::vector<std::string> expression_names(const Solver& solver) {
   }
   if (has_param_kind(solver, ParamKind::model)) names.insert(names.end(), kModelNames.begin(), kModelNames.end());
   return names;
+}
+
+std::vector<bool> solver_metrics_read_by_formulas(const ResolvedStudy& study) {
+  const auto metrics = study.solver->metrics();
+  std::vector<bool> read(metrics.size(), false);
+  const auto mark = [&](const std::string& expr) {
+    for (const std::string& name : scan_expression(expr).names) {
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
+        if (metrics[m].name == name) read[m] = true;
+      }
+    }
+  };
+  const StudyAnalyses& a = analyses_of(study);
+  for (const DerivedMetric& d : a.derived) mark(d.expr);
+  for (const RowRule& f : a.filters) mark(f.expr);
+  for (const RowRule& c : a.constraints) mark(c.expr);
+  for (const Assertion& x : a.assertions) mark(x.expr);
+  return read;
 }
 
 PointFormulas::PointFormulas(const ResolvedStudy& study) {
@@ -232,13 +264,8 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
   out.constraint_violations.assign(a.constraints.size(), 0);
   out.filtered_out.assign(a.filters.size(), 0);
   const std::size_t rows = table.rows();
-  if (a.derived.empty() && a.constraints.empty() && a.filters.empty()) {
-    out.kept.resize(rows);
-    for (std::size_t r = 0; r < rows; ++r) out.kept[r] = r;
-    return out;
-  }
-  const Solver& solver = *study.solver;
-  const std::vector<std::size_t> cols = solver_columns(solver, table);
+  if (a.derived.empty() && a.constraints.empty() && a.filters.empty()) return out;
+  const std::vector<std::size_t> cols = solver_columns(study, table);
   for (const DerivedMetric& d : a.derived) {
     if (table.metric_column(d.name) >= 0) {
       throw std::invalid_argument("derived metric '" + d.name + "' is already a column of the results");
@@ -257,7 +284,7 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
   std::vector<double> solver_metrics(cols.size());
   for (std::size_t r = 0; r < rows; ++r) {
     grid.inputs(table.point_index[r], in);
-    for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
+    load_solver_metrics(table, r, cols, solver_metrics);
     const bool ok = table.status[r] == PointStatus::ok;
     formulas.load(in, solver_metrics, ok);
     const auto derived_begin =
@@ -274,7 +301,12 @@ FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table) {
     }
     if (const auto f = formulas.failed_filter()) {
       ++out.filtered_out[*f];
-    } else {
+      if (out.every_row_kept) {  // the first row dropped: the rows before it were kept
+        out.every_row_kept = false;
+        out.kept.resize(r);
+        std::iota(out.kept.begin(), out.kept.end(), std::size_t{0});
+      }
+    } else if (!out.every_row_kept) {
       out.kept.push_back(r);
     }
   }
@@ -308,7 +340,7 @@ std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, co
   const StudyAnalyses& a = analyses_of(study);
   std::vector<AssertionOutcome> out;
   if (a.assertions.empty()) return out;
-  const std::vector<std::size_t> cols = solver_columns(*study.solver, table);
+  const std::vector<std::size_t> cols = solver_columns(study, table);
   PointFormulas formulas(study);
   const Grid grid(study);
   PointInputs in;
@@ -326,7 +358,7 @@ std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, co
       if (!selects(table, r, x.where)) continue;
       if (!loaded) {
         grid.inputs(table.point_index[r], in);
-        for (std::size_t m = 0; m < cols.size(); ++m) solver_metrics[m] = table.metric(r, cols[m]);
+        load_solver_metrics(table, r, cols, solver_metrics);
         formulas.load(in, solver_metrics, true);
         loaded = true;
       }
@@ -346,31 +378,68 @@ std::vector<AssertionOutcome> evaluate_assertions(const ResolvedStudy& study, co
   return out;
 }
 
+namespace {
+
+// Objective o's best feasible row and the rows that tie with it (see best_rows), found in one pass
+// and without a list of every ranked row.
+TopKList best_with_ties(const Objective& o, const ResultTable& table, std::string_view what) {
+  TopKList list{o, {}, {}};
+  const int col = table.metric_column(o.metric);
+  if (col < 0) throw std::invalid_argument(std::string(what) + ": the results have no metric '" + o.metric + "'");
+  const auto c = static_cast<std::size_t>(col);
+  const bool minimize = o.direction == Direction::minimize;
+  std::size_t best = table.rows();
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    if (!ranked_row(table, r, c, o)) continue;
+    const double v = table.metric(r, c);
+    if (best == table.rows() || (minimize ? v < table.metric(best, c) : v > table.metric(best, c))) best = r;
+  }
+  if (best != table.rows()) {
+    list.rows.push_back(best);
+    const double value = table.metric(best, c);
+    for (std::size_t r = 0; r < table.rows(); ++r) {
+      if (r != best && ranked_row(table, r, c, o) && same_objective_value(table.metric(r, c), value)) list.tied.push_back(r);
+    }
+    // In the order a sort by value gives them (ties of equal value in row order), as a stable sort of
+    // every ranked row would.
+    std::stable_sort(list.tied.begin(), list.tied.end(), [&](std::size_t x, std::size_t y) {
+      return minimize ? table.metric(x, c) < table.metric(y, c) : table.metric(x, c) > table.metric(y, c);
+    });
+  }
+  return list;
+}
+
+}  // namespace
+
 std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& table, std::size_t k) {
   std::vector<TopKList> out;
   if (k == 0) return out;
   for (const Objective& o : study.objectives) {
-    TopKList list{o, {}, {}};
-    const int col = table.metric_column(o.metric);
-    if (col < 0) throw std::invalid_argument("top-k: the results have no metric '" + o.metric + "'");
-    std::vector<std::size_t> rows;
+    TopKList list = best_with_ties(o, table, "top-k");
+    const auto c = static_cast<std::size_t>(table.metric_column(o.metric));
+    const bool minimize = o.direction == Direction::minimize;
+    // The k first of a stable sort by value: the k least by (value, row), kept in a heap of k whose
+    // top is the worst of them.
+    const auto before = [&](std::size_t x, std::size_t y) {
+      const double vx = table.metric(x, c), vy = table.metric(y, c);
+      if (vx < vy || vx > vy) return minimize ? vx < vy : vx > vy;
+      return x < y;
+    };
+    std::vector<std::size_t> heap;
+    heap.reserve(k);
     for (std::size_t r = 0; r < table.rows(); ++r) {
-      if (ranked_row(table, r, static_cast<std::size_t>(col), o)) rows.push_back(r);
-    }
-    const auto c = static_cast<std::size_t>(col);
-    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t x, std::size_t y) {
-      const double vx = table.metric(x, c);
-      const double vy = table.metric(y, c);
-      return o.direction == Direction::minimize ? vx < vy : vx > vy;
-    });
-    if (!rows.empty()) {
-      const double best = table.metric(rows.front(), c);
-      for (std::size_t i = 1; i < rows.size() && same_objective_value(table.metric(rows[i], c), best); ++i) {
-        list.tied.push_back(rows[i]);
+      if (!ranked_row(table, r, c, o)) continue;
+      if (heap.size() < k) {
+        heap.push_back(r);
+        std::push_heap(heap.begin(), heap.end(), before);
+      } else if (before(r, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), before);
+        heap.back() = r;
+        std::push_heap(heap.begin(), heap.end(), before);
       }
     }
-    if (rows.size() > k) rows.resize(k);
-    list.rows = std::move(rows);
+    std::sort_heap(heap.begin(), heap.end(), before);
+    list.rows = std::move(heap);
     out.push_back(std::move(list));
   }
   return out;
@@ -378,31 +447,7 @@ std::vector<TopKList> top_k_rows(const ResolvedStudy& study, const ResultTable& 
 
 std::vector<TopKList> best_rows(const ResolvedStudy& study, const ResultTable& table) {
   std::vector<TopKList> out;
-  for (const Objective& o : study.objectives) {
-    TopKList list{o, {}, {}};
-    const int col = table.metric_column(o.metric);
-    if (col < 0) throw std::invalid_argument("best row: the results have no metric '" + o.metric + "'");
-    const auto c = static_cast<std::size_t>(col);
-    const bool minimize = o.direction == Direction::minimize;
-    std::size_t best = table.rows();
-    for (std::size_t r = 0; r < table.rows(); ++r) {
-      if (!ranked_row(table, r, c, o)) continue;
-      const double v = table.metric(r, c);
-      if (best == table.rows() || (minimize ? v < table.metric(best, c) : v > table.metric(best, c))) best = r;
-    }
-    if (best != table.rows()) {
-      list.rows.push_back(best);
-      const double value = table.metric(best, c);
-      for (std::size_t r = 0; r < table.rows(); ++r) {
-        if (r != best && ranked_row(table, r, c, o) && same_objective_value(table.metric(r, c), value)) list.tied.push_back(r);
-      }
-      // In the order a sort by value gives them (ties of equal value in row order), as top_k_rows does.
-      std::stable_sort(list.tied.begin(), list.tied.end(), [&](std::size_t x, std::size_t y) {
-        return minimize ? table.metric(x, c) < table.metric(y, c) : table.metric(x, c) > table.metric(y, c);
-      });
-    }
-    out.push_back(std::move(list));
-  }
+  for (const Objective& o : study.objectives) out.push_back(best_with_ties(o, table, "best row"));
   return out;
 }
 

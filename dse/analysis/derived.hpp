@@ -48,6 +48,12 @@ namespace dsx {
 // The names an expression of this solver may use, before any derived metric (see above).
 std::vector<std::string> expression_names(const Solver& solver);
 
+// Per solver metric (in the solver's order): whether one of the study's derived metrics, filters,
+// constraints or assertions names it. The others are never read by them, so a table without
+// their columns gives the same derived values, statuses and assertions (muparser lists every
+// variable an expression names, in either branch of a `?:`).
+std::vector<bool> solver_metrics_read_by_formulas(const ResolvedStudy& study);
+
 // Every expression of a study, compiled once, evaluated per design point. Not thread-safe.
 class PointFormulas {
  public:
@@ -99,17 +105,21 @@ MetricValue study_metric_value(const ResolvedStudy& study, std::string_view metr
 // ---- on a result table ----
 
 struct FormulaOutcome {
-  std::vector<std::size_t> kept;                   // rows every filter keeps, ascending
+  // Whether the filters keep every row; `kept` then stays empty (as a list it would cost 8 bytes for
+  // every row of a keep-all run).
+  bool every_row_kept = true;
+  std::vector<std::size_t> kept;                   // rows every filter keeps, ascending, when some is dropped
   std::vector<std::size_t> constraint_violations;  // per constraint: rows it made infeasible
   std::vector<std::size_t> filtered_out;           // per filter: rows it dropped (first failing filter)
+  std::size_t kept_rows(std::size_t rows) const { return every_row_kept ? rows : kept.size(); }
 };
 
 // Appends the derived metric columns to `table` (NaN on rows that are not feasible, those a
 // constraint makes infeasible included), makes every feasible row that breaks a constraint
 // infeasible with the reason "constraint '<name>': <expr>"
 // (added to table.reasons), and returns the rows the filters keep. The table's metric columns must
-// include the solver's (as the sweep and the store write them); throws std::invalid_argument when
-// one is missing or a derived name is already a column.
+// include those the formulas read (solver_metrics_read_by_formulas; the others read as NaN); throws
+// std::invalid_argument when one is missing or a derived name is already a column.
 FormulaOutcome apply_formulas(const ResolvedStudy& study, ResultTable& table);
 
 // The reason text of a broken constraint.

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <map>
 #include <limits>
+#include <map>
+#include <span>
 #include <stdexcept>
 
 #include "dse/analysis/derived.hpp"
@@ -100,49 +101,84 @@ ParetoFronts study_fronts(const ResolvedStudy& study, const ResultTable& table) 
     cols.push_back(static_cast<std::size_t>(c));
     dirs.push_back(o.direction);
   }
-  const std::size_t rows = table.rows();
-  // Objective values of every row (row-major), then one sub-matrix per group.
-  std::vector<double> values(rows * k);
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (std::size_t i = 0; i < k; ++i) {
-      // A row an objective's `where` leaves out has no value of it, so the front leaves it out.
-      values[r * k + i] = selects(table, r, study.objectives[i].where) ? table.metric(r, cols[i]) : std::numeric_limits<double>::quiet_NaN();
-    }
-  }
-  // Group of each row: positions of its labels along the group axes (study order of values).
+  // Group of each row: positions of its labels along the group axes (study order of values), as
+  // one mixed-radix number (a label not among the axis's values takes the last digit, after them).
   std::vector<std::size_t> group_cols;
   std::vector<const Axis*> group_axes;
+  std::vector<std::vector<std::uint64_t>> position_of_code;  // per group axis: label code -> position
   for (const std::string& g : opt.group) {
     const int c = table.axis_column(g);
     const auto axis = std::find_if(study.axes.begin(), study.axes.end(), [&](const Axis& a) { return a.param == g; });
     if (c < 0 || axis == study.axes.end()) throw std::invalid_argument("Pareto front: '" + g + "' is not an axis of the results");
     group_cols.push_back(static_cast<std::size_t>(c));
     group_axes.push_back(&*axis);
-  }
-  // Feasible rows of each group, keyed by the positions of their labels along the group axes.
-  std::map<std::vector<std::size_t>, std::vector<std::size_t>> members;
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::vector<std::size_t> key;
-    for (std::size_t g = 0; g < group_cols.size(); ++g) {
-      const std::string& label = table.label(r, group_cols[g]);
-      const auto& vals = group_axes[g]->values;
-      const auto it = std::find_if(vals.begin(), vals.end(), [&](const AxisValue& v) { return v.label == label; });
-      key.push_back(static_cast<std::size_t>(it - vals.begin()));
+    const TextDictionary& texts = table.axis_texts[static_cast<std::size_t>(c)];
+    const auto& vals = axis->values;
+    std::vector<std::uint64_t>& positions = position_of_code.emplace_back(texts.size());
+    for (std::uint32_t code = 0; code < texts.size(); ++code) {
+      const auto it = std::find_if(vals.begin(), vals.end(), [&](const AxisValue& v) { return v.label == texts.text(code); });
+      positions[code] = static_cast<std::uint64_t>(it - vals.begin());
     }
-    std::vector<std::size_t>& list = members[std::move(key)];
-    if (table.status[r] == PointStatus::ok) list.push_back(r);
+  }
+  std::uint64_t combinations = 1;
+  for (const Axis* a : group_axes) {
+    if (combinations > std::numeric_limits<std::uint64_t>::max() / (a->values.size() + 1)) {
+      throw std::length_error("Pareto front: more label combinations than a 64-bit group key holds");
+    }
+    combinations *= a->values.size() + 1;
+  }
+  const std::size_t rows = table.rows();
+  if (rows > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("Pareto front: more rows than 32-bit row numbers hold");
+  const std::size_t axes = table.axis_names.size();
+  const auto group_key = [&](std::size_t r) {
+    std::uint64_t key = 0;
+    for (std::size_t g = 0; g < group_cols.size(); ++g) {
+      key = key * (group_axes[g]->values.size() + 1) + position_of_code[g][table.axis_codes[r * axes + group_cols[g]]];
+    }
+    return key;
+  };
+  // The groups in key order with their feasible rows' count, then the feasible rows of every group
+  // one after the other (4 bytes a row): a group holds only its own rows' objective values at a time.
+  std::map<std::uint64_t, std::size_t> group_of_key;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto it = group_of_key.emplace(group_key(r), 0).first;
+    if (table.status[r] == PointStatus::ok) ++it->second;
+  }
+  std::vector<std::size_t> group_begin;
+  std::size_t feasible = 0;
+  for (auto& [key, count] : group_of_key) {
+    group_begin.push_back(feasible);
+    feasible += count;
+    count = group_begin.size() - 1;  // from here on: the group's ordinal
+  }
+  group_begin.push_back(feasible);
+  std::vector<std::uint32_t> grouped_rows(feasible);
+  {
+    std::vector<std::size_t> next(group_begin.begin(), group_begin.end() - 1);
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (table.status[r] == PointStatus::ok) grouped_rows[next[group_of_key.at(group_key(r))]++] = static_cast<std::uint32_t>(r);
+    }
   }
   std::vector<double> sub;
-  for (const auto& [key, list] : members) {
+  for (const auto& [key, ordinal] : group_of_key) {
+    const std::span<const std::uint32_t> list(grouped_rows.data() + group_begin[ordinal],
+                                              group_begin[ordinal + 1] - group_begin[ordinal]);
     ParetoGroup group;
-    for (std::size_t g = 0; g < key.size(); ++g) {
+    std::uint64_t rest = key;
+    for (std::size_t g = group_axes.size(); g-- > 0;) {
       const auto& vals = group_axes[g]->values;
-      group.labels.push_back({group_axes[g]->param, key[g] < vals.size() ? vals[key[g]].label : ""});
+      const std::uint64_t position = rest % (vals.size() + 1);
+      rest /= vals.size() + 1;
+      group.labels.insert(group.labels.begin(), {group_axes[g]->param, position < vals.size() ? vals[position].label : ""});
     }
     group.feasible_rows = list.size();
     sub.resize(list.size() * k);
     for (std::size_t n = 0; n < list.size(); ++n) {
-      for (std::size_t i = 0; i < k; ++i) sub[n * k + i] = values[list[n] * k + i];
+      for (std::size_t i = 0; i < k; ++i) {
+        // A row an objective's `where` leaves out has no value of it, so the front leaves it out.
+        sub[n * k + i] = selects(table, list[n], study.objectives[i].where) ? table.metric(list[n], cols[i])
+                                                                            : std::numeric_limits<double>::quiet_NaN();
+      }
     }
     std::vector<std::size_t> front = pareto_front(sub, dirs);
     group.exact_size = front.size();

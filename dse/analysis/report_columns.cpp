@@ -20,9 +20,7 @@ ReportColumns report_columns(const ResolvedStudy& study) {
       if (metrics[m].name == name) read[m] = true;
     }
   };
-  const StudyAnalyses& a = analyses_of(study);
-  out.every = !a.derived.empty() || !a.filters.empty() || !a.constraints.empty() || !a.assertions.empty();
-  if (out.every) std::fill(read.begin(), read.end(), true);
+  read = solver_metrics_read_by_formulas(study);
   for (const Objective& o : study.objectives) mark(o.metric);
   for (const Comparison& c : study.comparisons) mark(c.metric);
   for (const CitedValue& v : study.values) mark(v.metric);
@@ -58,13 +56,22 @@ ReportColumns report_columns(const ResolvedStudy& study) {
   return out;
 }
 
-std::optional<std::vector<std::string>> analysed_metric_names(const ResolvedStudy& study) {
+std::optional<std::vector<std::string>> analysed_metric_names(const ResolvedStudy& study, const ResultTable* analysed) {
   if (study.solver == nullptr) return std::nullopt;
-  if (study.calibration && !analyses_of(study).derived.empty()) return std::nullopt;
+  const StudyAnalyses& a = analyses_of(study);
+  const bool rows_decide = study.calibration && !a.derived.empty();
+  if (rows_decide && analysed == nullptr) return std::nullopt;
   ResultTable empty;
   for (const MetricSpec& m : study.solver->metrics()) empty.metric_names.emplace_back(m.name);
   apply_formulas(study, empty);
-  append_intervals(study, empty);
+  append_intervals(study, empty);  // no row: no derived metric varies, so none has an interval
+  if (rows_decide) {
+    for (const DerivedMetric& d : a.derived) {
+      for (const std::string& name : {interval_low_name(d.name), interval_high_name(d.name)}) {
+        if (analysed->metric_column(name) >= 0) empty.metric_names.push_back(name);
+      }
+    }
+  }
   return empty.metric_names;
 }
 

@@ -8,15 +8,16 @@
 // analysis figures), the figures' x, y and z (or the figure dsx draws when a study declares none),
 // the comparisons and the cited values, and, where the study has a calibration profile, the
 // metrics the `when:` of an interval rule of a loaded metric reads (dse/calibration/intervals.hpp);
-// the intervals of a loaded metric are computed with it. A study with derived metrics, filters,
-// constraints or assertions reads every solver metric (their expressions are evaluated over the
-// solver's whole metric vector, and a derived metric's interval perturbs every metric).
+// the intervals of a loaded metric are computed with it. A study's derived metrics, filters,
+// constraints and assertions add the solver metrics their expressions name (dse/analysis/derived.hpp
+// solver_metrics_read_by_formulas): a derived metric's value and interval depend on no other.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dse/results.hpp"
 #include "dse/study.hpp"
 
 namespace dsx {
@@ -29,9 +30,11 @@ struct ReportColumns {
 ReportColumns report_columns(const ResolvedStudy& study);
 
 // The metric columns of the whole analysed table, data aside: the solver metrics, the derived ones
-// and the interval columns, as analyse_run gives them. Exact for a study whose columns do not
-// depend on its rows, i.e. one without a derived metric or without a calibration profile (a derived
-// metric's interval columns exist only where it varies somewhere); nullopt otherwise.
-std::optional<std::vector<std::string>> analysed_metric_names(const ResolvedStudy& study);
+// and the interval columns, as analyse_run gives them. A derived metric's interval columns exist
+// only where it varies in some row, so for a study with derived metrics and a calibration profile
+// they are taken from `analysed` (the analysed table of every row, loaded with some columns: a
+// derived metric varies in it where it varies in the whole table); nullopt without it.
+std::optional<std::vector<std::string>> analysed_metric_names(const ResolvedStudy& study,
+                                                              const ResultTable* analysed = nullptr);
 
 }  // namespace dsx

@@ -247,12 +247,16 @@ std::vector<std::string> append_intervals(const ResolvedStudy& study, ResultTabl
   const StudyAnalyses& analyses = analyses_of(study);
   const std::size_t D = analyses.derived.size();
   // A table of some solver metrics (dse/analysis/report_columns.hpp) gets the intervals of those;
-  // a derived metric's interval perturbs every solver metric, so it needs them all.
+  // a derived metric's interval perturbs the solver metrics, of which it reads those its formula
+  // names: a metric it does not name moves nothing, so it may be absent.
   constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+  const std::vector<bool> read_by_formulas = D > 0 ? solver_metrics_read_by_formulas(study) : std::vector<bool>(M, false);
   std::vector<std::size_t> solver_cols(M);
   for (std::size_t m = 0; m < M; ++m) {
     const int c = table.metric_column(solver.metrics()[m].name);
-    if (c < 0 && D > 0) throw std::invalid_argument("results lack the solver metric '" + std::string(solver.metrics()[m].name) + "'");
+    if (c < 0 && read_by_formulas[m]) {
+      throw std::invalid_argument("results lack the solver metric '" + std::string(solver.metrics()[m].name) + "'");
+    }
     solver_cols[m] = c < 0 ? kAbsent : static_cast<std::size_t>(c);
   }
   std::vector<std::size_t> derived_cols(D);

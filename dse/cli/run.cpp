@@ -103,8 +103,8 @@ RunInfo run_info(const ResolvedStudy& study, const ResultStore& store, const Res
 }
 
 // The metric columns of the whole analysed table when it was loaded with only some of them.
-std::vector<std::string> every_analysed_column(const ResolvedStudy& study) {
-  std::optional<std::vector<std::string>> names = analysed_metric_names(study);
+std::vector<std::string> every_analysed_column(const ResolvedStudy& study, const ResultTable& analysed) {
+  std::optional<std::vector<std::string>> names = analysed_metric_names(study, &analysed);
   if (!names) throw std::logic_error("the report's table was loaded with some columns, but the study's columns depend on its rows");
   return std::move(*names);
 }
@@ -127,13 +127,14 @@ std::string write_every_column_outputs(const ResolvedStudy& study, ResultStore& 
       if (std::binary_search(front_sorted.begin(), front_sorted.end(), block.point_index[r])) front_rows.append_row(block, r);
     }
   };
-  // The intervals table: point_index and every interval column, a row per stored row
-  // (output/analysis_report.hpp write_analysis_outputs writes it when the table holds every column).
-  const std::size_t solver_metrics = study.solver->metrics().size();
+  // The intervals table: point_index and every interval column, after the solver and derived metrics,
+  // a row per stored row (output/analysis_report.hpp write_analysis_outputs writes it when the table
+  // holds every column).
+  const std::size_t first_interval = study.solver->metrics().size() + analyses_of(study).derived.size();
   StoreTable intervals;
   intervals.name = "intervals";
   intervals.columns = {{"point_index", StoreTable::Type::integer}};
-  for (std::size_t m = solver_metrics; m < header.metric_names.size(); ++m) {
+  for (std::size_t m = first_interval; m < header.metric_names.size(); ++m) {
     intervals.columns.push_back({header.metric_names[m], StoreTable::Type::real});
   }
   if (intervals.columns.size() == 1) {
@@ -151,7 +152,7 @@ std::string write_every_column_outputs(const ResolvedStudy& study, ResultStore& 
       }
       const std::size_t row = r - first;
       numbers.push_back(static_cast<double>(block->point_index[row]));
-      for (std::size_t m = solver_metrics; m < header.metric_names.size(); ++m) numbers.push_back(block->metric(row, m));
+      for (std::size_t m = first_interval; m < header.metric_names.size(); ++m) numbers.push_back(block->metric(row, m));
     });
     if (blocks.next() != nullptr) throw std::logic_error("the store holds more rows than it counts");
   }
@@ -187,9 +188,10 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
     results_file.commit();
     write_file_atomic(run_dir + "/pareto.csv", results_csv(results, front, fixed));
   } else {
+    write_derived_store_table(study, analysed, store);
     ResultTable header;
     header.axis_names = all.axis_names;
-    header.metric_names = every_analysed_column(study);
+    header.metric_names = every_analysed_column(study, all);
     results_csv_pieces(header, fixed, to_results_file);
     const std::string pareto =
         write_every_column_outputs(study, store, header, point_indices_of(results, front), fixed, to_results_file);

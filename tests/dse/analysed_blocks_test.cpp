@@ -1,7 +1,8 @@
 // Reading the store in blocks: ResultStore::read_results with a column subset and a row range reads
 // exactly those cells, and results.csv written block by block (for_each_analysed_block) is the text
 // written from the whole analysed table, derived metrics, constraint statuses and intervals
-// included, whatever the block size.
+// included, whatever the block size; and a study with derived metrics loads only the solver
+// metrics it names.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "dse/analysis/analysed_run.hpp"
+#include "dse/analysis/report_columns.hpp"
 #include "dse/grid.hpp"
 #include "dse/store.hpp"
 #include "dse/study.hpp"
@@ -130,6 +132,64 @@ TEST_F(AnalysedBlocks, ResultsCsvFromBlocksIsTheWholeTablesText) {
     EXPECT_EQ(blocks, (run.table.rows() + block_rows - 1) / block_rows);
     EXPECT_EQ(text, whole) << "blocks of " << block_rows << " rows";
   }
+}
+
+// A study with derived metrics and a constraint loads only the solver metrics its objectives and
+// formulas name (dse/analysis/report_columns.hpp), and its analysed table, fronts, statuses and
+// results.csv are those of the table of every column, value for value and byte for byte.
+TEST_F(AnalysedBlocks, FormulasLoadOnlyTheColumnsTheyName) {
+  const ResultStore store(path(), StoreMode::read_only);
+  std::vector<std::string> named;
+  for (const MetricSpec& m : study_->solver->metrics()) {
+    if (m.name == "latency_s" || m.name == "throughput_samples_per_s") named.emplace_back(m.name);
+  }
+  ASSERT_EQ(named.size(), 2u);
+  const ReportColumns columns = report_columns(*study_);
+  EXPECT_FALSE(columns.every);
+  EXPECT_EQ(columns.metrics, named);
+  const ResultTable loaded = read_report_rows(*study_, store);
+  EXPECT_EQ(loaded.metric_names, named);
+
+  const AnalysedRun selected = analyse_run(*study_, loaded);
+  const AnalysedRun whole = analyse_run(*study_, store.read_results());
+  EXPECT_TRUE(selected.columns_selected);
+  EXPECT_FALSE(whole.columns_selected);
+  // The derived metric that reads a covered metric has an interval; the constant one has none.
+  const std::vector<std::string> held = {"latency_s",         "throughput_samples_per_s", "samples_per_usd",
+                                         "fixed_price_usd",   "latency_s_p10",            "latency_s_p90",
+                                         "throughput_samples_per_s_p10", "throughput_samples_per_s_p90",
+                                         "samples_per_usd_p10",          "samples_per_usd_p90"};
+  EXPECT_EQ(selected.table.metric_names, held);
+  ASSERT_EQ(selected.table.rows(), whole.table.rows());
+  for (std::size_t m = 0; m < held.size(); ++m) {
+    const std::size_t w = whole.table.require_metric_column(held[m]);
+    for (std::size_t r = 0; r < whole.table.rows(); ++r) {
+      const double a = selected.table.metric(r, m), b = whole.table.metric(r, w);
+      ASSERT_TRUE(std::isnan(b) ? std::isnan(a) : a == b) << held[m] << " row " << r;
+    }
+  }
+  EXPECT_EQ(selected.table.status, whole.table.status);
+  EXPECT_EQ(selected.table.detail_codes, whole.table.detail_codes);
+  EXPECT_EQ(selected.formulas.kept, whole.formulas.kept);
+  EXPECT_EQ(selected.formulas.constraint_violations, whole.formulas.constraint_violations);
+  EXPECT_EQ(selected.fronts.rows, whole.fronts.rows);
+  ASSERT_EQ(selected.best.size(), whole.best.size());
+  for (std::size_t o = 0; o < whole.best.size(); ++o) EXPECT_EQ(selected.best[o].rows, whole.best[o].rows);
+
+  // The whole table's columns, from the selected one, and results.csv written from the store's blocks.
+  EXPECT_FALSE(analysed_metric_names(*study_).has_value());
+  const std::vector<std::string> every = analysed_metric_names(*study_, &selected.table).value();
+  EXPECT_EQ(every, whole.table.metric_names);
+  const std::vector<FixedInput> fixed = fixed_inputs(*study_);
+  ResultTable header;
+  header.axis_names = selected.table.axis_names;
+  header.metric_names = every;
+  std::string text;
+  const auto sink = [&text](std::string_view piece) { text += piece; };
+  results_csv_pieces(header, fixed, sink);
+  for_each_analysed_block(*study_, store, every, kAnalysedBlockRows,
+                          [&](const ResultTable& block) { results_csv_pieces(block, fixed, sink, 1 << 20, false); });
+  EXPECT_EQ(text, results_csv(whole.table, fixed));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // table's value for value.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -44,12 +45,16 @@ TEST(ReportColumns, QuickstartReadsFiveOfItsSolversMetrics) {
   EXPECT_GT(study.solver->metrics().size(), 20u);
 }
 
-TEST(ReportColumns, FormulasReadEverySolverMetric) {
+TEST(ReportColumns, FormulasReadOnlyTheMetricsTheyName) {
+  // kv_cache_attention derives decode_tokens_per_s = batch / decode_step_s: decode_step_s is loaded
+  // for it although no objective, figure, comparison or cited value names it.
   const ResolvedStudy study = shipped("kv_cache_attention");
   const ReportColumns columns = report_columns(study);
-  EXPECT_TRUE(columns.every);
-  EXPECT_EQ(columns.metrics.size(), study.solver->metrics().size());
-  // Its derived metric's intervals depend on the rows, so the whole table's columns do too.
+  EXPECT_FALSE(columns.every);
+  EXPECT_NE(std::find(columns.metrics.begin(), columns.metrics.end(), "decode_step_s"), columns.metrics.end());
+  EXPECT_LT(columns.metrics.size(), study.solver->metrics().size());
+  // Its derived metric's intervals depend on the rows, so the whole table's columns are read from its
+  // analysed table.
   EXPECT_FALSE(analysed_metric_names(study).has_value());
 }
 
