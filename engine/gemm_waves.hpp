@@ -2,13 +2,13 @@
 // whose thread blocks spread over `units` SMs or CUs: tile and wave quantization, and split-K for
 // skinny GEMMs. The serving solver prices its steps' GEMMs with it (engine/serving.hpp).
 //
-// Tiles: the output is cut into tile_m x tile_n tiles. For M > 64 the library's best of six common
-// tiles (kLibraryTiles, the gemm solver's choice: engine/solvers/gemm.hpp), by the GEMM's own
-// max(compute, memory), with a 64-deep k-step (CUTLASS's default Sm80 tensor-op threadblock,
-// NVIDIA/cutlass include/cutlass/gemm/device/default_gemm_configuration.h: ThreadblockShape
-// GemmShape<128, 256, 64>); for a decode GEMM no search: 64 x 128, the smallest of the six, for
-// 16 < M <= 64, and 16 x 128 for at most 16 rows, which pads only to the M of one tensor-core
-// instruction (the same file's InstructionShape GemmShape<16, 8, 16>, mma m16n8k16).
+// Tiles: the output is cut into tile_m x 128 tiles, tile_m by M alone (no search per call; the
+// Stream-K paper reaches its results "from a single tile size configuration per floating-point
+// precision"): 16 rows for M <= 16, which pads only to the M of one tensor-core instruction
+// (NVIDIA/cutlass include/cutlass/gemm/device/default_gemm_configuration.h, Sm80 tensor ops:
+// InstructionShape GemmShape<16, 8, 16>), 64 for M <= 64 and 128 above (the gemm solver's 64 x 128
+// and 128 x 128 tiles, engine/solvers/gemm.cpp), k-steps 64 deep (the same file's ThreadblockShape
+// GemmShape<128, 256, 64>). The gemm solver's best of six tiles per GEMM cost a serving point 4x.
 // Each unit runs one tile at a time at flops_per_s / units, so a wave of `units` tiles takes
 // 2 tile_m tile_n K / (flops_per_s / units) and a partly filled last wave costs a whole wave
 // (the gemm solver's model).
@@ -27,13 +27,7 @@
 // units <= 0 (unknown): no quantization, 2 M N K copies / flops_per_s.
 #pragma once
 
-#include <array>
-
 namespace dsx {
-
-// Output tiles (rows, columns) a library chooses among, largest first (ties go to the earlier).
-inline constexpr std::array<std::array<double, 2>, 6> kLibraryTiles = {
-    {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
 
 struct GemmWaves {
   double compute_s = 0;

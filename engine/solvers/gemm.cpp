@@ -5,13 +5,13 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/gemm_waves.hpp"
-
 namespace dsx {
 
 namespace {
 
 constexpr std::array<std::string_view, 5> kOutputs = {"auto", "same", "fp16", "bf16", "fp32"};
+// Output tiles a library chooses among, largest first (ties go to the earlier).
+constexpr std::array<std::array<double, 2>, 6> kTiles = {{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}}};
 
 constexpr std::array<ParamSpec, GemmSolver::kParamCount> kParams = {{
     {.name = "hardware", .kind = ParamKind::hardware, .description = "accelerator (catalog id); its compute_units give the waves"},
@@ -108,7 +108,7 @@ PointResult GemmSolver::evaluate(const PointInputs& in, std::span<double> out) c
     best = gemm_tiling(M, N, K, B, tm, tn, units, rate);
   } else {
     best.compute_s = std::numeric_limits<double>::infinity();
-    for (const auto& tile : kLibraryTiles) {
+    for (const auto& tile : kTiles) {
       const GemmTiling t = gemm_tiling(M, N, K, B, tile[0], tile[1], units, rate);
       if (t.compute_s < best.compute_s) {
         best = t;

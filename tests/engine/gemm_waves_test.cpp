@@ -54,11 +54,9 @@ TEST(GemmWaves, SkinnyGemmSplitsKToFillTheUnits) {
   EXPECT_GT(wave_s, 2.4 * stream_bytes / bandwidth);
 }
 
-// A prefill GEMM, 2048 tokens through a 5120 x 4096 layer on the H100, the library's best of six
-// tiles: 128 x 256 or 256 x 128 give 320 tiles in 3 waves (107.5 us), 128 x 128 gives 16 x 40 = 640
-// in ceil(640 / 132) = 5 waves, the last with 112 of 132 SMs busy, 5 x 2 x 128 x 128 x 4096 /
-// (989e12 / 132) = 89.6 us (the smaller tiles tie with it; ties go to the larger tile), against the
-// 86.9 us of 2 x 2048 x 5120 x 4096 at the peak: 660 / 640.
+// A prefill GEMM, 2048 tokens through a 5120 x 4096 layer on the H100: 128 x 128 tiles, 16 x 40 = 640
+// of them in ceil(640 / 132) = 5 waves, the last with 112 of 132 SMs busy, so 5 x 2 x 128 x 128 x 4096
+// / (989e12 / 132) = 89.6 us against the 86.9 us of 2 x 2048 x 5120 x 4096 at the peak: 660 / 640.
 TEST(GemmWaves, PrefillGemmPaysItsPartialLastWave) {
   const GemmWaves g = gemm_waves(2048, 5120, 4096, 1, kH100Units, kH100Flops, 0, kH100Bandwidth);
   EXPECT_DOUBLE_EQ(g.tile_m, 128);
