@@ -63,7 +63,7 @@ TEST_F(ServingGemmShapeTest, TheGraphsGemmsByShape) {
   EXPECT_TRUE(s.gemms[3].row_parallel);
   EXPECT_DOUBLE_EQ(s.gemms[4].n, 128256);
   // Their FLOPs are the graph's linear FLOPs less the norms', activations' and residuals'.
-  EXPECT_NEAR(s.unrouted_gemm_flops_per_token, 2 * (32 * 4096 * (6144 + 4096 + 3 * 14336) + 4096 * 128256.0), 1e3);
+  EXPECT_NEAR(s.unrouted_gemm_flops_per_token, 2 * (32.0 * 4096 * (6144 + 4096 + 3 * 14336) + 4096 * 128256.0), 1e3);
 }
 
 // Batch 1 streams the weights: padded to 16-row tiles and split where a wave is short, the GEMMs
