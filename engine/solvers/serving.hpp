@@ -189,7 +189,7 @@
 //    priced by the seeds' interpolated efficiency (no eta_decode, no eta) keeps the plain roofline,
 //    that efficiency being a whole step's. off (the default) is the plain roofline: with the shipped
 //    validation set on, serving latency and batch-1 decode improve held out and serving throughput
-//    does not (README, Accuracy), and a point costs about 1.6x as much.
+//    does not (README, Accuracy), and a point costs 1.5-1.6x as much.
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 
