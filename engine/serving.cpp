@@ -6,11 +6,36 @@
 #include <utility>
 
 #include "engine/collectives.hpp"
+#include "engine/gemm_waves.hpp"
 
 namespace dsx {
 
 namespace {
 bool is_attention_family(const Op& op) { return std::string_view(op.name).starts_with("attention_"); }
+
+// A matmul op reads rows x k, writes rows x n and costs 2 rows k n; its weights hold `copies` n x k
+// matrices (and their biases).
+void add_gemm(const Op& op, double T, double d_model, ServingShape& s) {
+  if (op.kind != OpKind::matmul || op.flops_per_sample <= 0) return;
+  const double rows = op.input_elements_per_sample * op.output_elements_per_sample / (op.flops_per_sample / 2);
+  ServingGemm g;
+  g.k = op.input_elements_per_sample / rows;
+  g.n = op.output_elements_per_sample / rows;
+  g.rows_per_token = rows / T;
+  g.copies = std::max(1.0, std::round(op.weight_elements / (g.k * g.n)));
+  g.routed = std::string_view(op.name).starts_with("expert_");
+  g.row_parallel = g.n == d_model;
+  g.count = op.repeat;
+  if (!g.routed) s.unrouted_gemm_flops_per_token += op.flops_per_sample * op.repeat / T;
+  for (ServingGemm& e : s.gemms) {
+    if (e.n == g.n && e.k == g.k && e.rows_per_token == g.rows_per_token && e.copies == g.copies &&
+        e.routed == g.routed && e.row_parallel == g.row_parallel) {
+      e.count += g.count;
+      return;
+    }
+  }
+  s.gemms.push_back(g);
+}
 }  // namespace
 
 bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
@@ -294,6 +319,7 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     s.active_parameter_count = s.parameter_count - expert_weights * (1 - s.experts_per_token / s.experts);
     s.moe_layers = moe_layers;
   }
+  for (const Op& op : graph.ops) add_gemm(op, T, s.d_model, s);
   shape = s;
   return true;
 }
@@ -397,9 +423,42 @@ struct ForwardWork {
   double group_kv_bytes = 0;  // KV the busiest group reads and writes, before the TP split
 };
 
-double forward_compute_s(const ServingDevice& d, const ForwardWork& w, double eta) {
-  const double flops = (w.group_flops + w.expert_flops / d.ep) / d.tp;
-  return flops / (d.peak_flops_per_s * eta);
+struct ForwardCompute {
+  double compute_s = 0;
+  double reduction_bytes = 0;  // split-K partial sums
+};
+
+// Without compute units, every FLOP at peak x eta. With them, each GEMM shape at its tiles and waves
+// (engine/gemm_waves.hpp) on this GPU's share: column-parallel layers split N by tp, row-parallel
+// ones K; the routed experts' rows spread over the experts all the replica's tokens touch
+// (weight_elements_read_for_tokens' expectation), those experts sharded over ep; the other FLOPs
+// (attention, scans, norms) at peak x eta.
+ForwardCompute forward_compute(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
+  const double rate = d.peak_flops_per_s * eta;
+  if (d.compute_units <= 0 || s.gemms.empty()) return {(w.group_flops + w.expert_flops / d.ep) / d.tp / rate, 0};
+  ForwardCompute c;
+  c.compute_s = std::max(0.0, w.group_flops - w.group_tokens * s.unrouted_gemm_flops_per_token) / d.tp / rate;
+  for (const ServingGemm& g : s.gemms) {
+    const double tokens = g.routed ? w.tokens : w.group_tokens;
+    if (tokens <= 0) continue;
+    double copies = g.copies;
+    double m = tokens;
+    if (g.routed) {
+      copies *= 1 - std::pow(1 - g.rows_per_token / g.copies, tokens);
+      m = tokens * g.rows_per_token / copies;
+      copies /= d.ep;
+    } else if (g.rows_per_token != g.copies) {
+      m = tokens * g.rows_per_token / g.copies;
+    }
+    const double n = g.row_parallel ? g.n : g.n / d.tp;
+    const double k = g.row_parallel ? g.k / d.tp : g.k;
+    const double stream_bytes =
+        copies * (n * k * d.weight_bytes_per_element + m * (k + n) * d.activation_bytes_per_element);
+    const GemmWaves t = gemm_waves(m, n, k, copies, d.compute_units, rate, stream_bytes, d.memory_bandwidth_bytes_per_s);
+    c.compute_s += g.count * t.compute_s;
+    c.reduction_bytes += g.count * t.reduction_bytes;
+  }
+  return c;
 }
 
 PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
@@ -409,9 +468,10 @@ PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const Forw
   const double bytes = weight_elements * d.weight_bytes_per_element +
                        w.group_tokens * s.linear_activation_elements_per_token * d.activation_bytes_per_element / d.tp +
                        w.group_kv_bytes * kv_share_per_gpu(s, d.tp);
+  const ForwardCompute compute = forward_compute(s, d, w, eta);
   PhaseTime t;
-  t.compute_s = forward_compute_s(d, w, eta);
-  t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
+  t.compute_s = compute.compute_s;
+  t.memory_s = (bytes + compute.reduction_bytes) / d.memory_bandwidth_bytes_per_s;
   t.expert_all_to_all_s = expert_all_to_all_s(s, d, w.group_tokens);
   t.communication_s = tp_communication_s(s, d, w.group_tokens) + t.expert_all_to_all_s;
   return t;
@@ -484,7 +544,7 @@ PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double
   both.expert_flops = decode.expert_flops + chunk.expert_flops;
   both.group_kv_bytes = decode.group_kv_bytes + chunk.group_kv_bytes;
   PhaseTime t = forward_time(s, d, both, eta_decode);
-  t.compute_s = forward_compute_s(d, decode, eta_decode) + forward_compute_s(d, chunk, eta_prefill);
+  t.compute_s = forward_compute(s, d, decode, eta_decode).compute_s + forward_compute(s, d, chunk, eta_prefill).compute_s;
   return t;
 }
 

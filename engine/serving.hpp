@@ -123,6 +123,22 @@
 
 namespace dsx {
 
+// One shape of linear-layer GEMM a forward pass runs (the graph's ops of kind matmul, those of one
+// shape merged): per token, rows_per_token rows of k features in and n out, spread over `copies`
+// weight matrices of n x k; `count` such GEMMs per pass (layers x ops). What the step's compute is
+// priced by on a chip with known compute units (engine/gemm_waves.hpp).
+struct ServingGemm {
+  double n = 0;
+  double k = 0;
+  double rows_per_token = 1;  // k of E for the routed experts, S for S shared experts, else 1
+  double copies = 1;          // E routed experts, S shared ones, else 1
+  double count = 0;
+  bool routed = false;        // a routed expert's: its rows go to the experts the tokens pick
+  // Output d_model wide (out_proj, down_proj, fc2, ssm_out_proj): Megatron's row-parallel layer, whose K
+  // tensor parallelism splits; the others are column-parallel (N split).
+  bool row_parallel = false;
+};
+
 struct ServingShape {
   double layers = 0;                           // all blocks: attention_layers + recurrent_layers
   double attention_layers = 0;                 // layers with attention, the ones the KV cache counts
@@ -214,6 +230,10 @@ struct ServingShape {
   double attention_mixer_weight_elements = 0;
   double recurrent_mixer_weight_elements = 0;
   double dense_feed_forward_weight_elements = 0;
+  // The linear layers' GEMMs by shape, and the FLOPs per token of those that are not routed experts
+  // (part of linear_flops_per_token; the routed ones are expert_flops_per_token).
+  std::vector<ServingGemm> gemms;
+  double unrouted_gemm_flops_per_token = 0;
 };
 
 inline constexpr std::uint8_t kLayerAttention = 1;
@@ -286,6 +306,10 @@ struct ServingDevice {
   // all-reduces and all-to-alls are then the torus's; count 0 = a switched domain at link_bytes_per_s.
   TorusTopology tp_torus{};
   TorusTopology ep_torus{};
+  // SMs or CUs (HardwareSpec::compute_units): > 0 prices each GEMM by its tiles and waves, with
+  // split-K for skinny ones (engine/gemm_waves.hpp), and the split's partial sums join the memory
+  // traffic; 0 = every FLOP at the roofline's peak x eta.
+  double compute_units = 0;
 };
 
 struct PhaseTime {

@@ -189,6 +189,10 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
                     "the last one ends; batch (0: max_batch) caps the running sequences, the rest wait for a slot; "
                     "0 = open loop (arrival_rate)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e6, .integer = true},
+    {.name = "gemm_shapes", .kind = ParamKind::choice, .choices = kOffOn,
+     .description = "on: each step's GEMMs priced by their tiles and waves on the chip's compute units, split-K for "
+                    "skinny ones; off: the plain roofline at eta",
+     .has_default = true, .default_value = 0},
 }};
 
 constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
@@ -355,7 +359,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                           .tp = n_tp,
                           .ep = n_ep,
                           .tp_torus = torus.count > 0 ? torus_group(torus, n_tp) : TorusTopology{},
-                          .ep_torus = torus.count > 0 ? torus_strided_group(torus, n_tp, n_ep) : TorusTopology{}};
+                          .ep_torus = torus.count > 0 ? torus_strided_group(torus, n_tp, n_ep) : TorusTopology{},
+                          .compute_units = v[Param::gemm_shapes] != 0 ? hw.compute_units : 0};
   const double eta_prefill = eta_or_default(v[Param::eta], EfficiencyRegime::prefill_long_context);
   // The prefill pool's device: the prefill hardware's peaks, bandwidth and link in a switched node, or
   // the decode device itself.
@@ -384,6 +389,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     prefill_dev.peak_flops_per_s = phw->gemm_peak(compute_precision);
     prefill_dev.memory_bandwidth_bytes_per_s = phw->memory_bandwidth_bytes_per_s * v[Param::memory_efficiency];
     prefill_dev.link_bytes_per_s = phw->accelerator_link_bandwidth_bytes_per_s;
+    prefill_dev.compute_units = v[Param::gemm_shapes] != 0 ? phw->compute_units : 0;
     prefill_dev.tp_torus = TorusTopology{};
     prefill_dev.ep_torus = TorusTopology{};
   }
@@ -473,9 +479,13 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     return v[Param::eta_decode] > 0 ? v[Param::eta_decode] : decode_takes_eta ? v[Param::eta] : default_decode_eta(tokens);
   };
   const double eta_dec = decode_eta(B);
+  // The seeds' interpolated decode efficiency is a whole step's, skinny GEMMs' losses included: a step
+  // priced by it keeps the plain roofline; a GEMM efficiency (eta_decode, or eta) prices its GEMMs by shape.
+  ServingDevice decode_dev = dev;
+  if (v[Param::eta_decode] <= 0 && !decode_takes_eta) decode_dev.compute_units = 0;
   const PhaseTime prefill_one = prefill_after_prefix_time(shape, pdev, uncached, cached, 1, eta_prefill);
   const PhaseTime prefill_batch = prefill_after_prefix_time(shape, pdev, uncached, cached, B, eta_prefill);
-  const PhaseTime step = decode_step_time(shape, dev, B, mean_context, eta_dec);
+  const PhaseTime step = decode_step_time(shape, decode_dev, B, mean_context, eta_dec);
   const double overhead = v[Param::step_overhead];
   const double t_step = step.total_s() + overhead;
   const double t_prefill_one = prefill_one.total_s() + overhead;
@@ -490,10 +500,10 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (gamma > 0) {
     const double verify_tokens = B * (gamma + 1);
     const double eta_verify = decode_eta(verify_tokens);
-    const PhaseTime verify = verify_step_time(shape, dev, B, mean_context, gamma + 1, eta_verify);
+    const PhaseTime verify = verify_step_time(shape, decode_dev, B, mean_context, gamma + 1, eta_verify);
     draft_ratio = v[Param::draft_cost_ratio];
     if (draft != nullptr) {
-      const double draft_step = decode_step_time(*draft, dev, B, mean_context, eta_dec).total_s() + overhead;
+      const double draft_step = decode_step_time(*draft, decode_dev, B, mean_context, eta_dec).total_s() + overhead;
       draft_ratio = draft_step / t_step;
     }
     decode_iteration = gamma * draft_ratio * t_step + verify.total_s() + overhead;
@@ -547,7 +557,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
     chunks = std::ceil(uncached / chunk);
     const double chunk_tokens = uncached / chunks;
     const double chunk_kv_tokens = cached + uncached * (chunks + 1) / (2 * chunks);
-    const PhaseTime hybrid = hybrid_step_time(shape, dev, B, mean_context, chunk_tokens, prompt, chunk_kv_tokens,
+    const PhaseTime hybrid = hybrid_step_time(shape, decode_dev, B, mean_context, chunk_tokens, prompt, chunk_kv_tokens,
                                               eta_dec, eta_prefill);
     const double chunk_cost = hybrid.total_s() + overhead - t_step;
     prefill_work = B * chunks * chunk_cost;

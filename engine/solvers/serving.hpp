@@ -193,6 +193,13 @@
 //    waiting prefills first) of the ceil(B / O) prompts that arrive per iteration, at least one; with
 //    chunking a decode iteration plus one chunk; disaggregated a decode iteration.
 //  - continuous batching's per-iteration scheduler cost is step_overhead (above).
+//  - gemm_shapes: on prices each step's linear-layer GEMMs by their tiles and waves on the chip's
+//    compute_units, with split-K for GEMMs too skinny to fill them (engine/gemm_waves.hpp; the rest of
+//    the FLOPs stay at peak x eta, the split's partial sums join the memory traffic); a decode step
+//    priced by the seeds' interpolated efficiency (no eta_decode, no eta) keeps the plain roofline,
+//    that efficiency being a whole step's. off (the default) is the plain roofline: with the shipped
+//    validation set on, serving latency and batch-1 decode improve held out and serving throughput
+//    does not (README, Accuracy), and a point costs 1.5-1.6x as much.
 // mlsysim bugs avoided are listed in engine/serving.hpp.
 #pragma once
 
@@ -247,6 +254,7 @@ class ServingSolver final : public TabledSolver {
     weight_group_size,
     weight_zero_point,
     clients,
+    gemm_shapes,
     kParamCount
   };
   enum Metric : std::size_t {

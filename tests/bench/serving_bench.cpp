@@ -35,13 +35,14 @@ dsx::HardwareSpec h100_class() {
   hw.memory_bytes = 80 * 1024.0 * 1024 * 1024;
   hw.memory_bandwidth_bytes_per_s = 3.35e12;
   hw.accelerator_link_bandwidth_bytes_per_s = 450e9;
+  hw.compute_units = 132;
   hw.price_usd = 25000;
   hw.tdp_w = 700;
   hw.idle_power_fraction = 0.3;
   return hw;
 }
 
-void BM_ServingPoint(benchmark::State& state) {
+void serving_points(benchmark::State& state, double gemm_shapes) {
   const dsx::ServingSolver solver;
   const dsx::PreparedModel model = llama3_70b();
   const dsx::HardwareSpec hw = h100_class();
@@ -51,6 +52,7 @@ void BM_ServingPoint(benchmark::State& state) {
   for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
   in.values[dsx::ServingSolver::precision] = static_cast<double>(dsx::index_of(dsx::Precision::fp8));
   in.values[dsx::ServingSolver::arrival_rate] = 0.01;
+  in.values[dsx::ServingSolver::gemm_shapes] = gemm_shapes;
   std::vector<double> metrics(solver.metrics().size());
   const double batches[] = {1, 4, 16, 64, 256};
   const double tps[] = {2, 4, 8};
@@ -66,7 +68,12 @@ void BM_ServingPoint(benchmark::State& state) {
   state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
                                                       benchmark::Counter::kIsRate);
 }
+void BM_ServingPoint(benchmark::State& state) { serving_points(state, 0); }
 BENCHMARK(BM_ServingPoint);
+// The same points with each step's GEMMs priced by shape (gemm_shapes: on; the prefills, the decode
+// keeping the seeds' efficiency).
+void BM_ServingPointGemmShapes(benchmark::State& state) { serving_points(state, 1); }
+BENCHMARK(BM_ServingPointGemmShapes);
 
 // 1,024 GPUs, global batch 1,024 sequences; tp x pp over {2, 4, 8} x {1, 2, 4, 8} and micro-batch 1 or 2.
 void BM_TrainingPoint(benchmark::State& state) {
