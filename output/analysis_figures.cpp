@@ -63,32 +63,15 @@ std::string scaled(int column, double factor) {
   return fmt::format("${}*{}", column, format_exact(factor));
 }
 
-
-constexpr std::size_t kTitleChars = 80;  // a longer title wraps at a space
-constexpr double kTitleLineCm = 0.5;
-
+// A title in lines that fit above the plot, as a full-width study figure's do.
 std::vector<std::string> title_lines(std::string_view title) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::size_t pos = 0;
-  while (pos < title.size()) {
-    std::size_t end = title.find(' ', pos);
-    if (end == std::string_view::npos) end = title.size();
-    const std::string_view word = title.substr(pos, end - pos);
-    if (!line.empty() && line.size() + 1 + word.size() > kTitleChars) {
-      lines.push_back(line);
-      line.clear();
-    }
-    if (!line.empty()) line += ' ';
-    line += word;
-    pos = end + 1;
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(line);
-  return lines;
+  return figure_parts::title_lines(title, figure_parts::kTitleDoubleCm);
 }
 
 // The height a wrapped title adds.
-double title_extra_cm(std::string_view title) { return kTitleLineCm * static_cast<double>(title_lines(title).size() - 1); }
+double title_extra_cm(std::string_view title) {
+  return figure_parts::kTitleLineCm * static_cast<double>(title_lines(title).size() - 1);
+}
 
 // `on_canvas`: the title centred on the whole canvas (canvas_title_commands), for figures whose long
 // tic labels push the plot to the right.
@@ -165,7 +148,7 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   src.name = name;
   src.title = a.request.metrics.empty() ? fmt::format("{} along {}", words(y_display, metric), along.name)
                                        : fmt::format("{} along {}", join(a.alternatives, " vs "), along.name);
-  if (!group.labels.empty()) src.title += " (" + analysis_text::group_words(study, group.labels) + ")";
+  if (!group.labels.empty()) src.title += " (" + analysis_text::group_words(study, group.labels, true) + ")";
   std::vector<double> ys(o.curves.begin(), o.curves.end());
   std::vector<double> xs;
   for (std::size_t k = 0; k < K; ++k) xs.push_back(numeric ? o.along_values[k] : static_cast<double>(k));
