@@ -34,13 +34,14 @@ constexpr std::array<std::string_view, 25> kHardwareKeys = {
     "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "fp8_gemm_relative_efficiency",
     "release_year", "unchecked"};
 constexpr std::array<std::string_view, 3> kRentalKeys = {"per_hour", "date", "source"};
-constexpr std::array<std::string_view, 6> kModelKeys = {"id", "base", "name", "source", "architecture", "params"};
+constexpr std::array<std::string_view, 7> kModelKeys = {"id",     "base",         "name",  "short_name",
+                                                        "source", "architecture", "params"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 constexpr std::array<std::string_view, 6> kNodeKeys = {"id", "base", "name", "source", "values", "topology"};
 constexpr std::array<std::string_view, 1> kTopologyKeys = {"torus"};
 
 // A short name fits a bar label of one column's figure (output/figure_parts.hpp kMaxBarLabelCm) on one line.
-constexpr std::size_t kMaxHardwareShortNameChars = 24;
+constexpr std::size_t kMaxShortNameChars = 24;
 
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
 constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
@@ -235,6 +236,34 @@ void read_rental(const YamlReader& r, const YamlNode& node, const std::string& p
   }
 }
 
+// An entry's `short_name`, what figures print for it (a chip, a model): not empty, shorter than its
+// name, at most kMaxShortNameChars, and no other entry's name or short name among `others`, since a
+// figure could not tell the two apart. Read after the name.
+template <class Entry>
+void read_short_name(const YamlReader& r, const YamlNode& n, const std::string& path, Entry& entry,
+                     const std::vector<Entry>& others) {
+  const auto s = r.string(n, path + ".short_name");
+  if (!s) return;
+  if (s->empty() || s->find_first_not_of(' ') == std::string::npos) {
+    r.error(n, path + ".short_name: empty; leave it out and figures print the name");
+  } else if (s->size() >= entry.name.size()) {
+    r.error(n, fmt::format("{}.short_name: '{}' is not shorter than the name '{}'; leave it out and figures print the name",
+                           path, *s, entry.name));
+  } else if (s->size() > kMaxShortNameChars) {
+    r.error(n, fmt::format("{}.short_name: '{}' has {} characters; a figure's label takes at most {}", path, *s, s->size(),
+                           kMaxShortNameChars));
+  } else {
+    const auto other = std::find_if(others.begin(), others.end(), [&](const Entry& o) {
+      return o.id != entry.id && (o.short_name == *s || o.name == *s);
+    });
+    if (other != others.end()) {
+      r.error(n, fmt::format("{}.short_name: '{}' is already what figures call '{}'", path, *s, other->id));
+    } else {
+      entry.short_name = *s;
+    }
+  }
+}
+
 // Returns whether the entry was added; `id_out` receives its id when it has a valid one.
 bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, Catalog& into,
                          std::vector<const YamlNode*>& seen, std::string& id_out) {
@@ -295,30 +324,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
     // A short name stands for the name it shortens: an entry that renames a base states its own or has none.
     if (from_base) hw.short_name.clear();
   }
-  if (const YamlNode* n = entry.find("short_name")) {
-    if (auto s = r.string(*n, path + ".short_name")) {
-      if (s->empty() || s->find_first_not_of(' ') == std::string::npos) {
-        r.error(*n, path + ".short_name: empty; leave it out and figures print the name");
-      } else if (s->size() >= hw.name.size()) {
-        r.error(*n, fmt::format("{}.short_name: '{}' is not shorter than the name '{}'; leave it out and figures "
-                                "print the name",
-                                path, *s, hw.name));
-      } else if (s->size() > kMaxHardwareShortNameChars) {
-        r.error(*n, fmt::format("{}.short_name: '{}' has {} characters; a figure's label takes at most {}", path, *s,
-                                s->size(), kMaxHardwareShortNameChars));
-      } else {
-        // Two chips one figure cannot tell apart: the short name must be no other entry's name or short name.
-        const auto other = std::find_if(into.hardware.begin(), into.hardware.end(), [&](const HardwareSpec& h) {
-          return h.id != hw.id && (h.short_name == *s || h.name == *s);
-        });
-        if (other != into.hardware.end()) {
-          r.error(*n, fmt::format("{}.short_name: '{}' is already what figures call '{}'", path, *s, other->id));
-        } else {
-          hw.short_name = *s;
-        }
-      }
-    }
-  }
+  if (const YamlNode* n = entry.find("short_name")) read_short_name(r, *n, path, hw, into.hardware);
   if (const YamlNode* peaks = field("peak_flops")) {
     if (r.expect_mapping(*peaks, path + ".peak_flops")) {
       std::vector<std::string> names;
@@ -400,6 +406,7 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
   const bool has_base = entry.find("base") != nullptr;
   if (base != nullptr) {
     model.name = base->name;
+    model.short_name = base->short_name;
     model.architecture = base->architecture;
   }
   if (id) model.id = *id;
@@ -408,9 +415,11 @@ bool read_model_entry(const YamlReader& r, const YamlNode& entry, const std::str
   }
   if (const YamlNode* n = entry.find("name")) {
     if (auto s = r.string(*n, path + ".name")) model.name = *s;
+    model.short_name.clear();  // an entry that renames its base states its own short name or has none
   } else if (!has_base) {
     r.require(entry, "name", path);
   }
+  if (const YamlNode* n = entry.find("short_name")) read_short_name(r, *n, path, model, into.models);
 
   const Architecture* arch = nullptr;
   if (const YamlNode* n = entry.find("architecture")) {

@@ -34,6 +34,9 @@ namespace dsx {
 struct CatalogModel {
   std::string id;
   std::string name;
+  // What figures print where `name` is long ("Mixtral 8x7B" for "Mixtral 8x7B (sequence 2048)"):
+  // keys, bar categories, titles. Tables and sentences keep `name`. Empty = the name.
+  std::string short_name;
   std::string source;
   std::string architecture;
   std::vector<std::pair<std::string, std::string>> params;  // as written, for provenance and resolved YAML

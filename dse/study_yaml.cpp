@@ -114,6 +114,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
 void write_model(std::string& out, const CatalogModel& m) {
   out += "    - id: " + yaml_scalar(m.id) + "\n";
   out += "      name: " + yaml_scalar(m.name) + "\n";
+  if (!m.short_name.empty()) out += "      short_name: " + yaml_scalar(m.short_name) + "\n";
   out += "      source: " + yaml_scalar(m.source) + "\n";
   out += "      architecture: " + yaml_scalar(m.architecture) + "\n";
   out += "      params: {";

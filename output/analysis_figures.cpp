@@ -64,32 +64,15 @@ std::string scaled(int column, double factor) {
   return fmt::format("${}*{}", column, format_exact(factor));
 }
 
-
-constexpr std::size_t kTitleChars = 80;  // a longer title wraps at a space
-constexpr double kTitleLineCm = 0.5;
-
+// A title in lines that fit above the plot, as a full-width study figure's do.
 std::vector<std::string> title_lines(std::string_view title) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::size_t pos = 0;
-  while (pos < title.size()) {
-    std::size_t end = title.find(' ', pos);
-    if (end == std::string_view::npos) end = title.size();
-    const std::string_view word = title.substr(pos, end - pos);
-    if (!line.empty() && line.size() + 1 + word.size() > kTitleChars) {
-      lines.push_back(line);
-      line.clear();
-    }
-    if (!line.empty()) line += ' ';
-    line += word;
-    pos = end + 1;
-  }
-  if (!line.empty() || lines.empty()) lines.push_back(line);
-  return lines;
+  return figure_parts::title_lines(title, figure_parts::kTitleDoubleCm);
 }
 
 // The height a wrapped title adds.
-double title_extra_cm(std::string_view title) { return kTitleLineCm * static_cast<double>(title_lines(title).size() - 1); }
+double title_extra_cm(std::string_view title) {
+  return figure_parts::kTitleLineCm * static_cast<double>(title_lines(title).size() - 1);
+}
 
 // `on_canvas`: the title centred on the whole canvas (canvas_title_commands), for figures whose long
 // tic labels push the plot to the right.
@@ -166,7 +149,7 @@ FigureSource breakeven_figure(const ResolvedStudy& study, const BreakevenAnalysi
   src.name = name;
   src.title = a.request.metrics.empty() ? fmt::format("{} along {}", words(y_display, metric), along.name)
                                        : fmt::format("{} along {}", join(a.alternatives, " vs "), along.name);
-  if (!group.labels.empty()) src.title += " (" + analysis_text::group_words(study, group.labels) + ")";
+  if (!group.labels.empty()) src.title += " (" + analysis_text::group_words(study, group.labels, true) + ")";
   std::vector<double> ys(o.curves.begin(), o.curves.end());
   std::vector<double> xs;
   for (std::size_t k = 0; k < K; ++k) xs.push_back(numeric ? o.along_values[k] : static_cast<double>(k));
@@ -530,31 +513,26 @@ FigureSource sobol_figure(const ResolvedStudy& study, const SensitivityAnalysis&
   std::string plot;
   if (k == 0 || !(r.variance > 0)) {
     plot = "set label 100 \"the metric does not vary over the input ranges\" at graph 0.5, graph 0.5 center\nplot -1 notitle\n";
-  } else if (across) {
-    // First order above each input's line, total below it (the input axis runs down the page).
-    plot = fmt::format(
-        "plot {0} using 2:($1-w):(0):2:($1-2*w):($1) with boxxyerror lt {1} title \"first order S_i\", \\\n"
-        "     \"\" using 5:($1+w):(0):5:($1):($1+2*w) with boxxyerror lt {2} title \"total S_{{Ti}}\"",
-        file, kBarLinetypeBase, kBarLinetypeBase + 1);
-    if (r.bootstrap > 0) {
-      plot += fmt::format(
-          ", \\\n     \"\" using 2:($1-w):3:4 with xerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 title \"{1:g}% "
-          "bootstrap interval\" noenhanced, \\\n"
-          "     \"\" using 5:($1+w):6:7 with xerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 notitle",
-          kMarkInk, 100 * r.confidence);
-    }
-    plot += "\n";
   } else {
+    // A bar's columns in the axes' order: the value along x when the bars lie `across` (first order
+    // above each input's line, total below it, the input axis running down the page), else along y.
+    const auto columns = [&](const std::string& value, const std::string& position) {
+      return across ? value + ":" + position : position + ":" + value;
+    };
+    const auto box = [&](const std::string& value, const std::string& centre, const std::string& lo, const std::string& hi) {
+      return columns(value, centre) + ":" + columns("(0):" + value, lo + ":" + hi);
+    };
     plot = fmt::format(
-        "plot {0} using ($1-w):2:($1-2*w):($1):(0):2 with boxxyerror lt {1} title \"first order S_i\", \\\n"
-        "     \"\" using ($1+w):5:($1):($1+2*w):(0):5 with boxxyerror lt {2} title \"total S_{{Ti}}\"",
-        file, kBarLinetypeBase, kBarLinetypeBase + 1);
+        "plot {} using {} with boxxyerror lt {} title \"first order S_i\", \\\n"
+        "     \"\" using {} with boxxyerror lt {} title \"total S_{{Ti}}\"",
+        file, box("2", "($1-w)", "($1-2*w)", "($1)"), kBarLinetypeBase, box("5", "($1+w)", "($1)", "($1+2*w)"),
+        kBarLinetypeBase + 1);
     if (r.bootstrap > 0) {
       plot += fmt::format(
-          ", \\\n     \"\" using ($1-w):2:3:4 with yerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 title \"{1:g}% "
+          ", \\\n     \"\" using {0}:3:4 with {2}errorbars lc rgb \"{3}\" dt solid lw 1.2 pt 7 ps 0.45 title \"{4:g}% "
           "bootstrap interval\" noenhanced, \\\n"
-          "     \"\" using ($1+w):5:6:7 with yerrorbars lc rgb \"{0}\" dt solid lw 1.2 pt 7 ps 0.45 notitle",
-          kMarkInk, 100 * r.confidence);
+          "     \"\" using {1}:6:7 with {2}errorbars lc rgb \"{3}\" dt solid lw 1.2 pt 7 ps 0.45 notitle",
+          columns("2", "($1-w)"), columns("5", "($1+w)"), value_axis, kMarkInk, 100 * r.confidence);
     }
     plot += "\n";
   }

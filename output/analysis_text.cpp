@@ -30,9 +30,11 @@ std::string group_text(const std::vector<Selector>& labels, std::string_view eq)
   return join(parts, ", ");
 }
 
-std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels) {
+std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels, bool in_figure) {
   std::vector<std::string> parts;
-  for (const Selector& s : labels) parts.push_back(s.param + " = " + readable_value(study, s.param, s.label));
+  for (const Selector& s : labels) {
+    parts.push_back(s.param + " = " + (in_figure ? figure_value : readable_value)(study, s.param, s.label));
+  }
   return join(parts, ", ");
 }
 

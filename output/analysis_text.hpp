@@ -58,9 +58,9 @@ QuantityDisplay metric_display(const ResolvedStudy& study, const std::string& me
 std::string metric_words(const ResolvedStudy& study, const std::string& metric);
 // "hardware = h200, batch = 16" from selectors.
 std::string group_text(const std::vector<Selector>& labels, std::string_view eq = " = ");
-// group_text with " = " and each label as the report prints it (readable_value: a hardware id by
-// its catalog name).
-std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels);
+// group_text with " = " and each label as the report prints it (readable_value: a chip or a model
+// by its catalog name), or `in_figure` as a figure's title prints it (figure_value: by its short name).
+std::string group_words(const ResolvedStudy& study, const std::vector<Selector>& labels, bool in_figure = false);
 // An objective's `where` in words, a parameter's several values joined by "or":
 // "preemption = recompute or swap, node = TPU v6e pod"; empty without one.
 std::string where_text(const ResolvedStudy& study, const std::vector<Selector>& where);

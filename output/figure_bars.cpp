@@ -426,11 +426,7 @@ FigureSource build_bars(const FigureDecl& decl, const ResolvedStudy& study, cons
   text = fmt::format("{} bar{} of {}", bars.size(), bars.size() == 1 ? "" : "s", va.title);
   if (ys.size() > 1) text += ", stacked left to right in that order";
   text += fmt::format(", one per {}", join(cat_names, " / "));
-  if (!decl.where.empty()) {
-    std::vector<std::string> sel;
-    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
-    text += " with " + join(sel, ", ");
-  }
+  text += selection_text(study, decl);
   text += label_totals ? "; the number at the end of a bar is its total." : ".";
   if (excluded > 0 || not_drawable > 0) {
     std::vector<std::string> parts;

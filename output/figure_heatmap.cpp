@@ -247,11 +247,7 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
   std::string& text = src.description;
   text = fmt::format("Heatmap of {} over {} (columns) and {} (rows): {} cell{} with a value", za.title, x.name, y.name,
                      drawn, drawn == 1 ? "" : "s");
-  if (!decl.where.empty()) {
-    std::vector<std::string> sel;
-    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
-    text += " with " + join(sel, ", ");
-  }
+  text += selection_text(study, decl);
   text += labelled ? fmt::format("; the number in each cell is its value{}.",
                                  own_units || za.scale.unit.empty() ? "" : " in " + za.scale.unit)
                    : fmt::format("; too many cells to print their values ({} of {} drawn), they are in {}.dat.",

@@ -161,7 +161,10 @@ std::string range_commands(char axis, const FigureRange& range, double factor, s
 // enough to decide whether a label fits, not to typeset it.
 double text_cm(std::string_view text);
 double figure_width_cm(const FigureDecl& decl);
-// The title broken at spaces into lines that fit the figure's width.
+// `title` broken at spaces into lines no wider than `max_cm` in 9 pt DejaVu Sans, measured as the
+// figure tests measure it (output/text_metrics.hpp); a word wider than that has a line of its own.
+std::vector<std::string> title_lines(std::string_view title, double max_cm);
+// The title broken into lines that fit the figure's width (kTitleDoubleCm, kTitleSingleCm).
 std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view title);
 // Height a wrapped title adds.
 double title_extra_cm(const FigureDecl& decl, std::string_view title);
@@ -195,14 +198,17 @@ struct Series {
 std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& results,
                                  const std::vector<std::size_t>& rows, const std::vector<const Axis*>& by,
                                  const FigureDecl* decl = nullptr);
-// A value as a figure's key and categories show it: a hardware id by its catalog `short_name`, else
-// its `name` ("NVIDIA H100 SXM 80GB"), any other label through readable_label (output/readable_label.hpp
+// A value as a figure's key and categories show it: a hardware or model id by its catalog
+// `short_name`, else its `name` ("NVIDIA H100 SXM 80GB"), any other label through readable_label (output/readable_label.hpp
 // figure_value). Data files and CSVs keep the id.
 std::string value_words(const ResolvedStudy& study, std::string_view param, const std::string& label);
 // The text that stands for `value` of `param`: the figure's series_labels entry when `param` is its
 // group and one is written, else the value itself.
 const std::string& series_label(const FigureDecl& decl, std::string_view param, const std::string& value);
 
+// A figure's `where` for its description, as the report prints values (readable_value):
+// " with hardware = NVIDIA H100 SXM 80GB, batch = 8"; empty without one.
+std::string selection_text(const ResolvedStudy& study, const FigureDecl& decl);
 // A design point as "hardware=NVIDIA H100 SXM 80GB, batch=8" for captions (`names`), or with the
 // ids the CSV files use ("hardware=h100_sxm") for the design-point column of a data file.
 std::string design_point_text(const ResolvedStudy& study, const ResultTable& results, std::size_t row,

@@ -31,7 +31,12 @@ struct Roof {
   double ridge = 0;      // FLOP/byte
 };
 
-std::string roof_title(const Roof& r) { return "roof " + r.hardware + " " + r.precision; }
+// A roof in the key: its chip as figures name it ("roof NVIDIA A100 80GB SXM fp16").
+std::string roof_title(const ResolvedStudy& study, const Roof& r) {
+  const auto p = param_of_kind(study, ParamKind::hardware);
+  const std::string chip = p ? value_words(study, study.solver->params()[*p].name, r.hardware) : r.hardware;
+  return "roof " + chip + " " + r.precision;
+}
 
 }  // namespace
 
@@ -212,18 +217,26 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   const bool single = decl.width == FigureWidth::single_column;
   const std::size_t key_entries = series.size() + roofs.size();
   double height_cm = kPlotHeightCm, key_rows_cm = 0;
-  if (single) {
-    double longest = 0;
-    for (const Series& se : series) longest = std::max(longest, text_cm(se.title));
-    for (const Roof& r : roofs) longest = std::max(longest, text_cm(roof_title(r)));
-    const auto [commands, rows_cm] = key_below(key_entries, longest);
+  double longest = 0;
+  for (const Series& se : series) longest = std::max(longest, text_cm(se.title));
+  for (const Roof& r : roofs) longest = std::max(longest, text_cm(roof_title(study, r)));
+  // A key of long names (catalog names such as "Dropout alone (training, 6.3M elements)") beside a
+  // full-width plot would squeeze it and push the title centred over it off the canvas: it goes
+  // below, as a one-column figure's does.
+  const bool key_below_plot = single || longest > kLongKeyEntryCm;
+  const bool group_title = !by.empty() && series.size() > 1 && decl.legend_title.empty();
+  if (key_below_plot) {
+    const auto [commands, rows_cm] = key_below(key_entries, longest, figure_width_cm(decl));
     gp += commands;
-    key_rows_cm = rows_cm + (decl.legend_title.empty() ? 0.0 : 2 * kKeyRowCm);  // a blank line, then the title
-    height_cm = kSinglePlotHeightCm + key_rows_cm;
-  } else if (!by.empty() && series.size() > 1 && decl.legend_title.empty()) {
+    // Below the plot a title starts with a blank line, which keeps the key clear of the x axis title.
+    if (!single && group_title) gp += fmt::format("set key title \"\\n{} noenhanced\n", gp_string(decl.group).substr(1));
+    const bool titled = !decl.legend_title.empty() || (!single && group_title);
+    key_rows_cm = rows_cm + (titled ? 2 * kKeyRowCm : 0.0);
+    height_cm = (single ? kSinglePlotHeightCm : kPlotHeightCm) + key_rows_cm;
+  } else if (group_title) {
     gp += fmt::format("set key title {} noenhanced\n", gp_string(decl.group));
   }
-  if (!decl.legend_title.empty()) gp += key_title_commands(decl, single);
+  if (!decl.legend_title.empty()) gp += key_title_commands(decl, key_below_plot);
   height_cm += title_extra_cm(decl, title);
 
   // A roof takes the colour of the series of its hardware (or precision) when the points are grouped
@@ -251,7 +264,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   // Ridge labels: above the ridge to its left (over the sloped roof, where no point can be), or
   // along the label's own flat roof, above or below it, wherever it runs least into labels already
   // placed, other roofs and the plot's edge. Positions are estimated on the printed page.
-  const double plot_w = figure_width_cm(decl) - (single ? 2.5 : 8.2);
+  const double plot_w = figure_width_cm(decl) - (key_below_plot ? 2.5 : 8.2);
   const double plot_h = height_cm - key_rows_cm - title_extra_cm(decl, title) - 2.4;
   const double decades_x = std::log10(x_hi) - std::log10(x_lo), decades_y = std::log10(y_hi) - std::log10(y_lo);
   const auto screen = [&](double xv, double yv) {
@@ -356,7 +369,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
   }
   for (std::size_t i = 0; i < roofs.size(); ++i) {
     clauses.push_back(fmt::format("keyentry with lines lt {} title {} noenhanced", kRoofLinetypeBase + i,
-                                  gp_string(roof_title(roofs[i]))));
+                                  gp_string(roof_title(study, roofs[i]))));
   }
   std::string plot;
   if (clauses.empty()) {
@@ -369,11 +382,7 @@ FigureSource build_roofline(const FigureDecl& decl, const ResolvedStudy& study, 
 
   std::string& text = src.description;
   text = fmt::format("Roofline: {} design point{} of {} against {}", points, points == 1 ? "" : "s", ya.title, xa.title);
-  if (!decl.where.empty()) {
-    std::vector<std::string> sel;
-    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
-    text += " with " + join(sel, ", ");
-  }
+  text += selection_text(study, decl);
   if (series.size() > 1) text += fmt::format(", one series per {}", decl.group);
   text += ". ";
   if (roofs.empty()) {

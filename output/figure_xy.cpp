@@ -430,7 +430,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   if (!x.numeric) {
     std::vector<std::string> tics;
     for (std::size_t k = 0; k < x.axis->values.size(); ++k) {
-      tics.push_back(fmt::format("{} {}", gp_string(x.axis->values[k].label), k));
+      tics.push_back(fmt::format("{} {}", gp_string(value_words(study, x.axis->param, x.axis->values[k].label)), k));
     }
     gp += fmt::format("set xtics ({}) noenhanced\n", join(tics, ", "));
     gp += fmt::format("set xrange [-0.5:{}]\n", format_exact(static_cast<double>(x.axis->values.size()) - 0.5));
@@ -544,11 +544,7 @@ FigureSource build_xy(const FigureDecl& decl, const ResolvedStudy& study, const 
   std::string& text = src.description;
   text = fmt::format("{} of {} against {}: {} design point{}", is_line ? "Lines" : "Points",
                      ys.size() == 1 ? ya.title : join(decl.y, ", "), xa.title, src.points, src.points == 1 ? "" : "s");
-  if (!decl.where.empty()) {
-    std::vector<std::string> sel;
-    for (const Selector& s : decl.where) sel.push_back(s.param + " = " + s.label);
-    text += " with " + join(sel, ", ");
-  }
+  text += selection_text(study, decl);
   if (!key_names.empty() && drawn.size() > 1) text += fmt::format(", one series per {}", join(key_names, " / "));
   if (is_line) text += fmt::format(", joined in order of {}", x.name);
   text += ".";

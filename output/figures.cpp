@@ -21,9 +21,11 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "dse/quantity.hpp"
+#include "output/analysis_text.hpp"
 #include "output/figure_parts.hpp"
 #include "output/files.hpp"
 #include "output/run_folder.hpp"
+#include "output/text_metrics.hpp"
 #include "output/format.hpp"
 #include "output/readable_label.hpp"
 #include "output/gnuplot_data_check.hpp"
@@ -249,9 +251,7 @@ double figure_width_cm(const FigureDecl& decl) {
   return decl.width == FigureWidth::single_column ? kSingleWidthCm : kDoubleWidthCm;
 }
 
-// The title broken at spaces into lines that fit the figure's width.
-std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view title) {
-  const double max_cm = decl.width == FigureWidth::single_column ? kTitleSingleCm : kTitleDoubleCm;
+std::vector<std::string> title_lines(std::string_view title, double max_cm) {
   std::vector<std::string> lines;
   std::string line;
   std::size_t pos = 0;
@@ -259,7 +259,7 @@ std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view ti
     std::size_t end = title.find(' ', pos);
     if (end == std::string_view::npos) end = title.size();
     const std::string_view word = title.substr(pos, end - pos);
-    if (!line.empty() && text_cm(line + " " + std::string(word)) > max_cm) {
+    if (!line.empty() && dejavu_sans_text_em(line + " " + std::string(word)) * kEmCm > max_cm) {
       lines.push_back(line);
       line.clear();
     }
@@ -269,6 +269,10 @@ std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view ti
   }
   if (!line.empty() || lines.empty()) lines.push_back(line);
   return lines;
+}
+
+std::vector<std::string> title_lines(const FigureDecl& decl, std::string_view title) {
+  return title_lines(title, decl.width == FigureWidth::single_column ? kTitleSingleCm : kTitleDoubleCm);
 }
 
 // Height a wrapped title adds.
@@ -392,6 +396,10 @@ std::vector<Series> split_series(const ResolvedStudy& study, const ResultTable& 
   std::vector<Series> out;
   for (auto& entry : series) out.push_back(std::move(entry.second.series));
   return out;
+}
+
+std::string selection_text(const ResolvedStudy& study, const FigureDecl& decl) {
+  return decl.where.empty() ? "" : " with " + analysis_text::group_words(study, decl.where);
 }
 
 std::string design_point_text(const ResolvedStudy& study, const ResultTable& results, std::size_t row,

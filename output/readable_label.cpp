@@ -95,8 +95,10 @@ std::string readable_label(std::string_view label) {
 
 namespace {
 
-const std::string& chip_words(const HardwareSpec& h, bool short_name) {
-  return short_name && !h.short_name.empty() ? h.short_name : h.name;
+// A catalog entry's name, or in a figure its short name where it has one.
+template <class Entry>
+const std::string& entry_words(const Entry& e, bool short_name) {
+  return short_name && !e.short_name.empty() ? e.short_name : e.name;
 }
 
 std::string value_text(const ResolvedStudy& study, std::string_view param, std::string_view label, bool short_name) {
@@ -104,8 +106,12 @@ std::string value_text(const ResolvedStudy& study, std::string_view param, std::
     for (const ParamSpec& p : study.solver->params()) {
       if (p.name != param) continue;
       if (p.kind == ParamKind::hardware) {
-        if (const HardwareSpec* h = study.catalog.find_hardware(std::string(label)); h != nullptr && !h->name.empty()) {
-          return chip_words(*h, short_name);
+        if (const HardwareSpec* h = study.catalog.find_hardware(label); h != nullptr && !h->name.empty()) {
+          return entry_words(*h, short_name);
+        }
+      } else if (p.kind == ParamKind::model) {
+        if (const CatalogModel* m = study.catalog.find_model(label); m != nullptr && !m->name.empty()) {
+          return entry_words(*m, short_name);
         }
       } else if (p.kind == ParamKind::choice && p.choices.data() == kEfficiencyRegimeNames.data()) {
         if (const auto regime = parse_efficiency_regime(label)) return std::string(regime_efficiency(*regime).label);
@@ -128,7 +134,7 @@ std::string input_text(const ResolvedStudy& study, std::string_view input, bool 
   }
   const HardwareSpec* h = study.catalog.find_hardware(input.substr(0, dot));
   if (h == nullptr || h->name.empty()) return std::string(input);
-  return hardware_field_words(input.substr(dot + 1)) + " of " + chip_words(*h, short_name);
+  return hardware_field_words(input.substr(dot + 1)) + " of " + entry_words(*h, short_name);
 }
 
 }  // namespace

@@ -19,8 +19,9 @@ struct ParamSpec;
 std::string readable_label(std::string_view label);
 
 // A value of parameter `param` as the report's tables, sentences and figures print it: a hardware
-// id by its catalog `name` ("NVIDIA H100 SXM 80GB"), an efficiency regime by its label ("Decode,
-// batch 1", engine/efficiency.hpp), anything else through readable_label. The
+// or model id by its catalog `name` ("NVIDIA H100 SXM 80GB", "Mixtral 8x7B (sequence 2048)"), an
+// efficiency regime by its label ("Decode, batch 1", engine/efficiency.hpp), anything else through
+// readable_label. The
 // one function every reader-facing place uses, and the one the tests map the CSVs' ids through.
 std::string readable_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
 
@@ -36,9 +37,9 @@ std::string figure_input(const ResolvedStudy& study, std::string_view input);
 // dimension (output/format.hpp), as a metric's: "launch overhead (s)", "efficiency η (%)", "batch";
 // in a sentence, where its values carry their units, the words alone ("launch overhead").
 std::string parameter_words(const ParamSpec& p, bool with_unit = true);
-// readable_value as a figure prints it (keys, bar categories, tick labels): a hardware id by its
-// catalog `short_name` where the entry gives one ("NVIDIA GB200"), so a long name does not make a
-// bar chart as tall as a page; tables and sentences keep the full name.
+// readable_value as a figure prints it (keys, bar categories, tick labels, titles): a hardware or
+// model id by its catalog `short_name` where the entry gives one ("NVIDIA GB200", "Mixtral 8x7B"),
+// so a long name does not make a bar chart as tall as a page; tables and sentences keep the full name.
 std::string figure_value(const ResolvedStudy& study, std::string_view param, std::string_view label);
 // A hardware field's words: "peak FLOP/s", "TDP", "memory bandwidth".
 std::string hardware_field_words(std::string_view field);

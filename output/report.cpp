@@ -66,8 +66,8 @@ QuantityDisplay metric_display(const ResolvedStudy& study, std::string_view name
 std::string direction_word(Direction d) { return d == Direction::minimize ? "minimize" : "maximize"; }
 
 std::string fixed_label(const ResolvedStudy& study, std::size_t param) {
-  if (!study.fixed_labels[param].empty()) return readable_label(study.fixed_labels[param]);
   const ParamSpec& spec = study.solver->params()[param];
+  if (!study.fixed_labels[param].empty()) return readable_value(study, spec.name, study.fixed_labels[param]);
   if (spec.kind == ParamKind::number) {
     return format_quantity(study.fixed_values[param], describe_quantity(spec.name, spec.dimension));
   }
@@ -114,16 +114,7 @@ std::string bundle_axis_description(const ResolvedStudy& study, const Axis& axis
   return axis.param + file + ": each value sets " + join(names, ", ") + " together";
 }
 
-// A label of parameter `param` as a design point's list prints it: a model by its catalog name
-// ("Llama 3 70B (sequence 2048)"), anything else through readable_value (a chip by its name).
-std::string point_value(const ResolvedStudy& study, const ParamSpec& param, const std::string& label) {
-  if (param.kind == ParamKind::model) {
-    if (const CatalogModel* m = study.catalog.find_model(label); m != nullptr && !m->name.empty()) return m->name;
-  }
-  return readable_value(study, param.name, label);
-}
-
-// Every parameter of a row as the report prints it (point_value: a chip or a model by its catalog
+// Every parameter of a row as the report prints it (readable_value: a chip or a model by its catalog
 // name), axis labels from the row, the others from the study. The parameters a bundle sets are
 // shown as the bundle: "region = quebec (carbon_intensity_g_per_kwh = 20 g/kWh, ...)".
 std::string full_point(const ResolvedStudy& study, const ResultTable& results, std::size_t row) {
@@ -140,10 +131,9 @@ std::string full_point(const ResolvedStudy& study, const ResultTable& results, s
     }
     const int col = results.axis_column(name);
     if (col >= 0) {
-      parts.push_back(name + " = " + point_value(study, params[i], results.label(row, static_cast<std::size_t>(col))));
+      parts.push_back(name + " = " + readable_value(study, name, results.label(row, static_cast<std::size_t>(col))));
     } else {
-      const std::string& fixed = study.fixed_labels[i];
-      parts.push_back(name + " = " + (fixed.empty() ? fixed_label(study, i) : point_value(study, params[i], fixed)));
+      parts.push_back(name + " = " + fixed_label(study, i));
     }
   }
   return join(parts, ", ");
@@ -201,7 +191,7 @@ std::string row_sources(const ResolvedStudy& study, const ResultTable& results, 
     if (params[i].kind == ParamKind::hardware ? study.catalog.find_hardware(id) != nullptr
                                               : study.catalog.find_model(id) != nullptr) {
       // The point names a chip by its catalog name; the appendix lists entries by id.
-      const std::string name = point_value(study, params[i], id);
+      const std::string name = readable_value(study, params[i].name, id);
       parts.push_back(std::string(params[i].name) + " " + (name == id ? id : name + " (" + id + ")"));
     }
   }

@@ -3,9 +3,8 @@
 //
 // gnuplot's SVG terminal writes each text as <g transform="translate(X,Y)[ rotate(A)]" ...
 // font-size="S" ... text-anchor="start|middle|end"><text>...</text></g>. Its width is estimated from
-// DejaVu Sans's advance widths (the font every figure uses; values in em from the font's hmtx table,
-// 2048 units per em), which is close enough to catch a legend or a title cut at the edge, not to
-// typeset.
+// DejaVu Sans's advance widths (output/text_metrics.hpp, which the figures wrap their titles by), which
+// is close enough to catch a legend or a title cut at the edge, not to typeset.
 #pragma once
 
 #include <algorithm>
@@ -16,38 +15,9 @@
 #include <string_view>
 #include <vector>
 
-namespace dsx {
+#include "output/text_metrics.hpp"
 
-inline double dejavu_sans_em(char c) {
-  switch (c) {
-    case ' ': case '.': case ',': return 0.318;
-    case 'i': case 'j': case 'l': return 0.278;
-    case 'f': return 0.352;
-    case 't': return 0.392;
-    case 'r': return 0.411;
-    case 's': return 0.521;
-    case 'z': return 0.525;
-    case 'c': return 0.55;
-    case 'k': return 0.579;
-    case 'v': case 'x': case 'y': return 0.592;
-    case 'w': return 0.818;
-    case 'm': return 0.974;
-    case '(': case ')': return 0.39;
-    case '/': case ':': return 0.337;
-    case '-': return 0.361;
-    case '_': return 0.5;
-    case '=': return 0.838;
-    case '%': return 0.95;
-    case '\'': return 0.275;
-    case 'I': return 0.295;
-    case 'M': return 0.863;
-    case 'W': return 0.989;
-    default: break;
-  }
-  if (c >= '0' && c <= '9') return 0.636;
-  if (c >= 'A' && c <= 'Z') return 0.7;
-  return 0.62;  // the other lower-case letters
-}
+namespace dsx {
 
 // One text of a gnuplot SVG and the box its glyphs cover, estimated: along the text the advance
 // widths above from its anchor; across it from the cap height above the baseline (0.72 em, DejaVu

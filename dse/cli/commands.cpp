@@ -216,6 +216,7 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       nlohmann::ordered_json entry;
       entry["id"] = m.id;
       entry["name"] = m.name;
+      if (!m.short_name.empty()) entry["short_name"] = m.short_name;
       entry["architecture"] = m.architecture;
       for (const auto& [k, v] : m.params) entry["params"][k] = v;
       entry["sample_unit"] = g.sample_unit;

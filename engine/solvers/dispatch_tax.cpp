@@ -29,7 +29,7 @@ constexpr std::array<ParamSpec, DispatchTaxSolver::kParamCount> kParams = {{
      .description = "eager kernels the pass's work is split into (the seed's slider: 10 to 10,000)",
      .min_value = 1, .max_value = 1e9, .integer = true},
     {.name = "launch_overhead", .kind = ParamKind::number, .dimension = Dimension::time,
-     .description = "CPU-side cost of one kernel launch (5-20 us in eager frameworks, seeds/000)",
+     .description = "CPU-side cost of one kernel launch (5-20 µs in eager frameworks, seeds/000)",
      .min_value = 0, .max_value = 1.0},
     {.name = "execution", .kind = ParamKind::choice, .choices = kExecutions,
      .description = "eager (kernel_count launches) or compiled (fusion_cut of them fused away)",
@@ -42,7 +42,7 @@ constexpr std::array<ParamSpec, DispatchTaxSolver::kParamCount> kParams = {{
      .description = "on: the pass is replayed as one CUDA graph (one CPU-side launch + graph_node_latency per kernel)",
      .has_default = true, .default_value = 0},
     {.name = "graph_node_latency", .kind = ParamKind::number, .dimension = Dimension::time,
-     .description = "device-side latency per kernel in a replayed CUDA graph (~0.6 us measured, engine/dispatch.hpp)",
+     .description = "device-side latency per kernel in a replayed CUDA graph (~0.6 µs measured, engine/dispatch.hpp)",
      .has_default = true, .default_value = kDefaultGraphNodeLatency_s, .min_value = 0, .max_value = 1e-3},
 }};
 

@@ -78,7 +78,7 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .description = "amortisation period of the purchase price (default 3 years)", .has_default = true,
      .default_value = 3 * kSecondsPerYear, .min_value = 0, .max_value = 1e10, .min_exclusive = true},
     {.name = "link_latency", .kind = ParamKind::number, .dimension = Dimension::time,
-     .description = "alpha of one ring all-reduce step (default 0.5 us: mlsysim catalog NVLink latency)",
+     .description = "alpha of one ring all-reduce step (default 0.5 µs: mlsysim catalog NVLink latency)",
      .has_default = true, .default_value = kNvlinkAlphaS, .min_value = 0, .max_value = 1e-2},
     {.name = "ep", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "expert-parallel groups of tp GPUs (MoE only): attention data-parallel over them, routed experts "

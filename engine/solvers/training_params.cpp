@@ -93,7 +93,7 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .description = "GPUs sharing one NVLink domain (8: DGX/HGX; 72: GB200 NVL72)", .has_default = true,
      .default_value = 8, .min_value = 1, .max_value = 1024, .integer = true},
     {.name = "fabric_latency", .kind = ParamKind::number, .dimension = Dimension::time,
-     .description = "one-way latency of a transfer across nodes (default IB NDR, 5 us)", .has_default = true,
+     .description = "one-way latency of a transfer across nodes (default IB NDR, 5 µs)", .has_default = true,
      .default_value = kFabricAlphaS, .min_value = 0, .max_value = 1e-2},
     {.name = "oversubscription", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "fabric oversubscription k (k:1): transfers across nodes run at fabric_bandwidth / k",

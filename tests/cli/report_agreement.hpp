@@ -122,6 +122,16 @@ class Words {
   }
   // A sensitivity input ("b200.price") as the report's tables name it.
   std::string input(const std::string& name) const { return study_ ? dsx::readable_input(*study_, name) : name; }
+  // Each model of the run's catalog that has a name other than its id: {id, name}.
+  std::vector<std::pair<std::string, std::string>> named_models() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (study_) {
+      for (const dsx::CatalogModel& m : study_->catalog.models) {
+        if (!m.name.empty() && m.name != m.id) out.emplace_back(m.id, m.name);
+      }
+    }
+    return out;
+  }
   // The parameter a decision (sensitivity NAME) chooses among; empty when none.
   std::string decided(const std::string& name) const {
     if (!study_) return {};
@@ -464,7 +474,7 @@ inline std::vector<std::string> pareto_disagreements(const fs::path& run) {
   std::size_t kept_total = 0;
   for (const std::vector<std::string>& cells : groups->rows) {
     if (cells.size() != groups->header.size() || kept >= cells.size()) continue;
-    // "model = resnet50" or "a = x, b = y": the pareto.csv rows of that group.
+    // "model = ResNet-50" or "a = x, b = y": the pareto.csv rows of that group.
     std::size_t in_group = 0;
     for (std::size_t r = 0; r < csv.rows.size(); ++r) {
       bool member = true;

@@ -140,8 +140,8 @@ TEST_F(ReportAgreement, AFrontPointOrCountThatDiffersFromParetoCsvIsFound) {
   }
   {
     const fs::path copy = scratch();  // a group's kept count
-    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "| model = resnet50 | 45 | 15 | 13 |",
-                                            "| model = resnet50 | 45 | 15 | 12 |"));
+    write_text(copy / "report.md", replaced(agreement::read_text(copy / "report.md"), "| model = ResNet-50 | 45 | 15 | 13 |",
+                                            "| model = ResNet-50 | 45 | 15 | 12 |"));
     EXPECT_FALSE(agreement::pareto_disagreements(copy).empty());
   }
   {

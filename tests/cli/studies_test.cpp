@@ -57,6 +57,52 @@ std::string dsx_grouped(std::size_t n) {
   return out;
 }
 
+// What is wrong with a figure's title in its SVG: a line of it that reaches past the canvas's edge,
+// or a part of it not drawn; empty when every line is on the canvas and together they are the title.
+// A title's lines are the horizontal texts the title holds (entities read back), top to bottom.
+std::string title_lines_out_of_canvas(const std::string& svg, const std::string& title) {
+  const auto unescaped = [](std::string t) {
+    for (const auto& [entity, c] : {std::pair<std::string, std::string>{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"},
+                                    {"&quot;", "\""}, {"&apos;", "'"}}) {
+      for (std::size_t p = t.find(entity); p != std::string::npos; p = t.find(entity, p + 1)) t.replace(p, entity.size(), c);
+    }
+    return t;
+  };
+  std::smatch width_match;
+  static const std::regex svg_width(R"re(<svg[^>]* width="([0-9.]+)")re");
+  if (!std::regex_search(svg, width_match, svg_width)) return "no width";
+  const double width = std::stod(width_match[1]);
+  std::vector<dsx::SvgTextBox> lines;
+  for (const dsx::SvgTextBox& b : dsx::svg_text_boxes(svg)) {
+    const std::string text = unescaped(b.text);
+    // A line of the title: its own text, from a word's start to a word's end (a tick label "1" is not one).
+    if (b.vertical || b.skewed || text.size() < 2 || title.find(text) == std::string::npos) continue;
+    const std::size_t at = title.find(text);
+    const std::size_t end = at + text.size();
+    if ((at > 0 && title[at - 1] != ' ') || (end < title.size() && title[end] != ' ')) continue;
+    if (std::any_of(lines.begin(), lines.end(), [&](const dsx::SvgTextBox& l) { return l.y0 == b.y0 && l.x0 == b.x0; })) {
+      continue;
+    }
+    lines.push_back(b);
+  }
+  std::sort(lines.begin(), lines.end(), [](const dsx::SvgTextBox& a, const dsx::SvgTextBox& b) { return a.y0 < b.y0; });
+  // The title's lines lie at the top, one under the other: the first run that spells it out.
+  for (std::size_t first = 0; first < lines.size(); ++first) {
+    std::string joined;
+    std::ostringstream problems;
+    for (std::size_t i = first; i < lines.size() && joined.size() < title.size(); ++i) {
+      if (!joined.empty()) joined += ' ';
+      joined += unescaped(lines[i].text);
+      if (lines[i].x0 < 0 || lines[i].x1 > width) {
+        problems << "'" << lines[i].text << "' spans " << static_cast<int>(lines[i].x0) << ".."
+                 << static_cast<int>(lines[i].x1) << " of " << static_cast<int>(width) << "; ";
+      }
+    }
+    if (joined == title) return problems.str();
+  }
+  return "the title '" + title + "' is not drawn whole";
+}
+
 // The tallest figure a page of text takes with its caption.
 constexpr double kPageFigureCm = 25.0;
 
@@ -127,6 +173,43 @@ TEST_P(ShippedStudy, RunsAndAgreesWithItsSources) {
     static const std::regex svg_height(R"re(<svg[^>]* height="([0-9.]+)")re");
     if (std::regex_search(svg, height, svg_height)) {
       EXPECT_LE(std::stod(height[1]) / (96 / 2.54), kPageFigureCm) << name << ": " << e.path().filename().string();
+    }
+  }
+  // A figure's title is drawn whole, in lines that stay on the canvas (no slack): a long one wraps.
+  for (const auto& e : fs::directory_iterator(out / "figures")) {
+    if (e.path().extension() != ".svg") continue;
+    fs::path script = e.path();
+    std::ifstream gp(script.replace_extension(".gp"));
+    std::string header;
+    std::getline(gp, header);
+    const std::size_t colon = header.find("': ");
+    if (header.rfind("# dsx ", 0) != 0 || colon == std::string::npos) continue;
+    const std::string title = header.substr(colon + 3);
+    std::ifstream in(e.path());
+    const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(title_lines_out_of_canvas(svg, title), "") << name << ": " << e.path().filename().string();
+  }
+  // The report names a model as the catalog does, never by its id: in a design point, a table cell
+  // or a sentence ("model = Mixtral 8x7B (sequence 2048)", not "model = mixtral_8x7b"). Code the
+  // study quotes (`draft_model: llama32_1b`) keeps it, and the appendix's catalog entries list the
+  // id beside the name ("**mixtral_8x7b**, Mixtral 8x7B ...", "Mixtral 8x7B ... (mixtral_8x7b)").
+  {
+    std::ifstream md(out / "report.md");
+    std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    report = std::regex_replace(report, std::regex("`[^`\n]*`"), "` `");
+    for (const auto& [id, model_name] : agreement::Words(out).named_models()) {
+      const std::regex as_word("(^|[^A-Za-z0-9_])" + id + "(?![A-Za-z0-9_])");
+      for (auto it = std::sregex_iterator(report.begin(), report.end(), as_word); it != std::sregex_iterator(); ++it) {
+        const std::size_t at = static_cast<std::size_t>(it->position(0) + it->length(1));
+        const std::size_t end = at + id.size();
+        const auto around = [&](std::string_view before, std::string_view after) {
+          return at >= before.size() && report.compare(at - before.size(), before.size(), before) == 0 &&
+                 report.compare(end, after.size(), after) == 0;
+        };
+        if (around("**", "**") || around("(", ")")) continue;
+        ADD_FAILURE() << name << ": report.md prints the id " << id << " where the catalog names it '" << model_name
+                      << "': ..." << report.substr(at < 60 ? 0 : at - 60, 90) << "...";
+      }
     }
   }
   // Every reference in the study's prose was replaced by a computed value.

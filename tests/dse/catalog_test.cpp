@@ -152,6 +152,44 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
             "label takes at most 24");
 }
 
+// A model's short name follows a chip's rules: figures print it, tables and sentences the name.
+TEST(CatalogTest, ModelShortNameIsValidatedAsAChipsIs) {
+  const std::string two_models = std::string(kModels) + R"yaml(  - id: kws_long
+    name: KWS profile with a name as long as a sentence
+    source: "seeds/000 lab_07 Act 1"
+    architecture: kernel_profile
+    params: {kernels: 1000, kernel_compute_time: 5 us, reference_peak: 312 TFLOP/s, reference_eta: 0.5}
+)yaml";
+  const auto load = [&](const std::string& short_name, Catalog& c) {
+    Diagnostics d;
+    std::string text = two_models;
+    text.replace(text.find("    source:", text.find("kws_long")), 0, "    short_name: " + short_name + "\n");
+    load_models_text("models.yaml", text, c, d);
+    return first_line(d.format());
+  };
+  Catalog c;
+  EXPECT_EQ(load("KWS, long", c), "");
+  EXPECT_EQ(c.find_model("kws_long")->short_name, "KWS, long");
+  EXPECT_EQ(c.find_model("kws_long")->name, "KWS profile with a name as long as a sentence");
+  EXPECT_EQ(c.find_model("kws_profile")->short_name, "");
+  // A copy with `base:` keeps it; one that renames itself does not.
+  Diagnostics d;
+  load_models_text("study.yaml", R"yaml(models:
+  - {id: kws_copy, base: kws_long, source: "what-if"}
+  - {id: kws_renamed, base: kws_long, name: KWS as a what-if, source: "what-if"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_EQ(c.find_model("kws_copy")->short_name, "KWS, long");
+  EXPECT_EQ(c.find_model("kws_renamed")->short_name, "");
+  Catalog c2, c3, c4;
+  EXPECT_EQ(load("KWS profile", c2), "models.yaml:9:17: error: models[1].short_name: 'KWS profile' is already what "
+                                     "figures call 'kws_profile'");
+  EXPECT_EQ(load("KWS profile with a long name", c3),
+            "models.yaml:9:17: error: models[1].short_name: 'KWS profile with a long name' has 28 characters; a "
+            "figure's label takes at most 24");
+  EXPECT_EQ(load("\"  \"", c4), "models.yaml:9:18: error: models[1].short_name: empty; leave it out and figures print the name");
+}
+
 TEST(CatalogTest, BuildsModelGraphsFromArchitectureParameters) {
   Diagnostics d;
   Catalog c;
