@@ -179,7 +179,7 @@ void StudyLoader::read_values(const YamlNode& list) {
       std::size_t metric = 0;
       read_metric(*what, path + "." + std::string(what_key), v.metric, metric);
     }
-    const YamlNode* where_node = aggregate ? item.find("where") : r_.require(item, "where", path);
+    const YamlNode* where_node = what_key == "metric" ? r_.require(item, "where", path) : item.find("where");
     if (where_node != nullptr) {
       if (auto where = read_selectors(*where_node, path + ".where")) {
         v.where = std::move(*where);
