@@ -140,9 +140,11 @@ void StudyLoader::read_values(const YamlNode& list) {
     // What it cites: exactly one of metric, count, min, max, sum.
     const YamlNode* what = nullptr;
     std::string_view what_key;
+    bool several = false;
     for (const YamlEntry& e : item.entries) {
       if (std::find(kWhatKeys.begin(), kWhatKeys.end(), e.key.text) == kWhatKeys.end()) continue;
       if (what != nullptr) {
+        several = true;
         r_.error(e.key, path + ": '" + e.key.text + "' and '" + std::string(what_key) + "' both given; a value cites one of " +
                             "metric, count, min, max, sum");
         continue;
@@ -179,7 +181,7 @@ void StudyLoader::read_values(const YamlNode& list) {
       std::size_t metric = 0;
       read_metric(*what, path + "." + std::string(what_key), v.metric, metric);
     }
-    const YamlNode* where_node = what_key == "metric" ? r_.require(item, "where", path) : item.find("where");
+    const YamlNode* where_node = what_key == "metric" && !several ? r_.require(item, "where", path) : item.find("where");
     if (where_node != nullptr) {
       if (auto where = read_selectors(*where_node, path + ".where")) {
         v.where = std::move(*where);
