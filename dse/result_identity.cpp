@@ -91,6 +91,7 @@ std::string result_identity(const ResolvedStudy& study) {
   for (const CitedValue& v : study.values) {
     c.text("value").selectors(v.where).end();
     if (!v.over.empty()) c.text("value_over").selectors(v.over).end();
+    if (!v.minus.empty()) c.text("value_minus").selectors(v.minus).end();
   }
   return study_loading::hex64(study_loading::fnv1a(c.str()));
 }

@@ -84,12 +84,32 @@ struct Comparison {
 // A number a study's prose cites as {{value.NAME}}: one design point's metric, printed as the report
 // prints that metric, so a sentence never types a number the results may move away from. With
 // `over`, the ratio of the metric at `where` to the metric at a second point ("2.62 times the
-// tokens"), printed as a plain number to three significant figures.
+// tokens"), printed as a plain number to three significant figures; with `minus`, their difference,
+// in the metric's unit. With `count`, `min`, `max` or `sum`, a number over every row `where` selects
+// (the axes it leaves open vary) that meets each `when` condition.
+enum class CitedAggregate : std::uint8_t { none, count, min, max, sum };
+
+// One `when:` condition of a cited aggregate: a row's status, the study's filters, or a metric
+// compared with a number of its dimension ("itl_s <= 50 ms").
+struct CitedCondition {
+  enum class Kind : std::uint8_t { feasible, infeasible, error, filters, compare };
+  enum class Op : std::uint8_t { less, less_equal, greater, greater_equal };
+  Kind kind = Kind::feasible;
+  std::string metric;    // Kind::compare
+  Op op = Op::less;      // Kind::compare
+  double threshold = 0;  // Kind::compare, SI
+  std::string text;      // as written, for the resolved study
+};
+
 struct CitedValue {
   std::string name;             // lower-case letters, digits and '_', a letter first
-  std::vector<Selector> where;  // must select exactly one design point
-  std::string metric;           // a solver or derived metric
+  std::vector<Selector> where;  // one design point, or with an aggregate the rows it counts over
+  std::string metric;           // a solver or derived metric; empty for a count
   std::vector<Selector> over;   // empty, or the one design point of the ratio's denominator
+  std::vector<Selector> minus;  // empty, or the one design point subtracted
+  CitedAggregate aggregate = CitedAggregate::none;
+  std::string count_of;         // count: "rows", or the axis whose distinct values are counted
+  std::vector<CitedCondition> when;  // aggregates only; every one must hold
 };
 
 enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };

@@ -769,6 +769,61 @@ void check_points_kept(const YamlReader& r, const YamlNode& root, const Resolved
   }
 }
 
+// A cited aggregate (count, min, max, sum) reads the rows its `where:` selects; when the grid
+// constraints remove every one of them it would cite nothing, which the loader reports at its
+// `where:` (or at the entry, when it selects every row). Stops at the first point the grid keeps.
+void check_aggregates_select(const YamlReader& r, const YamlNode& root, const ResolvedStudy& study) {
+  const StudyAnalyses& a = analyses_of(study);
+  const YamlNode* list = root.find("values");
+  if (a.grid_constraints.empty() || list == nullptr || !list->is_sequence()) return;
+  const Grid grid(study);
+  PointFormulas formulas(study);
+  PointInputs inputs;
+  for (const CitedValue& v : study.values) {
+    if (v.aggregate == CitedAggregate::none) continue;
+    std::vector<RequestProblem> problems;
+    std::vector<std::uint32_t> at = pin_axes(study, v.where, "where", problems);
+    if (!problems.empty()) continue;
+    std::vector<std::size_t> free;
+    for (std::size_t x = 0; x < at.size(); ++x) {
+      if (at[x] == kFree) {
+        free.push_back(x);
+        at[x] = 0;
+      }
+    }
+    std::optional<std::size_t> broken;  // the constraint the first point fails
+    std::uint64_t points = 0;
+    bool kept = false;
+    for (;;) {
+      grid.inputs(point_index(study, at), inputs);
+      ++points;
+      const std::optional<std::size_t> b = formulas.broken_grid_constraint(inputs);
+      if (!b) {
+        kept = true;
+        break;
+      }
+      if (!broken) broken = b;
+      std::size_t k = free.size();
+      while (k > 0 && ++at[free[k - 1]] == study.axes[free[k - 1]].values.size()) at[free[--k]] = 0;
+      if (k == 0) break;
+    }
+    if (kept) continue;
+    const auto item = std::find_if(list->items.begin(), list->items.end(), [&](const YamlNode& n) {
+      const YamlNode* written = n.is_mapping() ? n.find("name") : nullptr;
+      return written != nullptr && written->text == v.name;
+    });
+    if (item == list->items.end()) continue;
+    const RowRule& rule = a.grid_constraints[*broken];
+    const YamlNode* where = item->find("where");
+    const std::string path = index_path("values", static_cast<std::size_t>(item - list->items.begin()));
+    r.error(where != nullptr ? *where : *item,
+            path + (where != nullptr ? ".where" : "") + ": selects nothing: the grid constraints remove all " +
+                std::to_string(points) + (points == 1 ? " design point" : " design points") +
+                " it selects (the first fails grid constraint '" + rule.name + "': " + rule.expr +
+                " is false there); select rows the grid keeps or relax the constraints");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> read_study_analyses(const YamlReader& reader, const YamlNode& root, ResolvedStudy& study,
@@ -856,9 +911,11 @@ bool check_study_analyses(const YamlReader& r, const YamlNode& root, const Resol
   for (const CitedValue& v : study.values) {
     cited.emplace_back(v.name, &v.where);
     if (!v.over.empty()) cited.emplace_back(v.name, &v.over);
+    if (!v.minus.empty()) cited.emplace_back(v.name, &v.minus);
   }
   check_points_kept(r, root, study, "compare", compared);
   check_points_kept(r, root, study, "values", cited);
+  check_aggregates_select(r, root, study);
   return r.diags().error_count() == before;
 }
 

@@ -177,6 +177,8 @@ class StudyLoader {
   void read_comparisons(const YamlNode& list);
   // values: (dse/study_values.cpp).
   void read_values(const YamlNode& list);
+  // One `when:` condition of a cited aggregate: feasible | infeasible | error | filters | METRIC OP VALUE.
+  std::optional<CitedCondition> read_condition(const YamlNode& node, const std::string& path) const;
   // An error at `node` unless `where` gives a value for every axis with more than one value, so
   // that it selects exactly one design point; `what` names the entry ("a comparison").
   void require_one_point(const YamlNode& node, const std::string& path, const std::vector<Selector>& where,

@@ -1,16 +1,23 @@
 // values: numbers a study's prose cites as {{value.NAME}} (dse/study_references.hpp). Each entry
 // names one design point, with the selectors compare: entries use, and one of its metrics; with
-// `over:`, a second point, and the value is the ratio of the metric at the first to the second.
+// `over:`, a second point, and the value is the ratio of the metric at the first to the second; with
+// `minus:`, their difference. An entry with `count:`, `min:`, `max:` or `sum:` reads every row its
+// `where:` selects that meets its `when:` conditions (studies/README.md "values").
 #include <algorithm>
 #include <array>
 
+#include "dse/analysis/blocks.hpp"
 #include "dse/study_loader.hpp"
 
 namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kValueKeys = {"name", "metric", "where", "over"};
+constexpr std::array<std::string_view, 10> kValueKeys = {"name",  "metric", "count", "min", "max",
+                                                         "sum",   "where",  "over",  "minus", "when"};
+// What an entry cites: one point's metric, or one of the aggregates over rows.
+constexpr std::array<std::string_view, 5> kWhatKeys = {"metric", "count", "min", "max", "sum"};
+const std::vector<std::string> kConditionWords = {"feasible", "infeasible", "error", "filters"};
 
 // Cited as {{value.NAME}}: lower-case letters, digits and '_', a letter first.
 bool value_name(std::string_view s) {
@@ -19,7 +26,89 @@ bool value_name(std::string_view s) {
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
+bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+// The part of a scalar from `offset`, `length` characters long, placed where it is written, so that
+// an error in it points at its own column.
+YamlNode part_of(const YamlNode& node, std::size_t offset, std::size_t length) {
+  YamlNode part = node;
+  part.text = node.text.substr(offset, length);
+  if (node.style != YamlNode::Style::block) part.column += static_cast<int>(offset);
+  part.span = std::max<std::size_t>(1, part.text.size());
+  return part;
+}
+
+std::size_t skip_spaces(const std::string& s, std::size_t at) {
+  while (at < s.size() && s[at] == ' ') ++at;
+  return at;
+}
+
 }  // namespace
+
+std::optional<CitedCondition> StudyLoader::read_condition(const YamlNode& node, const std::string& path) const {
+  if (!r_.expect_scalar(node, path)) return std::nullopt;
+  const std::string& text = node.text;
+  CitedCondition c;
+  c.text = text;
+  for (std::size_t w = 0; w < kConditionWords.size(); ++w) {
+    if (text == kConditionWords[w]) {
+      c.kind = static_cast<CitedCondition::Kind>(w);
+      if (c.kind == CitedCondition::Kind::filters && analyses_of(s_).filters.empty()) {
+        r_.error(node, path + ": 'filters' keeps the rows the study's filters keep, but the study has no filters");
+        return std::nullopt;
+      }
+      return c;
+    }
+  }
+  const std::size_t start = skip_spaces(text, 0);
+  std::size_t end = start;
+  while (end < text.size() && name_char(text[end])) ++end;
+  const std::size_t op_at = skip_spaces(text, end);
+  const bool has_op = op_at < text.size() && (text[op_at] == '<' || text[op_at] == '>');
+  if (!has_op) {
+    const bool one_word = end > start && skip_spaces(text, end) == text.size();
+    if (one_word && metric_index(text.substr(start, end - start)) >= 0) {
+      r_.error(node, path + ": '" + text + "' is a metric; compare it with a value, e.g. '" +
+                         text.substr(start, end - start) + " <= 50 ms'");
+      return std::nullopt;
+    }
+    const std::string near = one_word ? closest_match(text, kConditionWords) : "";
+    r_.error(node, path + ": '" + text + "' is not a condition" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                       " (a condition is one of " + join(kConditionWords) +
+                       ", or a metric compared with a value: 'METRIC < VALUE', with <, <=, > or >=)");
+    return std::nullopt;
+  }
+  const YamlNode metric_part = part_of(node, start, end - start);
+  bool ok = true;
+  if (end == start) {
+    r_.error(metric_part, path + ": a comparison starts with a metric: 'METRIC < VALUE'");
+    ok = false;
+  } else {
+    const int m = metric_index(metric_part.text);
+    if (m < 0) {
+      r_.unknown(metric_part, "metric", metric_names_);
+      ok = false;
+    } else {
+      c.metric = metric_part.text;
+    }
+  }
+  const bool equal = op_at + 1 < text.size() && text[op_at + 1] == '=';
+  c.op = text[op_at] == '<' ? (equal ? CitedCondition::Op::less_equal : CitedCondition::Op::less)
+                            : (equal ? CitedCondition::Op::greater_equal : CitedCondition::Op::greater);
+  const std::size_t value_at = skip_spaces(text, op_at + (equal ? 2 : 1));
+  if (value_at == text.size()) {
+    r_.error(part_of(node, op_at, equal ? 2 : 1), path + ": the comparison has no value after '" +
+                                                     text.substr(op_at, equal ? 2 : 1) + "'");
+    return std::nullopt;
+  }
+  if (!ok) return std::nullopt;
+  const Dimension d = metric_spec(static_cast<std::size_t>(metric_index(c.metric))).dimension;
+  const auto q = r_.quantity(part_of(node, value_at, text.size() - value_at), d, path + ": " + c.metric);
+  if (!q) return std::nullopt;
+  c.kind = CitedCondition::Kind::compare;
+  c.threshold = q->value;
+  return c;
+}
 
 void StudyLoader::read_values(const YamlNode& list) {
   if (list.is_null()) return;
@@ -48,20 +137,88 @@ void StudyLoader::read_values(const YamlNode& list) {
         names.push_back(n);
       }
     }
-    if (const YamlNode* n = r_.require(item, "where", path)) {
-      if (auto where = read_selectors(*n, path + ".where")) {
+    // What it cites: exactly one of metric, count, min, max, sum.
+    const YamlNode* what = nullptr;
+    std::string_view what_key;
+    bool several = false;
+    for (const YamlEntry& e : item.entries) {
+      if (std::find(kWhatKeys.begin(), kWhatKeys.end(), e.key.text) == kWhatKeys.end()) continue;
+      if (what != nullptr) {
+        several = true;
+        r_.error(e.key, path + ": '" + e.key.text + "' and '" + std::string(what_key) + "' both given; a value cites one of " +
+                            "metric, count, min, max, sum");
+        continue;
+      }
+      what = &e.value;
+      what_key = e.key.text;
+    }
+    if (what == nullptr) {
+      r_.error(item, path + ": missing what the value cites: one of metric (one design point's), count, min, max, sum "
+                            "(over the rows its where: selects)");
+    }
+    const bool aggregate = what != nullptr && what_key != "metric";
+    if (what_key == "count") v.aggregate = CitedAggregate::count;
+    if (what_key == "min") v.aggregate = CitedAggregate::min;
+    if (what_key == "max") v.aggregate = CitedAggregate::max;
+    if (what_key == "sum") v.aggregate = CitedAggregate::sum;
+    if (aggregate && !analyses_of(s_).keep.all) {
+      r_.error(*what, path + "." + std::string(what_key) + ": reads every row its where: selects, but keep: stores only "
+                            "some rows; remove keep: or cite one design point's metric");
+    }
+    if (what_key == "count") {
+      std::vector<std::string> choices = {"rows"};
+      for (const Axis& a : s_.axes) {
+        if (a.values.size() > 1) choices.push_back(a.param);
+      }
+      if (r_.expect_scalar(*what, path + ".count")) {
+        if (std::find(choices.begin(), choices.end(), what->text) == choices.end()) {
+          r_.unknown(*what, "count", choices, "values: (rows, or a swept parameter whose distinct values are counted)");
+        } else {
+          v.count_of = what->text;
+        }
+      }
+    } else if (what != nullptr) {
+      std::size_t metric = 0;
+      read_metric(*what, path + "." + std::string(what_key), v.metric, metric);
+    }
+    const YamlNode* where_node = what_key == "metric" && !several ? r_.require(item, "where", path) : item.find("where");
+    if (where_node != nullptr) {
+      if (auto where = read_selectors(*where_node, path + ".where")) {
         v.where = std::move(*where);
-        require_one_point(*n, path, v.where, "a cited value");
+        if (!aggregate && what != nullptr) require_one_point(*where_node, path, v.where, "a cited value");
       }
     }
-    if (const YamlNode* n = item.find("over")) {
-      if (auto over = read_selectors(*n, path + ".over")) {
-        v.over = std::move(*over);
-        require_one_point(*n, path, v.over, "a ratio's denominator", "over");
+    for (const char* key : {"over", "minus"}) {
+      const YamlNode* n = item.find(key);
+      if (n == nullptr) continue;
+      const bool over = std::string_view(key) == "over";
+      if (aggregate) {
+        r_.error(*n, path + "." + key + ": " + (over ? "a ratio" : "a difference") + " is of one design point's metric; "
+                     "cite it with metric:, not " + std::string(what_key) + ":");
+        continue;
+      }
+      if (!over && item.find("over") != nullptr) {
+        r_.error(*n, path + ".minus: a value is a ratio (over:) or a difference (minus:), not both");
+        continue;
+      }
+      if (auto sel = read_selectors(*n, path + "." + key)) {
+        (over ? v.over : v.minus) = std::move(*sel);
+        require_one_point(*n, path, over ? v.over : v.minus, over ? "a ratio's denominator" : "the subtracted point", key);
       }
     }
-    std::size_t metric = 0;
-    if (const YamlNode* n = r_.require(item, "metric", path)) read_metric(*n, path + ".metric", v.metric, metric);
+    if (const YamlNode* n = item.find("when")) {
+      if (what != nullptr && !aggregate) {
+        r_.error(*n, path + ".when: a condition picks among rows; a metric: value is one design point's (cite count, "
+                            "min, max or sum to read several)");
+      } else if (n->is_sequence()) {
+        if (n->items.empty()) r_.error(*n, path + ".when: an empty list; give one condition or several");
+        for (std::size_t k = 0; k < n->items.size(); ++k) {
+          if (auto c = read_condition(n->items[k], index_path(path + ".when", k))) v.when.push_back(std::move(*c));
+        }
+      } else if (auto c = read_condition(*n, path + ".when")) {
+        v.when.push_back(std::move(*c));
+      }
+    }
     if (r_.diags().error_count() == errors_before) s_.values.push_back(std::move(v));
   }
 }

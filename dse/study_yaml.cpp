@@ -201,8 +201,17 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
   if (!study.values.empty()) {
     out += "values:\n";
     for (const CitedValue& v : study.values) {
-      out += "  - {name: " + v.name + ", metric: " + v.metric + ", where: " + flow_selectors(v.where);
+      static constexpr std::array<const char*, 5> kWhat = {"metric", "count", "min", "max", "sum"};
+      out += "  - {name: " + v.name + ", " + kWhat[static_cast<std::size_t>(v.aggregate)] + ": " +
+             (v.aggregate == CitedAggregate::count ? v.count_of : v.metric);
+      if (v.aggregate == CitedAggregate::none || !v.where.empty()) out += ", where: " + flow_selectors(v.where);
       if (!v.over.empty()) out += ", over: " + flow_selectors(v.over);
+      if (!v.minus.empty()) out += ", minus: " + flow_selectors(v.minus);
+      if (!v.when.empty()) {
+        out += ", when: [";
+        for (std::size_t k = 0; k < v.when.size(); ++k) out += (k > 0 ? ", " : "") + yaml_scalar(v.when[k].text);
+        out += "]";
+      }
       out += "}\n";
     }
   }

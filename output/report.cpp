@@ -24,6 +24,7 @@
 #include "engine/precision.hpp"
 #include "output/analysis_report.hpp"
 #include "output/analysis_text.hpp"
+#include "output/cited_value.hpp"
 #include "output/figure_notes.hpp"
 #include "output/files.hpp"
 #include "output/format.hpp"
@@ -425,32 +426,6 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
   return in.analysed != nullptr ? in.analysed->table : in.results;
 }
 
-// A values: entry's metric at the design point it selects, as the report's tables print that metric;
-// the point's status word where it is infeasible. With `over`, the ratio of the two points' values
-// to three significant figures ("2.62"). "n/a" where the results hold no such row (a run without it);
-// the loader has already refused selectors that match none or several.
-std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const CitedValue& v) {
-  const std::size_t col = rows.require_metric_column(v.metric);
-  const auto one_row = [&](const std::vector<Selector>& where) {
-    std::optional<std::size_t> match;
-    for (std::size_t r = 0; r < rows.rows(); ++r) {
-      if (!row_matches(where, study, rows, r)) continue;
-      if (match) return std::optional<std::size_t>();
-      match = r;
-    }
-    return match;
-  };
-  const std::optional<std::size_t> match = one_row(v.where);
-  if (!match) return "n/a";
-  if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
-  const double value = rows.metric(*match, col);
-  if (v.over.empty()) return format_quantity(value, metric_display(study, v.metric));
-  const std::optional<std::size_t> over = one_row(v.over);
-  if (!over) return "n/a";
-  if (rows.status[*over] != PointStatus::ok) return std::string(status_name(rows.status[*over]));
-  return format_grouped(value / rows.metric(*over, col));
-}
-
 // The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).
 std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
   std::map<std::string, std::string> cited = cited_values(in);
@@ -461,7 +436,8 @@ std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
     cited[key + "difference"] = cells.difference.empty() ? "n/a" : cells.difference;
   }
   const ResultTable& rows = comparison_rows(in);
-  for (const CitedValue& v : in.study.values) cited["value." + v.name] = cited_value(in.study, rows, v);
+  const ResultTable& shown = in.analysed != nullptr ? in.analysed->shown() : in.results;
+  for (const CitedValue& v : in.study.values) cited["value." + v.name] = cited_value(in.study, rows, shown, v);
   return cited;
 }
 

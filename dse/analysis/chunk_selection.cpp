@@ -27,8 +27,10 @@ std::vector<std::uint64_t> compared_points(const ResolvedStudy& study) {
   std::vector<const std::vector<Selector>*> selections;
   for (const Comparison& c : study.comparisons) selections.push_back(&c.where);
   for (const CitedValue& v : study.values) {
+    if (v.aggregate != CitedAggregate::none) continue;  // reads every row: keep: all
     selections.push_back(&v.where);
     if (!v.over.empty()) selections.push_back(&v.over);
+    if (!v.minus.empty()) selections.push_back(&v.minus);
   }
   for (const std::vector<Selector>* where : selections) {
     const std::vector<Selector>& selectors = *where;

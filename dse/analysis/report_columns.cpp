@@ -23,7 +23,10 @@ ReportColumns report_columns(const ResolvedStudy& study) {
   read = solver_metrics_read_by_formulas(study);
   for (const Objective& o : study.objectives) mark(o.metric);
   for (const Comparison& c : study.comparisons) mark(c.metric);
-  for (const CitedValue& v : study.values) mark(v.metric);
+  for (const CitedValue& v : study.values) {
+    mark(v.metric);
+    for (const CitedCondition& c : v.when) mark(c.metric);
+  }
   for (const FigureDecl& f : study.figures) {
     mark(f.x);
     for (const std::string& y : f.y) mark(y);

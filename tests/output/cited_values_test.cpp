@@ -11,9 +11,12 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "dse/analysis/analysed_run.hpp"
+#include "dse/store.hpp"
 #include "dse/study.hpp"
 #include "dse/study_references.hpp"
 #include "output/analysis_text.hpp"
@@ -99,6 +102,109 @@ double csv_value(const agreement::CsvFile& csv, const std::vector<Selector>& whe
   return std::stod(csv.at(rows.front(), metric));
 }
 
+// A cell of results.csv as a number; NaN where it is empty or not one (an infeasible row's metric).
+double csv_number(const agreement::CsvFile& csv, std::size_t row, const std::string& column) {
+  const std::string& cell = csv.at(row, column);
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(cell, &used);
+    return used == cell.size() ? x : std::nan("");
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+
+// The rows the study's filters keep (`when: filters`), as each row's axis labels: read back from the
+// run's store through the analysis the report runs (the filters themselves are tested in tests/dse).
+struct FilterKept {
+  std::vector<std::string> axes;
+  std::set<std::vector<std::string>> rows;
+  bool keeps(const agreement::CsvFile& csv, std::size_t r) const {
+    std::vector<std::string> labels;
+    for (const std::string& a : axes) labels.push_back(csv.at(r, a));
+    return rows.count(labels) > 0;
+  }
+};
+FilterKept filter_kept(const ResolvedStudy& study, const fs::path& run) {
+  ResultStore store(result_store_path(run.string()), StoreMode::read_only);
+  const AnalysedRun analysed = analyse_run(study, read_report_rows(study, store));
+  const ResultTable& shown = analysed.shown();
+  FilterKept out{shown.axis_names, {}};
+  for (std::size_t r = 0; r < shown.rows(); ++r) {
+    std::vector<std::string> labels;
+    for (std::size_t a = 0; a < shown.axis_names.size(); ++a) labels.push_back(shown.label(r, a));
+    out.rows.insert(std::move(labels));
+  }
+  return out;
+}
+
+// Whether a row of results.csv is one a count:, min:, max: or sum: entry reads: its where: selects it
+// and it meets each when: condition, read from the CSV's status and metric columns (`filters`: the
+// rows `kept` holds).
+bool csv_reads(const agreement::CsvFile& csv, std::size_t r, const CitedValue& v, const FilterKept& kept) {
+  for (const Selector& sel : v.where) {
+    if (csv.at(r, sel.param) != sel.label) return false;
+  }
+  for (const CitedCondition& c : v.when) {
+    const std::string& status = csv.at(r, "status");
+    switch (c.kind) {
+      case CitedCondition::Kind::feasible: if (status != "ok") return false; break;
+      case CitedCondition::Kind::infeasible: if (status != "infeasible") return false; break;
+      case CitedCondition::Kind::error: if (status != "error") return false; break;
+      case CitedCondition::Kind::filters: if (!kept.keeps(csv, r)) return false; break;
+      case CitedCondition::Kind::compare: {
+        const double x = csv_number(csv, r, c.metric);
+        if (status != "ok" || std::isnan(x)) return false;
+        const bool holds = c.op == CitedCondition::Op::less            ? x < c.threshold
+                           : c.op == CitedCondition::Op::less_equal    ? x <= c.threshold
+                           : c.op == CitedCondition::Op::greater       ? x > c.threshold
+                                                                       : x >= c.threshold;
+        if (!holds) return false;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+// What a count:, min:, max: or sum: entry cites, recomputed from results.csv; NaN where no row has the metric.
+double csv_aggregate(const agreement::CsvFile& csv, const CitedValue& v, const FilterKept& kept) {
+  std::set<std::string> distinct;
+  double count = 0, total = 0, lowest = HUGE_VAL, highest = -HUGE_VAL;
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    if (!csv_reads(csv, r, v, kept)) continue;
+    if (v.aggregate == CitedAggregate::count) {
+      if (v.count_of != "rows") distinct.insert(csv.at(r, v.count_of));
+      ++count;
+      continue;
+    }
+    const double x = csv_number(csv, r, v.metric);
+    if (csv.at(r, "status") != "ok" || std::isnan(x)) continue;
+    ++count;
+    total += x;
+    lowest = std::min(lowest, x);
+    highest = std::max(highest, x);
+  }
+  if (v.aggregate == CitedAggregate::count) return v.count_of == "rows" ? count : static_cast<double>(distinct.size());
+  if (count == 0) return std::nan("");
+  return v.aggregate == CitedAggregate::min ? lowest : v.aggregate == CitedAggregate::max ? highest : total;
+}
+
+// Why the text printed for `v` is not what results.csv gives it; empty when it is.
+std::string cited_misprint(const ResolvedStudy& study, const agreement::CsvFile& csv, const FilterKept& kept,
+                           const CitedValue& v, const std::string& printed) {
+  if (v.aggregate == CitedAggregate::count) {
+    const double n = csv_aggregate(csv, v, kept);
+    return printed == format_grouped(n) ? "" : "'" + printed + "' is not the count " + format_grouped(n);
+  }
+  const QuantityDisplay display = analysis_text::metric_display(study, v.metric);
+  if (v.aggregate != CitedAggregate::none) return misprint(printed, csv_aggregate(csv, v, kept), display);
+  const double expected = csv_value(csv, v.where, v.metric);
+  if (!v.over.empty()) return misprint(printed, expected / csv_value(csv, v.over, v.metric), kRatio);
+  if (!v.minus.empty()) return misprint(printed, expected - csv_value(csv, v.minus, v.metric), display);
+  return misprint(printed, expected, display);
+}
+
 // The report and results.csv of a study written in a test, run against the shipped catalog; nothing
 // when dsx fails.
 struct WrittenRun {
@@ -143,18 +249,26 @@ TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
   ASSERT_FALSE(csv.rows.empty());
   std::map<std::string, std::string> printed;
   for (const Section& s : study->sections) printed.merge(printed_references(s.text, report));
+  const FilterKept kept = filter_kept(*study, out);
   for (const CitedValue& v : study->values) {
     SCOPED_TRACE(v.name);
     ASSERT_EQ(printed.count("value." + v.name), 1u) << "every value is cited in the sections";
-    ASSERT_TRUE(csv.has(v.metric)) << v.metric;
-    for (const Selector& sel : v.where) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
-    for (const Selector& sel : v.over) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
-    const double expected = csv_value(csv, v.where, v.metric);
-    if (v.over.empty()) {
-      EXPECT_EQ(misprint(printed["value." + v.name], expected, analysis_text::metric_display(*study, v.metric)), "");
+    if (v.aggregate == CitedAggregate::count) {
+      if (v.count_of != "rows") {
+        ASSERT_TRUE(csv.has(v.count_of)) << v.count_of;
+      }
     } else {
-      EXPECT_EQ(misprint(printed["value." + v.name], expected / csv_value(csv, v.over, v.metric), kRatio), "");
+      ASSERT_TRUE(csv.has(v.metric)) << v.metric;
     }
+    for (const std::vector<Selector>* where : {&v.where, &v.over, &v.minus}) {
+      for (const Selector& sel : *where) ASSERT_TRUE(csv.has(sel.param)) << sel.param;
+    }
+    for (const CitedCondition& c : v.when) {
+      if (!c.metric.empty()) {
+        ASSERT_TRUE(csv.has(c.metric)) << c.metric;
+      }
+    }
+    EXPECT_EQ(cited_misprint(*study, csv, kept, v, printed["value." + v.name]), "");
   }
 }
 
@@ -261,6 +375,64 @@ TEST(CitedValues, ARatioIsTheCsvsRatio) {
   EXPECT_NE(d.format().find("values[0].over: a ratio's denominator selects one design point; also give a value for: precision"),
             std::string::npos)
       << d.format();
+}
+
+// count:, min:, max:, sum: and minus: cite what results.csv gives: a serving replica of Llama-3-70B in
+// fp16 on 1 to 8 H100s at two batches. `when: filters` counts the
+// rows the study's filter keeps, the same rows as the filter's own condition written as a when:.
+TEST(CitedValues, AggregatesAreTheCsvs) {
+  TempDir dir("cited_aggregates");
+  const fs::path study_file = fs::path(dir.path()) / "s.yaml";
+  const std::string text =
+      "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
+      "axes:\n  tp: [1, 2, 4, 8]\n  batch: [8, 64]\n"
+      "fixed: {hardware: h100_sxm, model: llama3_70b, precision: fp16}\n"
+      "filters:\n  - {name: quick, expr: \"itl_s <= 0.03\"}\n"
+      "values:\n"
+      "  - {name: rows, count: rows}\n"
+      "  - {name: layouts, count: tp, when: feasible}\n"
+      "  - {name: infeasible, count: rows, when: infeasible}\n"
+      "  - {name: quick, count: rows, when: filters}\n"
+      "  - {name: quick_too, count: rows, when: \"itl_s <= 30 ms\"}\n"
+      "  - {name: fastest, min: itl_s, where: {batch: 64}}\n"
+      "  - {name: slowest, max: itl_s, where: {batch: 64}, when: \"tokens_per_s > 0 tokens/s\"}\n"
+      "  - {name: total, sum: tokens_per_s, where: {batch: 8}}\n"
+      "  - {name: saved, metric: itl_s, where: {tp: 2, batch: 8}, minus: {tp: 8, batch: 8}}\n"
+      "  - {name: lost, metric: itl_s, where: {tp: 8, batch: 8}, minus: {tp: 2, batch: 8}}\n"
+      "sections:\n  - title: S\n    text: \"Cited here: rows {{value.rows}}; layouts {{value.layouts}}; infeasible {{value.infeasible}}; "
+      "quick {{value.quick}}; quick too {{value.quick_too}}; fastest {{value.fastest}}; slowest {{value.slowest}}; "
+      "total {{value.total}}; saved {{value.saved}}; lost {{value.lost}} per token.\"\n";
+  write_text(study_file, text);
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const agreement::CsvFile& csv = run->csv;
+  ASSERT_EQ(csv.rows.size(), 8u);
+  Diagnostics d;
+  const auto study = load_study(study_file.string(), kCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  const std::size_t section_at = text.find("Cited here: rows {{");
+  const auto printed = printed_references(text.substr(section_at, text.rfind('"') - section_at), run->report);
+  const FilterKept kept = filter_kept(*study, fs::path(dir.path()) / "run");
+  for (const CitedValue& v : study->values) {
+    SCOPED_TRACE(v.name);
+    ASSERT_EQ(printed.count("value." + v.name), 1u);
+    EXPECT_EQ(cited_misprint(*study, csv, kept, v, printed.at("value." + v.name)), "");
+  }
+  // Read here without the study: 8 rows; one GPU too small for 140 GB of weights at both batches, two
+  // for the weights and 64 sequences' KV caches.
+  EXPECT_EQ(printed.at("value.rows"), "8");
+  EXPECT_EQ(printed.at("value.infeasible"), "3");
+  EXPECT_EQ(printed.at("value.layouts"), "3");
+  EXPECT_EQ(printed.at("value.quick"), printed.at("value.quick_too"));
+  EXPECT_NE(printed.at("value.fastest"), printed.at("value.slowest"));
+  // The difference is signed: the larger replica is faster per token.
+  EXPECT_EQ(printed.at("value.lost").front(), '-') << printed.at("value.lost");
+  EXPECT_EQ(printed.at("value.lost").substr(1), printed.at("value.saved"));
+  // A wrong count or minimum is caught.
+  const CitedValue& layouts = study->values[1];
+  EXPECT_NE(cited_misprint(*study, csv, kept, layouts, "4"), "");
+  const CitedValue& fastest = study->values[5];
+  EXPECT_NE(cited_misprint(*study, csv, kept, fastest, printed.at("value.slowest")), "");
 }
 
 }  // namespace
