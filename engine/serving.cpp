@@ -76,6 +76,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     if (op.kind == OpKind::attention && name == "attention_scores") layer_kinds.push_back(kLayerAttention);
     if (op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) layer_kinds.push_back(0);
     if (op.kind == OpKind::matmul && name == "moe_router" && !layer_kinds.empty()) layer_kinds.back() |= kLayerMoe;
+    if (op.kind == OpKind::matmul && (name == "moe_router" || name == "mlp_gate_proj" || name == "mlp_fc1") &&
+        !layer_kinds.empty()) {
+      layer_kinds.back() |= kLayerFeedForward;
+    }
     if (name == "qkv_proj" || name == "out_proj" || name.starts_with("mla_")) {
       attention_mixer_weights += op.weight_elements * r;
     } else if (name.starts_with("ssm_") || op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) {
@@ -321,7 +325,8 @@ double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_
 }
 
 double tp_all_reduces_per_pass(const ServingShape& s) {
-  return 2 * s.layers - (s.feed_forward_layers == 0 ? s.ssd_layers : 0);
+  if (s.feed_forward_layers == 0) return 2 * s.layers - s.ssd_layers;
+  return s.layers + s.feed_forward_layers;
 }
 
 bool recurrent_tp_divides(const ServingShape& s, double tp) {
@@ -397,9 +402,11 @@ struct ForwardWork {
   double group_kv_bytes = 0;  // KV the busiest group reads and writes, before the TP split
 };
 
-double forward_compute_s(const ServingDevice& d, const ForwardWork& w, double eta) {
-  const double flops = (w.group_flops + w.expert_flops / d.ep) / d.tp;
-  return flops / (d.peak_flops_per_s * eta);
+double forward_compute_s(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
+  // Every token of the group passes the scans of all Mamba layers (their FLOPs are in group_flops).
+  const double scan_flops = d.scan_peak_flops_per_s > 0 ? w.group_tokens * s.scan_flops_per_token : 0.0;
+  const double gemm_s = (w.group_flops - scan_flops + w.expert_flops / d.ep) / d.tp / (d.peak_flops_per_s * eta);
+  return scan_flops > 0 ? gemm_s + scan_flops / d.tp / (d.scan_peak_flops_per_s * eta) : gemm_s;
 }
 
 PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
@@ -410,7 +417,7 @@ PhaseTime forward_time(const ServingShape& s, const ServingDevice& d, const Forw
                        w.group_tokens * s.linear_activation_elements_per_token * d.activation_bytes_per_element / d.tp +
                        w.group_kv_bytes * kv_share_per_gpu(s, d.tp);
   PhaseTime t;
-  t.compute_s = forward_compute_s(d, w, eta);
+  t.compute_s = forward_compute_s(s, d, w, eta);
   t.memory_s = bytes / d.memory_bandwidth_bytes_per_s;
   t.expert_all_to_all_s = expert_all_to_all_s(s, d, w.group_tokens);
   t.communication_s = tp_communication_s(s, d, w.group_tokens) + t.expert_all_to_all_s;
@@ -484,7 +491,7 @@ PhaseTime hybrid_step_time(const ServingShape& s, const ServingDevice& d, double
   both.expert_flops = decode.expert_flops + chunk.expert_flops;
   both.group_kv_bytes = decode.group_kv_bytes + chunk.group_kv_bytes;
   PhaseTime t = forward_time(s, d, both, eta_decode);
-  t.compute_s = forward_compute_s(d, decode, eta_decode) + forward_compute_s(d, chunk, eta_prefill);
+  t.compute_s = forward_compute_s(s, d, decode, eta_decode) + forward_compute_s(s, d, chunk, eta_prefill);
   return t;
 }
 

@@ -407,7 +407,7 @@ double busiest_stage_layers(double layers, double stages, double chunks_per_stag
 
 // One pipeline stage of a hybrid by the kinds of its layers (engine/serving.hpp layer_kinds).
 struct StageKinds {
-  double layers = 0, attention = 0, moe = 0;
+  double layers = 0, attention = 0, moe = 0, feed_forward = 0;
   bool operator==(const StageKinds&) const = default;
 };
 
@@ -425,6 +425,7 @@ StageKinds stage_kinds(const std::vector<std::uint8_t>& kinds, std::size_t stage
       held.layers += 1;
       if ((kinds[layer] & kLayerAttention) != 0) held.attention += 1;
       if ((kinds[layer] & kLayerMoe) != 0) held.moe += 1;
+      if ((kinds[layer] & kLayerFeedForward) != 0) held.feed_forward += 1;
     }
   }
   return held;
@@ -436,8 +437,8 @@ struct StageWeights {
   double parameters = 0, expert_parameters = 0, active_parameters = 0;
 };
 StageWeights stage_weights(const ServingShape& shape, const StageKinds& k, double stages) {
-  const double mamba = k.layers - k.attention, dense = k.layers - k.moe;
-  const double dense_layers = shape.layers - shape.moe_layers;
+  const double mamba = k.layers - k.attention, dense = k.feed_forward - k.moe;
+  const double dense_layers = shape.feed_forward_layers - shape.moe_layers;
   const double attention_w = shape.attention_mixer_weight_elements / shape.attention_layers;
   const double mamba_w = shape.recurrent_mixer_weight_elements / shape.recurrent_layers;
   const double mlp_w = dense_layers > 0 ? shape.dense_feed_forward_weight_elements / dense_layers : 0.0;
@@ -610,8 +611,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.ssd_layers = shape.ssd_layers;
   mem.recurrent_heads = shape.recurrent_heads;
   mem.recurrent_groups = shape.recurrent_groups;
-  // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts), a Mamba stack's none.
-  mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.layers;
+  // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts; Nemotron-H: the
+  // MLP layer after each, counted with it), a Mamba stack's none.
+  mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.recurrent_layers;
   mem.frozen_base = lora;
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
@@ -787,11 +789,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (cached ? 1.0 / m : (recompute >= 2 ? 2.0 : 1.0));
   }
   // The scans (Mamba layers): forward, backward at twice the forward (kTrainingPassMultiplier,
-  // engine/pipeline.hpp) and the forward again under full recomputation; Mamba-1's on the vector units
-  // (engine/dispatch.hpp vector_peak_flops_per_s), Mamba-2's on the tensor cores.
+  // engine/pipeline.hpp) and the forward again under full recomputation, at engine/dispatch.hpp
+  // scan_peak_flops_per_s (Mamba-1's on the vector units, Mamba-2's on the tensor cores).
   step.scan_flops_per_token = shape.scan_flops_per_token * (kTrainingPassMultiplier + (recompute >= 2 ? 1.0 : 0.0));
   step.scan_memory_bytes_per_token = shape.scan_elements_per_token * element_bytes * elementwise_passes;
-  step.scan_peak_flops_per_s = shape.scan_on_vector_units ? vector_peak_flops_per_s(hw, precision) : step.peak_flops_per_s;
+  step.scan_peak_flops_per_s = scan_peak_flops_per_s(hw, precision, shape.scan_on_vector_units, step.peak_flops_per_s);
   step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;
   step.memory_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency] /
