@@ -829,6 +829,7 @@ const std::array<Architecture, 18>& architecture_table() {
     mamba_architecture(),
     mamba2_architecture(),
     jamba_architecture(),
+    nemotron_h_architecture(),
     encoder_decoder_architecture(),
     mlp_architecture(),
     dlrm_architecture(),
