@@ -95,7 +95,7 @@ class Config {
 // attention_offset (engine/model_builders_hybrid.cpp): the '*' layers evenly spaced, the others
 // alternating 'M' and '-' from an 'M' (all 'M' without MLP layers); anything else is not modelled.
 struct NemotronHLayout {
-  double period = 0, offset = 0;
+  double period = 0, offset = 0, count = 0;
   bool mlp = false;
 };
 NemotronHLayout nemotron_h_layout(const std::string& pattern, double layers) {
@@ -118,16 +118,20 @@ NemotronHLayout nemotron_h_layout(const std::string& pattern, double layers) {
   }
   out.offset = static_cast<double>(attention.front());
   out.period = attention.size() > 1 ? static_cast<double>(attention[1] - attention[0]) : layers;
+  out.count = static_cast<double>(attention.size());
+  const auto period = static_cast<std::size_t>(out.period);
   std::string expected;
   std::size_t other = 0;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const bool is_attention = i >= attention.front() && (i - attention.front()) % static_cast<std::size_t>(out.period) == 0;
+    const bool is_attention =
+        i >= attention.front() && (i - attention.front()) % period == 0 && (i - attention.front()) / period < attention.size();
     expected += is_attention ? '*' : (!out.mlp || other++ % 2 == 0) ? 'M' : '-';
   }
   if (expected != pattern) {
     throw MissingKey(fmt::format("hybrid_override_pattern {} is not modelled: architecture nemotron_h places an "
-                                 "attention layer every {} layers from layer {} and alternates M and - between them ({})",
-                                 pattern, out.period, out.offset, expected));
+                                 "attention layer every {} layers from layer {}, {} of them, and alternates M and - "
+                                 "between them ({})",
+                                 pattern, out.period, out.offset, out.count, expected));
   }
   return out;
 }
@@ -293,6 +297,7 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
                                             : c.number_default("attention_head_dim", 128, out.defaulted));
       set("attention_period", layout.period);
       set("attention_offset", layout.offset);
+      set("attention_layers", layout.count);
       set("d_ff", layout.mlp ? c.number("intermediate_size") : 0);
       set("mamba_heads", c.number_default("mamba_num_heads", 128, out.defaulted));
       set("mamba_head_dim", c.number_default("mamba_head_dim", 64, out.defaulted));

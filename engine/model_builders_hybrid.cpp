@@ -4,6 +4,7 @@
 // engine/model_builders_blocks.hpp, so an attention layer's ops are the transformer builder's
 // (qkv_proj, attention_*, out_proj: engine/serving.hpp reads the attention shape and the KV cache from
 // them) and a Mamba layer's mixer is the mamba builder's (ssm_*, selective_scan) or the mamba2 builder's (ssd_scan).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <numeric>
@@ -218,9 +219,10 @@ ModelGraph build_jamba(std::span<const double> values) {
 // configuration_nemotron_h.py NemotronHConfig, modeling_nemotron_h.py NemotronHBlock). Every layer is
 // one block: RMSNorm, one mixer, residual add; the mixer is a Mamba-2 layer, an attention layer or an
 // MLP, as hybrid_override_pattern's characters M, * and - say. Layer i (from 0) is an attention layer
-// when i % attention_period = attention_offset; the others alternate Mamba-2, MLP, Mamba-2, ... in
-// order (all Mamba-2 when d_ff = 0). Nemotron-H-8B's pattern "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-
-// M-M*-M-M-M-M-M-" is period 11, offset 7: 24 Mamba-2, 4 attention and 24 MLP layers.
+// when i % attention_period = attention_offset and fewer than attention_layers (0 = no limit) come
+// before it; the others alternate Mamba-2, MLP, Mamba-2, ... in order (all Mamba-2 when d_ff = 0).
+// Nemotron-H-8B's pattern "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-" is period 11,
+// offset 7, 4 attention layers (layer 51 is an MLP): 24 Mamba-2, 4 attention and 24 MLP layers.
 //  - Mamba-2 (NemotronHMamba2Mixer): the `mamba2` builder's mixer (builders::append_mamba2_mixer) with
 //    D = mamba_heads x mamba_head_dim, G groups (mamba_n_groups), chunk_size; in/out projections
 //    without bias (mamba_proj_bias false), the conv with one (use_conv_bias true).
@@ -236,11 +238,12 @@ ModelGraph build_jamba(std::span<const double> values) {
 // attention layer, 176,164,864 per MLP layer, 8,100,852,736 in all (the paper's 8B).
 // The pattern repeats every attention_period layers (twice that when the period holds an odd number
 // of other layers, so that the alternation lines up): one block of ops per layer of that period with
-// repeat = the number of whole periods, then the remaining layers once.
+// repeat = the number of whole periods that hold all their attention layers, then the remaining
+// layers once.
 // ---------------------------------------------------------------------------------------------
 
 enum NemotronHParam : std::size_t {
-  n_layers, n_d_model, n_heads, n_kv_heads, n_head_dim, n_attention_period, n_attention_offset, n_d_ff,
+  n_layers, n_d_model, n_heads, n_kv_heads, n_head_dim, n_attention_period, n_attention_offset, n_attention_layers, n_d_ff,
   n_mamba_heads, n_mamba_head_dim, n_d_state, n_groups, n_d_conv, n_chunk, n_vocab, n_seq_len, n_tied, n_count
 };
 
@@ -253,6 +256,9 @@ constexpr std::array<ArchParamSpec, n_count> kNemotronHParams = {{
      .default_value = 0},
     {.name = "attention_period", .description = "one layer in this many is an attention layer (Nemotron-H-8B 11)"},
     {.name = "attention_offset", .description = "index (from 0) of the first attention layer (Nemotron-H-8B 7)"},
+    {.name = "attention_layers",
+     .description = "attention layers in all, the first ones the period places; 0 = every one (Nemotron-H-8B 4)",
+     .has_default = true, .default_value = 0},
     {.name = "d_ff",
      .description = "inner size of the squared-ReLU MLP layers, which alternate with the Mamba-2 layers; 0 = none"},
     {.name = "mamba_heads", .description = "SSM heads H of a Mamba-2 layer (Nemotron-H-8B 128)"},
@@ -280,6 +286,7 @@ ModelGraph build_nemotron_h(std::span<const double> values) {
   auto head_dim = count_param(kNemotronH, specs, values, n_head_dim, 0, 1e6);
   const auto attention_period = count_param(kNemotronH, specs, values, n_attention_period, 1, 1e5);
   const auto attention_offset = count_param(kNemotronH, specs, values, n_attention_offset, 0, 1e5);
+  const auto attention_count = count_param(kNemotronH, specs, values, n_attention_layers, 0, 1e5);
   const auto d_ff = count_param(kNemotronH, specs, values, n_d_ff, 0, 1e7);
   const auto mamba_heads = count_param(kNemotronH, specs, values, n_mamba_heads, 1, 1e6);
   const auto mamba_head_dim = count_param(kNemotronH, specs, values, n_mamba_head_dim, 1, 1e6);
@@ -340,11 +347,15 @@ ModelGraph build_nemotron_h(std::span<const double> values) {
   auto& ops = g.ops;
   double params = V * d;
   ops.push_back(make_op("token_embedding", OpKind::embedding, 0, T * d, T * d, 0, 1));
+  const auto is_attention = [&](std::uint64_t i) {
+    return i % attention_period == attention_offset &&
+           (attention_count == 0 || i / attention_period < attention_count);
+  };
   // Layer i executed `count` times; `other` is its index among the non-attention layers; returns its parameters.
   auto layer = [&](std::uint64_t i, std::uint64_t other, std::uint64_t count) {
     const auto r = as_repeat(count);
     double p = d;  // the block's RMSNorm
-    if (i % attention_period == attention_offset) {
+    if (is_attention(i)) {
       p += builders::append_attention(ops, attention, r, false, true);
     } else if (d_ff == 0 || other % 2 == 0) {
       ops.push_back(make_op("rmsnorm_ssm", OpKind::normalization, 4 * T * d, T * d, T * d, d, r));
@@ -362,15 +373,18 @@ ModelGraph build_nemotron_h(std::span<const double> values) {
   };
   const bool odd_others = d_ff > 0 && (attention_period - 1) % 2 == 1;
   const std::uint64_t period = odd_others ? 2 * attention_period : attention_period;
-  const std::uint64_t periods = layers / period;
+  const std::uint64_t slots_per_period = period / attention_period;
+  const std::uint64_t periods = attention_count == 0 ? layers / period
+                                                     : std::min(layers / period, attention_count / slots_per_period);
   std::uint64_t other = 0;
   for (std::uint64_t i = 0; i < (periods > 0 ? period : 0); ++i) {
     layer(i, other, periods);
-    if (i % attention_period != attention_offset) ++other;
+    if (!is_attention(i)) ++other;
   }
+  other *= periods > 0 ? periods : 1;
   for (std::uint64_t i = periods * period; i < layers; ++i) {
     layer(i, other, 1);
-    if (i % attention_period != attention_offset) ++other;
+    if (!is_attention(i)) ++other;
   }
   ops.push_back(make_op("rmsnorm_final", OpKind::normalization, 4 * T * d, T * d, T * d, d, 1));
   ops.push_back(make_op("lm_head", OpKind::matmul, 2 * T * d * V, T * d, T * V, V * d, 1));

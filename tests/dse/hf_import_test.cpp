@@ -209,10 +209,10 @@ TEST(HfImport, Mamba2ConfigGivesTheCatalogMamba2) {
   ASSERT_FALSE(d.has_errors()) << d.format() << m.yaml;
 
   // Mamba2Config's defaults: 128 heads of 64 = 2 x 4096, 8 groups, N 128, untied: per layer 4096 +
-  // 4096 (16384 + 2048 + 128) + 10240 x 5 + 3 x 128 + 8192 + 8192 x 4096 = 109,574,528.
+  // 4096 (16384 + 2048 + 128) + 10240 x 5 + 3 x 128 + 8192 + 8192 x 4096 = 109,640,064.
   const HfImport bare = import_text(R"({"model_type": "mamba2", "hidden_size": 4096, "num_hidden_layers": 64,
       "vocab_size": 32768})");
-  EXPECT_EQ(imported_graph(bare).parameter_count, 64 * 109'574'528.0 + 2 * 32768.0 * 4096 + 4096);
+  EXPECT_EQ(imported_graph(bare).parameter_count, 64 * 109'640'064.0 + 2 * 32768.0 * 4096 + 4096);
   EXPECT_NE(bare.yaml.find("Mamba2Config defaults used: expand 2, head_dim 64, num_heads 128"), std::string::npos)
       << bare.yaml;
   std::string error;
@@ -234,7 +234,7 @@ TEST(HfImport, NemotronHConfigGivesTheCatalogNemotronH) {
   EXPECT_EQ(imported_graph(m).parameter_count,
             shipped().find_model("nemotron_h_8b")->prepared.eager.parameter_count);
   EXPECT_EQ(imported_graph(m).parameter_count, 8'100'852'736.0);
-  EXPECT_NE(m.yaml.find("attention_period: 11, attention_offset: 7, d_ff: 21504"), std::string::npos) << m.yaml;
+  EXPECT_NE(m.yaml.find("attention_period: 11, attention_offset: 7, attention_layers: 4, d_ff: 21504"), std::string::npos) << m.yaml;
   EXPECT_NE(m.yaml.find("chunk_size: 128"), std::string::npos) << m.yaml;
   EXPECT_NE(m.yaml.find(sha256_hex(text)), std::string::npos);
   Catalog c;
@@ -246,7 +246,7 @@ TEST(HfImport, NemotronHConfigGivesTheCatalogNemotronH) {
       "num_key_value_heads": 2, "attention_head_dim": 16, "intermediate_size": 128, "vocab_size": 100,
       "num_hidden_layers": 6, "hybrid_override_pattern": )";
   const HfImport plain = import_text(base + R"("MM*MM*"})");
-  EXPECT_NE(plain.yaml.find("attention_period: 3, attention_offset: 2, d_ff: 0"), std::string::npos) << plain.yaml;
+  EXPECT_NE(plain.yaml.find("attention_period: 3, attention_offset: 2, attention_layers: 2, d_ff: 0"), std::string::npos) << plain.yaml;
   std::string error;
   EXPECT_FALSE(import_hf_config("c.json", base + R"("M-*-M*"})", "", error));
   EXPECT_NE(error.find("hybrid_override_pattern M-*-M* is not modelled"), std::string::npos) << error;

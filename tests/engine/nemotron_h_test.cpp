@@ -28,7 +28,7 @@ using Values = std::map<std::string, double, std::less<>>;
 constexpr std::string_view kPattern8b = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-";
 Values nemotron_h_8b(double seq_len = 8192) {
   return {{"layers", 52},          {"d_model", 4096},       {"heads", 32},        {"kv_heads", 8},
-          {"head_dim", 128},       {"attention_period", 11}, {"attention_offset", 7}, {"d_ff", 21504},
+          {"head_dim", 128},       {"attention_period", 11}, {"attention_offset", 7}, {"attention_layers", 4}, {"d_ff", 21504},
           {"mamba_heads", 128},    {"mamba_head_dim", 64},  {"d_state", 128},     {"ngroups", 8},
           {"d_conv", 4},           {"chunk_size", 128},     {"vocab", 131072},    {"seq_len", seq_len}};
 }
@@ -63,8 +63,8 @@ TEST(NemotronH, EightBParametersMatchTheTensorCount) {
   const double mlp = d * F + F * d;                                       // up_proj, down_proj
   double total = 2 * V * d + d;  // embeddings, lm_head, norm_f
   for (const char c : kPattern8b) total += d + (c == 'M' ? mamba : c == '*' ? attention : mlp);
-  EXPECT_EQ(mamba, 109'640'064.0);
-  EXPECT_EQ(attention, 41'947'136.0);
+  EXPECT_EQ(mamba + d, 109'640'064.0);  // with the block's RMSNorm
+  EXPECT_EQ(attention + d, 41'947'136.0);
   EXPECT_EQ(mlp + d, 176'164'864.0);
   EXPECT_EQ(total, 8'100'852'736.0);  // the model card's 8B
   const ModelGraph g = build_architecture("nemotron_h", nemotron_h_8b());
@@ -78,6 +78,11 @@ TEST(NemotronH, PatternFollowsPeriodOffsetAndAlternation) {
   v["attention_period"] = 4;
   v["attention_offset"] = 1;
   EXPECT_EQ(layer_pattern(build_architecture("nemotron_h", v)), "M*-M-*M-M*");  // 3 others a period: period 8
+  v["attention_layers"] = 2;
+  EXPECT_EQ(layer_pattern(build_architecture("nemotron_h", v)), "M*-M-*M-M-");
+  v["attention_layers"] = 1;
+  EXPECT_EQ(layer_pattern(build_architecture("nemotron_h", v)), "M*-M-M-M-M");
+  v["attention_layers"] = 0;
   v["d_ff"] = 0;
   EXPECT_EQ(layer_pattern(build_architecture("nemotron_h", v)), "M*MMM*MMM*");
   v["attention_offset"] = 4;
