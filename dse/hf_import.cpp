@@ -8,6 +8,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "dse/sha256.hpp"
 
@@ -15,9 +17,9 @@ namespace dsx {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kFamilies = {"llama", "mistral", "mixtral", "qwen2",       "gemma",
-                                                        "gemma2", "gpt2",    "bert",    "deepseek_v2", "deepseek_v3",
-                                                        "jamba",  "mamba"};
+constexpr std::array<std::string_view, 14> kFamilies = {
+    "llama", "mistral",     "mixtral",     "qwen2", "gemma", "gemma2", "gpt2", "bert",
+    "deepseek_v2", "deepseek_v3", "jamba", "mamba", "mamba2", "nemotron_h"};
 
 struct MissingKey : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -71,6 +73,14 @@ class Config {
     }
     return it->get<double>();
   }
+  // A string key, which must be present.
+  std::string text(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || !it->is_string()) {
+      throw MissingKey(fmt::format("missing key '{}' (a string) for model_type '{}'", key, type_));
+    }
+    return it->get<std::string>();
+  }
   bool present(const char* key) const {
     const auto it = j_.find(key);
     return it != j_.end() && !it->is_null();
@@ -80,6 +90,51 @@ class Config {
   const nlohmann::json& j_;
   std::string type_;
 };
+
+// Nemotron-H's hybrid_override_pattern as architecture nemotron_h's attention_period and
+// attention_offset (engine/model_builders_hybrid.cpp): the '*' layers evenly spaced, the others
+// alternating 'M' and '-' from an 'M' (all 'M' without MLP layers); anything else is not modelled.
+struct NemotronHLayout {
+  double period = 0, offset = 0, count = 0;
+  bool mlp = false;
+};
+NemotronHLayout nemotron_h_layout(const std::string& pattern, double layers) {
+  if (static_cast<double>(pattern.size()) != layers) {
+    throw MissingKey(fmt::format("hybrid_override_pattern has {} layers, num_hidden_layers {}", pattern.size(), layers));
+  }
+  std::vector<std::size_t> attention;
+  NemotronHLayout out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '*') attention.push_back(i);
+    if (pattern[i] == '-') out.mlp = true;
+    if (pattern[i] != '*' && pattern[i] != '-' && pattern[i] != 'M') {
+      throw MissingKey(fmt::format("hybrid_override_pattern layer '{}' is not modelled: architecture nemotron_h "
+                                   "has Mamba-2 (M), attention (*) and MLP (-) layers",
+                                   pattern[i]));
+    }
+  }
+  if (attention.empty()) {
+    throw MissingKey("hybrid_override_pattern has no attention layer ('*'): a stack of Mamba-2 layers is `mamba2`");
+  }
+  out.offset = static_cast<double>(attention.front());
+  out.period = attention.size() > 1 ? static_cast<double>(attention[1] - attention[0]) : layers;
+  out.count = static_cast<double>(attention.size());
+  const auto period = static_cast<std::size_t>(out.period);
+  std::string expected;
+  std::size_t other = 0;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const bool is_attention =
+        i >= attention.front() && (i - attention.front()) % period == 0 && (i - attention.front()) / period < attention.size();
+    expected += is_attention ? '*' : (!out.mlp || other++ % 2 == 0) ? 'M' : '-';
+  }
+  if (expected != pattern) {
+    throw MissingKey(fmt::format("hybrid_override_pattern {} is not modelled: architecture nemotron_h places an "
+                                 "attention layer every {} layers from layer {}, {} of them, and alternates M and - "
+                                 "between them ({})",
+                                 pattern, out.period, out.offset, out.count, expected));
+  }
+  return out;
+}
 
 std::string slug(std::string_view s) {
   std::string out;
@@ -196,6 +251,74 @@ std::optional<HfImport> import_hf_config(std::string_view file_name, std::string
       }
       if (!c.flag_default("use_conv_bias", true, out.defaulted)) {
         throw MissingKey("use_conv_bias false is not modelled: architecture mamba's conv1d has a bias");
+      }
+    } else if (type == "mamba2") {
+      // transformers Mamba2Config (models/mamba2/configuration_mamba2.py); the heads must fill expand x
+      // hidden_size, as the config class checks.
+      out.architecture = "mamba2";
+      out.config_class = "Mamba2Config";
+      const double d = c.number("hidden_size");
+      const double expand = c.number_default("expand", 2, out.defaulted);
+      const double head_dim = c.number_default("head_dim", 64, out.defaulted);
+      const double heads = c.number_default("num_heads", 128, out.defaulted);
+      if (heads * head_dim != expand * d) {
+        throw MissingKey(fmt::format("num_heads x head_dim ({}) must equal expand x hidden_size ({})", heads * head_dim,
+                                     expand * d));
+      }
+      set("layers", c.number("num_hidden_layers"));
+      set("d_model", d);
+      set("d_state", c.number_default("state_size", 128, out.defaulted));
+      set("expand", expand);
+      set("d_conv", c.number_default("conv_kernel", 4, out.defaulted));
+      set("head_dim", head_dim);
+      set("ngroups", c.number_default("n_groups", 8, out.defaulted));
+      set("chunk_size", c.number_default("chunk_size", 256, out.defaulted));
+      set("vocab", c.number("vocab_size"));
+      set("seq_len", 2048);
+      set("tied_embeddings", c.flag_default("tie_word_embeddings", false, out.defaulted) ? 1 : 0);
+      if (c.flag_default("use_bias", false, out.defaulted)) {
+        throw MissingKey("use_bias true is not modelled: architecture mamba2's in_proj and out_proj have no bias");
+      }
+      if (!c.flag_default("use_conv_bias", true, out.defaulted)) {
+        throw MissingKey("use_conv_bias false is not modelled: architecture mamba2's conv1d has a bias");
+      }
+    } else if (type == "nemotron_h") {
+      // transformers NemotronHConfig (models/nemotron_h/configuration_nemotron_h.py), whose defaults are
+      // Nemotron-H-8B's but for chunk_size.
+      out.architecture = "nemotron_h";
+      out.config_class = "NemotronHConfig";
+      const double layers = c.number("num_hidden_layers");
+      const NemotronHLayout layout = nemotron_h_layout(c.text("hybrid_override_pattern"), layers);
+      set("layers", layers);
+      set("d_model", c.number("hidden_size"));
+      set("heads", c.number("num_attention_heads"));
+      set("kv_heads", c.number_default("num_key_value_heads", 8, out.defaulted));
+      set("head_dim", c.present("head_dim") ? c.number("head_dim")
+                                            : c.number_default("attention_head_dim", 128, out.defaulted));
+      set("attention_period", layout.period);
+      set("attention_offset", layout.offset);
+      set("attention_layers", layout.count);
+      set("d_ff", layout.mlp ? c.number("intermediate_size") : 0);
+      set("mamba_heads", c.number_default("mamba_num_heads", 128, out.defaulted));
+      set("mamba_head_dim", c.number_default("mamba_head_dim", 64, out.defaulted));
+      set("d_state", c.number_default("ssm_state_size", 128, out.defaulted));
+      set("ngroups", c.number_default("n_groups", 8, out.defaulted));
+      set("d_conv", c.number_default("conv_kernel", 4, out.defaulted));
+      set("chunk_size", c.number_default("chunk_size", 256, out.defaulted));
+      set("vocab", c.number("vocab_size"));
+      set("seq_len", 2048);
+      set("tied_embeddings", c.flag_default("tie_word_embeddings", false, out.defaulted) ? 1 : 0);
+      for (const char* bias : {"use_bias", "mamba_proj_bias", "mlp_bias", "attention_bias"}) {
+        if (c.flag_default(bias, false, out.defaulted)) {
+          throw MissingKey(fmt::format("{} true is not modelled: architecture nemotron_h's linear layers have no bias", bias));
+        }
+      }
+      if (!c.flag_default("use_conv_bias", true, out.defaulted)) {
+        throw MissingKey("use_conv_bias false is not modelled: architecture nemotron_h's conv1d has a bias");
+      }
+      if (c.present("mlp_hidden_act") && c.text("mlp_hidden_act") != "relu2") {
+        throw MissingKey("mlp_hidden_act " + c.text("mlp_hidden_act") +
+                         " is not modelled: architecture nemotron_h's MLP is squared ReLU (relu2)");
       }
     } else if (type == "gpt2" || type == "bert") {
       const bool gpt2 = type == "gpt2";

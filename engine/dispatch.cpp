@@ -22,6 +22,11 @@ double vector_peak_flops_per_s(const HardwareSpec& hw, Precision precision) {
   return hw.supports(Precision::fp32) ? std::min(peak, hw.peak(Precision::fp32)) : peak;
 }
 
+double scan_peak_flops_per_s(const HardwareSpec& hw, Precision precision, bool scan_on_vector_units,
+                             double gemm_peak_flops_per_s) {
+  return scan_on_vector_units ? vector_peak_flops_per_s(hw, precision) : gemm_peak_flops_per_s;
+}
+
 double dispatch_time_s(double kernel_count, const LaunchSettings& launch) {
   const double cpu_s = launch_count(kernel_count, launch) * launch.launch_overhead_s;
   return launch.cuda_graphs ? cpu_s + kernel_count * launch.graph_node_latency_s : cpu_s;

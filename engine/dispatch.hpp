@@ -66,6 +66,13 @@ struct LaunchSettings {
 // precision's peak.
 double vector_peak_flops_per_s(const HardwareSpec& hw, Precision precision);
 
+// The rate a language model's state-space scans run at in the training and serving solvers, which
+// price them apart from the GEMMs (engine/serving.hpp ServingShape::scan_on_vector_units): Mamba-1's
+// selective scan at vector_peak_flops_per_s (engine/graph.hpp runs_on_vector_units), Mamba-2's SSD
+// scan at the pass's GEMM rate, the roofs op_roof gives the inference solver's ops.
+double scan_peak_flops_per_s(const HardwareSpec& hw, Precision precision, bool scan_on_vector_units,
+                             double gemm_peak_flops_per_s);
+
 // CPU-side launches for a pass of `kernel_count` kernels: the kernels, or one graph replay.
 double launch_count(double kernel_count, const LaunchSettings& launch);
 // Dispatch time of that pass: launches x t_launch (+ kernels x t_node with graphs).

@@ -792,9 +792,9 @@ ModelGraph build_pointwise_chain(std::span<const double> values) {
   return g;
 }
 
-const std::array<Architecture, 18>& architecture_table() {
+const std::array<Architecture, 19>& architecture_table() {
   // Families defined in their own files (engine/model_families.hpp) are added with one line each.
-  static const std::array<Architecture, 18> table = {{
+  static const std::array<Architecture, 19> table = {{
     {.name = kTransformer,
      .description = "decoder or encoder transformer stack (GPT-2, BERT, Llama, Mixtral, Gemma 2, PaLM; MHA, GQA, MQA or MLA; "
                     "sliding-window layers; sequential or parallel block; GELU or SwiGLU MLP, dense or mixture of experts)",
@@ -829,6 +829,7 @@ const std::array<Architecture, 18>& architecture_table() {
     mamba_architecture(),
     mamba2_architecture(),
     jamba_architecture(),
+    nemotron_h_architecture(),
     encoder_decoder_architecture(),
     mlp_architecture(),
     dlrm_architecture(),

@@ -18,6 +18,8 @@
 //  - mamba2 (Mamba-2, the SSD layer of arXiv:2405.21060; a sample is one sequence) (model_builders_mamba2.cpp).
 //  - jamba (hybrid of attention and Mamba layers with dense and MoE feed-forwards; a sample is one
 //    sequence) (model_builders_hybrid.cpp, from the shared pieces of model_builders_blocks.hpp).
+//  - nemotron_h (hybrid of Mamba-2, attention and MLP layers, NVIDIA's Nemotron-H; a sample is one
+//    sequence) (model_builders_hybrid.cpp).
 //  - mlp, dlrm (pooled embedding bags, dot or DCNv2 interaction) (model_builders_recsys.cpp).
 //  - mask_rcnn (ResNet-50-FPN, RPN, RoIAlign box and mask heads; a sample is one image)
 //    (model_builders_detection.cpp).

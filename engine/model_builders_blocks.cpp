@@ -140,4 +140,18 @@ double append_mamba_mixer(std::vector<Op>& ops, const MambaMixerSpec& m, std::ui
   return 2 * d * D + (D * k + D) + D * (R + 2 * N) + norms + (R * D + D) + (D * N + D) + D * d;
 }
 
+double append_mamba2_mixer(std::vector<Op>& ops, const Mamba2MixerSpec& m, std::uint32_t r) {
+  const double T = m.T, d = m.d, D = m.D, H = m.H, G = m.G, N = m.N, k = m.k;
+  const double width = 2 * D + 2 * G * N + H;  // in_proj's [z, x, B, C, dt]
+  const double conv_channels = D + 2 * G * N;  // x, B and C
+  ops.push_back(make_op("ssm_in_proj", OpKind::matmul, 2 * T * d * width, T * d, T * width, d * width, r));
+  ops.push_back(causal_conv1d("ssm_conv1d", T, conv_channels, k, r));
+  ops.back().state_elements = conv_channels * k;  // Mamba2.allocate_inference_cache: conv_state (batch, conv_dim, d_conv)
+  ops.push_back(make_op("ssm_silu", OpKind::elementwise, 4 * T * conv_channels, T * conv_channels, T * conv_channels, 0, r));
+  ops.push_back(ssd_scan("ssd_scan", {.length = T, .heads = H, .head_dim = m.P, .groups = G, .state = N, .chunk = m.Q}, r));
+  ops.push_back(make_op("ssm_gated_norm", OpKind::normalization, 9 * T * D, 2 * T * D, T * D, D, r));
+  ops.push_back(make_op("ssm_out_proj", OpKind::matmul, 2 * T * D * d, T * D, T * d, D * d, r));
+  return d * width + conv_channels * (k + 1) + 3 * H + D + D * d;
+}
+
 }  // namespace dsx::builders

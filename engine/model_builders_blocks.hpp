@@ -1,6 +1,7 @@
 // Layer pieces shared by the decoder builders: the transformer's attention and feed-forward sub-layers
-// (engine/model_builders.cpp, `transformer`) and Mamba's mixer (engine/model_builders_sequence.cpp,
-// `mamba`), so that a hybrid stack (engine/model_builders_hybrid.cpp, `jamba`) builds its layers from
+// (engine/model_builders.cpp, `transformer`) and Mamba's and Mamba-2's mixers (engine/model_builders_
+// sequence.cpp `mamba`, engine/model_builders_mamba2.cpp `mamba2`), so that a hybrid stack
+// (engine/model_builders_hybrid.cpp, `jamba` and `nemotron_h`) builds its layers from
 // the same ops. Formulas, op names and sources are those of the two builders' headers; these functions
 // only append the ops in execution order and return the parameters they add.
 #pragma once
@@ -79,5 +80,22 @@ struct MambaMixerSpec {
   bool dt_bc_norms = false;
 };
 double append_mamba_mixer(std::vector<Op>& ops, const MambaMixerSpec& m, std::uint32_t r);
+
+// Mamba-2's mixer (engine/model_builders_mamba2.cpp, the `mamba2` builder's header has the layout and
+// sources) on T tokens: in_proj d -> 2 D + 2 G N + H, causal depthwise conv1d of k taps over x, B and
+// C, SiLU, the SSD scan, gated RMSNorm in G groups, out_proj D -> d, no biases but the conv's. No
+// block norm, no residual; returns d (2 D + 2 G N + H) + (D + 2 G N)(k + 1) + 3 H + D + D d.
+struct Mamba2MixerSpec {
+  double T = 0;
+  double d = 0;
+  double D = 0;             // heads x head_dim
+  double N = 0;             // d_state
+  double H = 0;             // heads
+  double P = 0;             // head_dim
+  double G = 0;             // groups of B and C
+  double k = 0;             // d_conv
+  double Q = 0;             // chunk_size
+};
+double append_mamba2_mixer(std::vector<Op>& ops, const Mamba2MixerSpec& m, std::uint32_t r);
 
 }  // namespace dsx::builders

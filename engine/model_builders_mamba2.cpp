@@ -24,8 +24,8 @@
 #include <string_view>
 
 #include "engine/builder_support.hpp"
+#include "engine/model_builders_blocks.hpp"
 #include "engine/model_families.hpp"
-#include "engine/operators.hpp"
 
 namespace dsx {
 
@@ -91,31 +91,26 @@ ModelGraph build_mamba2(std::span<const double> values) {
 
   ModelGraph g;
   g.sample_unit = "sequence";
-  const double d = static_cast<double>(d_model), T = static_cast<double>(seq_len);
-  const double D = static_cast<double>(inner), N = static_cast<double>(d_state), H = static_cast<double>(heads);
-  const double G = static_cast<double>(groups), k = static_cast<double>(d_conv), V = static_cast<double>(vocab);
-  const double width = 2 * D + 2 * G * N + H;  // in_proj's [z, x, B, C, dt]
-  const double conv_channels = D + 2 * G * N;  // x, B and C
+  const double d = static_cast<double>(d_model), T = static_cast<double>(seq_len), V = static_cast<double>(vocab);
+  const builders::Mamba2MixerSpec mixer{.T = T,
+                                        .d = d,
+                                        .D = static_cast<double>(inner),
+                                        .N = static_cast<double>(d_state),
+                                        .H = static_cast<double>(heads),
+                                        .P = static_cast<double>(head_dim),
+                                        .G = static_cast<double>(groups),
+                                        .k = static_cast<double>(d_conv),
+                                        .Q = static_cast<double>(chunk)};
   const auto r = as_repeat(layers);
   auto& ops = g.ops;
 
   ops.push_back(make_op("token_embedding", OpKind::embedding, 0, T * d, T * d, 0, 1));
   ops.push_back(make_op("rmsnorm", OpKind::normalization, 4 * T * d, T * d, T * d, d, r));
-  ops.push_back(make_op("ssm_in_proj", OpKind::matmul, 2 * T * d * width, T * d, T * width, d * width, r));
-  ops.push_back(causal_conv1d("ssm_conv1d", T, conv_channels, k, r));
-  ops.back().state_elements = conv_channels * k;  // Mamba2.allocate_inference_cache: conv_state (batch, conv_dim, d_conv)
-  ops.push_back(make_op("ssm_silu", OpKind::elementwise, 4 * T * conv_channels, T * conv_channels, T * conv_channels, 0, r));
-  ops.push_back(ssd_scan("ssd_scan",
-                         {.length = T, .heads = H, .head_dim = static_cast<double>(head_dim), .groups = G, .state = N,
-                          .chunk = static_cast<double>(chunk)},
-                         r));
-  ops.push_back(make_op("ssm_gated_norm", OpKind::normalization, 9 * T * D, 2 * T * D, T * D, D, r));
-  ops.push_back(make_op("ssm_out_proj", OpKind::matmul, 2 * T * D * d, T * D, T * d, D * d, r));
+  const double per_layer = d + builders::append_mamba2_mixer(ops, mixer, r);
   ops.push_back(make_op("residual_add", OpKind::elementwise, T * d, 2 * T * d, T * d, 0, r));
   ops.push_back(make_op("rmsnorm_final", OpKind::normalization, 4 * T * d, T * d, T * d, d, 1));
   ops.push_back(make_op("lm_head", OpKind::matmul, 2 * T * d * V, T * d, T * V, V * d, 1));
 
-  const double per_layer = d + d * width + conv_channels * (k + 1) + 3 * H + D + D * d;
   g.parameter_count = V * d + static_cast<double>(layers) * per_layer + d + (tied ? 0 : V * d);
   return g;
 }

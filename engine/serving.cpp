@@ -101,6 +101,10 @@ bool derive_serving_shape(const ModelGraph& graph, ServingShape& shape) {
     if (op.kind == OpKind::attention && name == "attention_scores") layer_kinds.push_back(kLayerAttention);
     if (op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) layer_kinds.push_back(0);
     if (op.kind == OpKind::matmul && name == "moe_router" && !layer_kinds.empty()) layer_kinds.back() |= kLayerMoe;
+    if (op.kind == OpKind::matmul && (name == "moe_router" || name == "mlp_gate_proj" || name == "mlp_fc1") &&
+        !layer_kinds.empty()) {
+      layer_kinds.back() |= kLayerFeedForward;
+    }
     if (name == "qkv_proj" || name == "out_proj" || name.starts_with("mla_")) {
       attention_mixer_weights += op.weight_elements * r;
     } else if (name.starts_with("ssm_") || op.kind == OpKind::selective_scan || op.kind == OpKind::ssd_scan) {
@@ -347,7 +351,8 @@ double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_
 }
 
 double tp_all_reduces_per_pass(const ServingShape& s) {
-  return 2 * s.layers - (s.feed_forward_layers == 0 ? s.ssd_layers : 0);
+  if (s.feed_forward_layers == 0) return 2 * s.layers - s.ssd_layers;
+  return s.layers + s.feed_forward_layers;
 }
 
 bool recurrent_tp_divides(const ServingShape& s, double tp) {
@@ -435,9 +440,17 @@ struct ForwardCompute {
 // (attention, scans, norms) at peak x eta.
 ForwardCompute forward_compute(const ServingShape& s, const ServingDevice& d, const ForwardWork& w, double eta) {
   const double rate = d.peak_flops_per_s * eta;
-  if (d.compute_units <= 0 || s.gemms.empty()) return {(w.group_flops + w.expert_flops / d.ep) / d.tp / rate, 0};
+  // Every token of the group passes the scans of all Mamba layers (their FLOPs are in group_flops), at
+  // the scan's own rate.
+  const double scan_flops = d.scan_peak_flops_per_s > 0 ? w.group_tokens * s.scan_flops_per_token : 0.0;
+  const double scan_s = scan_flops > 0 ? scan_flops / d.tp / (d.scan_peak_flops_per_s * eta) : 0.0;
+  if (d.compute_units <= 0 || s.gemms.empty()) {
+    return {(w.group_flops - scan_flops + w.expert_flops / d.ep) / d.tp / rate + scan_s, 0};
+  }
   ForwardCompute c;
-  c.compute_s = std::max(0.0, w.group_flops - w.group_tokens * s.unrouted_gemm_flops_per_token) / d.tp / rate;
+  c.compute_s =
+      std::max(0.0, w.group_flops - scan_flops - w.group_tokens * s.unrouted_gemm_flops_per_token) / d.tp / rate +
+      scan_s;
   for (const ServingGemm& g : s.gemms) {
     const double tokens = g.routed ? w.tokens : w.group_tokens;
     if (tokens <= 0) continue;

@@ -219,8 +219,10 @@ struct ServingShape {
   double adapter_in_out_elements = 0;          // sum of d_in + d_out over the matrices, all layers and experts
   double active_adapter_in_out_elements = 0;   // the same over the matrices one token passes (k of E experts)
   // The layers in execution order, one entry each (kLayerAttention set for an attention layer, clear
-  // for a Mamba layer; kLayerMoe set for a mixture-of-experts feed-forward): a layer is its mixer op
-  // (attention_scores, selective_scan or ssd_scan) and the moe_router after it, and a run of
+  // for a Mamba layer; kLayerFeedForward set when a feed-forward follows its mixer, kLayerMoe when that
+  // is a mixture of experts): a layer is its mixer op (attention_scores, selective_scan or ssd_scan)
+  // and the feed-forward (mlp_gate_proj, mlp_fc1 or moe_router) before the next mixer (Nemotron-H's
+  // MLP layers join the mixer before them), and a run of
   // consecutive ops with one repeat count runs that many times in a row, as the builders lay out a
   // repeated block of layers (Jamba's lcm(attention_period, expert_period) layers, then the rest once).
   // What a pipeline stage of a hybrid holds of each kind (engine/solvers/training.hpp).
@@ -238,6 +240,7 @@ struct ServingShape {
 
 inline constexpr std::uint8_t kLayerAttention = 1;
 inline constexpr std::uint8_t kLayerMoe = 2;
+inline constexpr std::uint8_t kLayerFeedForward = 4;
 
 // False when the graph is neither a transformer built by engine/model_builders (a qkv_proj or
 // mla_kv_down_proj op and an attention_scores op; Jamba's hybrid among them) nor an attention-free
@@ -264,8 +267,9 @@ double grouped_weight_bytes(double weight_bytes, double group_weights, double ze
 double kv_cache_bytes_per_token(const ServingShape& s, double kv_bytes_per_element);
 // One sequence's KV cache at `tokens` of context: sliding-window layers hold at most W tokens.
 double kv_cache_bytes(const ServingShape& s, double tokens, double kv_bytes_per_element);
-// Tensor-parallel all-reduces of d_model-wide activations in one forward pass: 2 per layer (a
-// transformer's attention and MLP, Jamba's mixer and feed-forward, a Mamba-1 mixer's two), 1 per
+// Tensor-parallel all-reduces of d_model-wide activations in one forward pass: one per mixer and one
+// per feed-forward (a transformer's attention and MLP, Jamba's mixer and feed-forward, Nemotron-H's
+// Mamba-2, attention and MLP layers one each); without feed-forwards 2 per Mamba-1 mixer and 1 per
 // layer of a Mamba-2 stack (Dao & Gu 2024, arXiv:2405.21060, section 8.1; T. Dao, "State Space
 // Duality (Mamba-2) Part IV - The Systems", tridao.me 2024: with the parallel projections every SSM
 // parameter is a function of the layer's input, and a grouped norm with groups divisible by the TP
@@ -294,6 +298,9 @@ struct ServingDevice {
   // The GEMM peak at the compute precision (HardwareSpec::gemm_peak: at fp8 the peak x the entry's
   // fp8_gemm_relative_efficiency): the step's FLOPs are its linear layers' and attention's matrix products.
   double peak_flops_per_s = 0;
+  // The rate of the state-space scans among the step's FLOPs (engine/dispatch.hpp
+  // scan_peak_flops_per_s: Mamba-1's selective scan at the fp32 vector rate); 0 = peak_flops_per_s.
+  double scan_peak_flops_per_s = 0;
   double memory_bandwidth_bytes_per_s = 0;
   double link_bytes_per_s = 0;       // one-way
   double link_latency_s = 0;

@@ -42,6 +42,16 @@ double activation_bytes_per_layer(double seq_len, double micro_batch, double hid
   return 0.0;
 }
 
+namespace {
+// What a Mamba layer stores besides its mixer: a hybrid's feed-forward and two norms as Korthikanti et
+// al.'s Table 2 counts a transformer layer's without attention (23 s b h, 7 s b h + 16 s b h / t without
+// sequence parallelism), or a Mamba stack's one norm's d-wide input.
+double mamba_layer_rest_bytes(double sbd, double t, bool sequence_parallel, bool with_feed_forward) {
+  if (with_feed_forward) return sequence_parallel ? 23.0 * sbd / t : sbd * (7.0 + 16.0 / t);
+  return sequence_parallel ? 2.0 * sbd / t : 2.0 * sbd;
+}
+}  // namespace
+
 double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
                                         double state_size, double x_proj_width, double tensor_parallel,
                                         bool sequence_parallel, Recomputation recompute, bool with_feed_forward) {
@@ -56,9 +66,7 @@ double mamba_activation_bytes_per_layer(double seq_len, double micro_batch, doub
   const double whole = tokens * (2.0 * x_proj_width + 4.0 * state_size);
   constexpr double kScanChunkTokens = 2048;
   const double states = 8.0 * micro_batch * channels * state_size * std::ceil(seq_len / kScanChunkTokens) / t;
-  const double mixer = d_wide + split_channels + whole + states;
-  const double rest = with_feed_forward ? (sequence_parallel ? 23.0 * sbd / t : sbd * (7.0 + 16.0 / t)) : d_wide;
-  return mixer + rest;
+  return d_wide + split_channels + whole + states + mamba_layer_rest_bytes(sbd, t, sequence_parallel, with_feed_forward);
 }
 
 double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, double d_model, double channels,
@@ -71,8 +79,7 @@ double mamba2_activation_bytes_per_layer(double seq_len, double micro_batch, dou
   const double d_wide = sequence_parallel ? 2.0 * sbd / t : 2.0 * sbd;
   const double in_proj_width = 2.0 * channels + 2.0 * groups * state_size + heads;
   const double split = tokens * (2.0 * in_proj_width + 2.0 * channels + 4.0 * groups) / t;
-  const double rest = with_feed_forward ? (sequence_parallel ? 23.0 * sbd / t : sbd * (7.0 + 16.0 / t)) : d_wide;
-  return d_wide + split + rest;
+  return d_wide + split + mamba_layer_rest_bytes(sbd, t, sequence_parallel, with_feed_forward);
 }
 
 TrainingMemory training_memory(const TrainingMemoryInput& in) {

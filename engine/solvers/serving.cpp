@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/collectives.hpp"
+#include "engine/dispatch.hpp"
 #include "engine/efficiency.hpp"
 #include "engine/queueing.hpp"
 #include "engine/serving.hpp"
@@ -350,6 +351,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
                                   ? grouped_weight_bytes(weight_only_width, v[Param::weight_group_size], zero_point_bytes)
                                   : bytes_per_element(compute_precision);
   const ServingDevice dev{.peak_flops_per_s = hw.gemm_peak(compute_precision),
+                          .scan_peak_flops_per_s = scan_peak_flops_per_s(hw, compute_precision, shape.scan_on_vector_units,
+                                                                         hw.gemm_peak(compute_precision)),
                           .memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency],
                           .link_bytes_per_s = hw.accelerator_link_bandwidth_bytes_per_s,
                           .link_latency_s = v[Param::link_latency],
@@ -387,6 +390,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
       return {PointStatus::infeasible, prefill_needs_link};
     }
     prefill_dev.peak_flops_per_s = phw->gemm_peak(compute_precision);
+    prefill_dev.scan_peak_flops_per_s =
+        scan_peak_flops_per_s(*phw, compute_precision, shape.scan_on_vector_units, prefill_dev.peak_flops_per_s);
     prefill_dev.memory_bandwidth_bytes_per_s = phw->memory_bandwidth_bytes_per_s * v[Param::memory_efficiency];
     prefill_dev.link_bytes_per_s = phw->accelerator_link_bandwidth_bytes_per_s;
     prefill_dev.compute_units = v[Param::gemm_shapes] != 0 ? phw->compute_units : 0;

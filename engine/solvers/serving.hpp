@@ -60,7 +60,9 @@
 //  - attention-free models (architecture mamba): no KV cache; each sequence holds its Mamba layers'
 //    constant conv + SSM state (engine/serving.hpp), which kv_cache_bytes reports, so memory_bytes and
 //    max_batch do not depend on the context; decode steps cost the same at any context. tp must divide
-//    the expand x d_model channels (tp_must_divide_channels).
+//    the expand x d_model channels (tp_must_divide_channels). A step's scan FLOPs (Mamba-1's selective
+//    scan, Mamba-2's SSD scan) run at engine/dispatch.hpp scan_peak_flops_per_s, the rate training
+//    gives them: Mamba-1's at the fp32 vector rate, Mamba-2's at the GEMM rate.
 //  - multi-head latent attention (DeepSeek-V2/V3): the KV cache is the latent plus the RoPE key, one
 //    copy for all heads (replicated under tp); prefill attention is priced materialised, decode absorbed
 //    (engine/serving.hpp).

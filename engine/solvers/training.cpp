@@ -119,8 +119,9 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   mem.ssd_layers = shape.ssd_layers;
   mem.recurrent_heads = shape.recurrent_heads;
   mem.recurrent_groups = shape.recurrent_groups;
-  // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts), a Mamba stack's none.
-  mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.layers;
+  // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts; Nemotron-H: the
+  // MLP layer after each, counted with it), a Mamba stack's none.
+  mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.recurrent_layers;
   mem.frozen_base = lora;
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
@@ -215,11 +216,11 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     step.memory_bytes_per_microbatch = 4.0 * gpu_weights * (cached ? 1.0 / m : (recompute >= 2 ? 2.0 : 1.0));
   }
   // The scans (Mamba layers): forward, backward at twice the forward (kTrainingPassMultiplier,
-  // engine/pipeline.hpp) and the forward again under full recomputation; Mamba-1's on the vector units
-  // (engine/dispatch.hpp vector_peak_flops_per_s), Mamba-2's on the tensor cores.
+  // engine/pipeline.hpp) and the forward again under full recomputation, at engine/dispatch.hpp
+  // scan_peak_flops_per_s (Mamba-1's on the vector units, Mamba-2's on the tensor cores).
   step.scan_flops_per_token = shape.scan_flops_per_token * (kTrainingPassMultiplier + (recompute >= 2 ? 1.0 : 0.0));
   step.scan_memory_bytes_per_token = shape.scan_elements_per_token * element_bytes * elementwise_passes;
-  step.scan_peak_flops_per_s = shape.scan_on_vector_units ? vector_peak_flops_per_s(hw, precision) : step.peak_flops_per_s;
+  step.scan_peak_flops_per_s = scan_peak_flops_per_s(hw, precision, shape.scan_on_vector_units, step.peak_flops_per_s);
   step.split_memory_bytes_per_token = split_bytes + (sp ? replicated_bytes : 0.0);
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;
   step.memory_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency] /

@@ -60,7 +60,9 @@
 //    base at its storage bytes); the checkpoint the adapters' state only. Adapter activations are not added.
 //  - Mamba layers: a hybrid of attention and Mamba layers (Jamba, engine/model_builders_hybrid.cpp) or
 //    an attention-free Mamba stack (architecture mamba, engine/model_builders_sequence.cpp;
-//    engine/serving.hpp reads their shape). Every block counts as a layer for the pipeline split. A
+//    engine/serving.hpp reads their shape). Every block counts as a layer for the pipeline split (a
+//    Nemotron-H MLP layer, engine/model_builders_hybrid.cpp nemotron_h, joins the mixer before it:
+//    Nemotron-H-8B's 52 blocks are 28 units, 24 of them with an MLP). A
 //    Mamba layer's activations are what state-spaces/mamba's MambaInnerFn saves for backward, per
 //    recompute level (engine/training_memory.hpp mamba_activation_bytes_per_layer). With pp > 1 each
 //    stage of a hybrid holds its own layers: the layers in order (engine/serving.hpp layer_kinds;

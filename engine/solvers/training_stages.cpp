@@ -16,14 +16,15 @@ StageKinds stage_kinds(const std::vector<std::uint8_t>& kinds, std::size_t stage
       held.layers += 1;
       if ((kinds[layer] & kLayerAttention) != 0) held.attention += 1;
       if ((kinds[layer] & kLayerMoe) != 0) held.moe += 1;
+      if ((kinds[layer] & kLayerFeedForward) != 0) held.feed_forward += 1;
     }
   }
   return held;
 }
 
 StageWeights stage_weights(const ServingShape& shape, const StageKinds& k, double stages) {
-  const double mamba = k.layers - k.attention, dense = k.layers - k.moe;
-  const double dense_layers = shape.layers - shape.moe_layers;
+  const double mamba = k.layers - k.attention, dense = k.feed_forward - k.moe;
+  const double dense_layers = shape.feed_forward_layers - shape.moe_layers;
   const double attention_w = shape.attention_mixer_weight_elements / shape.attention_layers;
   const double mamba_w = shape.recurrent_mixer_weight_elements / shape.recurrent_layers;
   const double mlp_w = dense_layers > 0 ? shape.dense_feed_forward_weight_elements / dense_layers : 0.0;

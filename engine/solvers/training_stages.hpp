@@ -25,7 +25,7 @@ inline double busiest_stage_layers(double layers, double stages, double chunks_p
 
 // One pipeline stage of a hybrid by the kinds of its layers (engine/serving.hpp layer_kinds).
 struct StageKinds {
-  double layers = 0, attention = 0, moe = 0;
+  double layers = 0, attention = 0, moe = 0, feed_forward = 0;
   bool operator==(const StageKinds&) const = default;
 };
 

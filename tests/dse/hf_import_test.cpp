@@ -191,5 +191,71 @@ TEST(HfImport, UnknownFamiliesAndMissingKeysAreNamed) {
   EXPECT_FALSE(import_hf_config("c.json", "not json", "", error));
 }
 
+// A Mamba2Config with state-spaces/mamba2-2.7b's values (the catalog entry mamba2_2_7b's source: d 2560,
+// 64 layers, 80 heads of 64, one group, vocab 50288, tied) imports as architecture mamba2 with the
+// catalog's count; a bare file takes Mamba2Config's defaults (n_groups 8, untied) and says so.
+TEST(HfImport, Mamba2ConfigGivesTheCatalogMamba2) {
+  const HfImport m = import_text(R"({"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+      "hidden_size": 2560, "num_hidden_layers": 64, "num_heads": 80, "head_dim": 64, "n_groups": 1,
+      "state_size": 128, "expand": 2, "conv_kernel": 4, "chunk_size": 256, "vocab_size": 50288,
+      "tie_word_embeddings": true, "use_bias": false, "use_conv_bias": true})");
+  EXPECT_EQ(m.architecture, "mamba2");
+  EXPECT_EQ(imported_graph(m).parameter_count, shipped().find_model("mamba2_2_7b")->prepared.eager.parameter_count);
+  EXPECT_EQ(imported_graph(m).parameter_count, 2'702'599'680.0);
+  EXPECT_NE(m.yaml.find("head_dim: 64, ngroups: 1, chunk_size: 256"), std::string::npos) << m.yaml;
+  Catalog c;
+  Diagnostics d;
+  load_models_text("imported.yaml", "models:\n" + m.yaml, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format() << m.yaml;
+
+  // Mamba2Config's defaults: 128 heads of 64 = 2 x 4096, 8 groups, N 128, untied: per layer 4096 +
+  // 4096 (16384 + 2048 + 128) + 10240 x 5 + 3 x 128 + 8192 + 8192 x 4096 = 109,640,064.
+  const HfImport bare = import_text(R"({"model_type": "mamba2", "hidden_size": 4096, "num_hidden_layers": 64,
+      "vocab_size": 32768})");
+  EXPECT_EQ(imported_graph(bare).parameter_count, 64 * 109'640'064.0 + 2 * 32768.0 * 4096 + 4096);
+  EXPECT_NE(bare.yaml.find("Mamba2Config defaults used: expand 2, head_dim 64, num_heads 128"), std::string::npos)
+      << bare.yaml;
+  std::string error;
+  EXPECT_FALSE(import_hf_config("c.json", R"({"model_type": "mamba2", "hidden_size": 2560, "num_hidden_layers": 2,
+      "vocab_size": 100})", "", error));
+  EXPECT_NE(error.find("num_heads x head_dim (8192) must equal expand x hidden_size (5120)"), std::string::npos)
+      << error;
+}
+
+// nvidia/Nemotron-H-8B-Base-8K's config.json imports as architecture nemotron_h with the catalog
+// entry nemotron_h_8b's count, its hybrid_override_pattern read as attention every 11 layers from 7;
+// a pattern the layout cannot express, or an MoE layer, stops with the reason.
+TEST(HfImport, NemotronHConfigGivesTheCatalogNemotronH) {
+  const std::string path = kSource + "/tests/data/hf_configs/nemotron_h_8b_base_8k.json";
+  const std::string text = read_text(path);
+  ASSERT_FALSE(text.empty()) << path;
+  const HfImport m = import_text(text, path);
+  EXPECT_EQ(m.architecture, "nemotron_h");
+  EXPECT_EQ(imported_graph(m).parameter_count,
+            shipped().find_model("nemotron_h_8b")->prepared.eager.parameter_count);
+  EXPECT_EQ(imported_graph(m).parameter_count, 8'100'852'736.0);
+  EXPECT_NE(m.yaml.find("attention_period: 11, attention_offset: 7, attention_layers: 4, d_ff: 21504"), std::string::npos) << m.yaml;
+  EXPECT_NE(m.yaml.find("chunk_size: 128"), std::string::npos) << m.yaml;
+  EXPECT_NE(m.yaml.find(sha256_hex(text)), std::string::npos);
+  Catalog c;
+  Diagnostics d;
+  load_models_text("imported.yaml", "models:\n" + m.yaml, c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format() << m.yaml;
+
+  const std::string base = R"({"model_type": "nemotron_h", "hidden_size": 64, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "attention_head_dim": 16, "intermediate_size": 128, "vocab_size": 100,
+      "num_hidden_layers": 6, "hybrid_override_pattern": )";
+  const HfImport plain = import_text(base + R"("MM*MM*"})");
+  EXPECT_NE(plain.yaml.find("attention_period: 3, attention_offset: 2, attention_layers: 2, d_ff: 0"), std::string::npos) << plain.yaml;
+  std::string error;
+  EXPECT_FALSE(import_hf_config("c.json", base + R"("M-*-M*"})", "", error));
+  EXPECT_NE(error.find("hybrid_override_pattern M-*-M* is not modelled"), std::string::npos) << error;
+  EXPECT_NE(error.find("(M-*M-*)"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", base + R"("ME*ME*"})", "", error));
+  EXPECT_NE(error.find("layer 'E' is not modelled"), std::string::npos) << error;
+  EXPECT_FALSE(import_hf_config("c.json", base + R"("MM*MM"})", "", error));
+  EXPECT_NE(error.find("has 5 layers, num_hidden_layers 6"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace dsx

@@ -76,7 +76,7 @@ TEST(ModelBuilders, RegistryListsEveryArchitecture) {
   }
   EXPECT_EQ(names, (std::set<std::string_view>{"transformer", "resnet", "ds_cnn", "kernel_profile", "pointwise_chain",
                                                 "vit", "mobilenet_v2", "mobilenet_v3_large", "efficientnet",
-                                                "convnext", "mamba", "mamba2", "jamba", "encoder_decoder", "mlp", "dlrm",
+                                                "convnext", "mamba", "mamba2", "jamba", "nemotron_h", "encoder_decoder", "mlp", "dlrm",
                                                 "mask_rcnn", "sdxl"}));
   EXPECT_EQ(find_architecture("resnet50"), nullptr);
 }

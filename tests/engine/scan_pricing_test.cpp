@@ -94,5 +94,30 @@ TEST(ScanPricing, ShapeCarriesMambaOneScans) {
   EXPECT_TRUE(s.scan_on_vector_units);
 }
 
+// Serving prices the scans by the rule training uses (engine/dispatch.hpp scan_peak_flops_per_s):
+// on the A100 (312 TFLOP/s fp16, 19.5 fp32) Mamba-2.8B's 47,841,280 scan FLOP per token run at
+// 19.5 TFLOP/s, so a 2,048-token prefill at eta 1 takes 2,048 x 47,841,280 x (1 / 19.5e12 - 1 / 312e12)
+// = 4.71 ms more compute than with them at the tensor-core peak; Mamba-2's SSD scan keeps that peak.
+TEST(ScanPricing, ServingPricesTheScansAsTrainingDoes) {
+  const HardwareSpec hw = a100();
+  EXPECT_EQ(scan_peak_flops_per_s(hw, Precision::fp16, true, hw.gemm_peak(Precision::fp16)), 19.5e12);
+  EXPECT_EQ(scan_peak_flops_per_s(hw, Precision::fp16, false, hw.gemm_peak(Precision::fp16)),
+            hw.gemm_peak(Precision::fp16));
+  ServingShape s;
+  ASSERT_TRUE(derive_serving_shape(build_architecture("mamba", {{"layers", 64}, {"d_model", 2560}, {"vocab", 50280},
+                                                               {"seq_len", 2048}}),
+                                   s));
+  ServingDevice tensor{.peak_flops_per_s = 312e12, .memory_bandwidth_bytes_per_s = 2.039e12};
+  ServingDevice vector = tensor;
+  vector.scan_peak_flops_per_s = 19.5e12;
+  const double extra_s = prefill_time(s, vector, 2048, 1, 1.0).compute_s - prefill_time(s, tensor, 2048, 1, 1.0).compute_s;
+  EXPECT_NEAR(extra_s, 2048 * 47'841'280.0 * (1 / 19.5e12 - 1 / 312e12), 1e-12);
+  EXPECT_NEAR(extra_s, 4.71e-3, 0.01e-3);
+  // A decode step of 64 sequences: 64 tokens' scans, whatever the context.
+  const double decode_extra_s =
+      decode_step_time(s, vector, 64, 1000, 1.0).compute_s - decode_step_time(s, tensor, 64, 1000, 1.0).compute_s;
+  EXPECT_NEAR(decode_extra_s, 64 * 47'841'280.0 * (1 / 19.5e12 - 1 / 312e12), 1e-13);
+}
+
 }  // namespace
 }  // namespace dsx
