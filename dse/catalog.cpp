@@ -211,18 +211,28 @@ bool valid_rental_date(std::string_view text) {
   return true;
 }
 
+// The required quantity `key` of mapping `node`, > 0, checked against the plausible range of `range_key`;
+// nullopt after an error other than an implausible value.
+std::optional<double> required_positive(const YamlReader& r, const YamlNode& node, std::string_view key,
+                                        const std::string& path, Dimension dimension, std::string_view range_key,
+                                        const std::vector<std::string>& unchecked) {
+  const YamlNode* n = r.require(node, key, path);
+  if (n == nullptr) return std::nullopt;
+  const std::string name = path + "." + std::string(key);
+  const auto q = r.quantity(*n, dimension, name, kPositive);
+  if (!q) return std::nullopt;
+  check_plausible(r, *n, range_key, name, q->value, unchecked);
+  return q->value;
+}
+
 // `rental: {per_hour: 4.2 USD, date: 2025-06, source: "..."}`: all three required, so a price never
 // appears without when and where it was stated.
 void read_rental(const YamlReader& r, const YamlNode& node, const std::string& path, HardwareSpec& hw,
                  const std::vector<std::string>& unchecked) {
   if (!r.expect_mapping(node, path)) return;
   r.check_keys(node, kRentalKeys, path);
-  if (const YamlNode* n = r.require(node, "per_hour", path)) {
-    const std::string name = path + ".per_hour";
-    if (auto q = r.quantity(*n, Dimension::money, name, kPositive)) {
-      hw.rental_usd_per_hour = q->value;
-      check_plausible(r, *n, "rental", name, q->value, unchecked);
-    }
+  if (const auto v = required_positive(r, node, "per_hour", path, Dimension::money, "rental", unchecked)) {
+    hw.rental_usd_per_hour = *v;
   }
   if (const YamlNode* n = r.require(node, "date", path)) {
     if (auto date = r.string(*n, path + ".date")) {
@@ -244,19 +254,12 @@ void read_weight_memory(const YamlReader& r, const YamlNode& node, const std::st
                         const std::vector<std::string>& unchecked) {
   if (!r.expect_mapping(node, path)) return;
   r.check_keys(node, kWeightMemoryKeys, path);
-  if (const YamlNode* n = r.require(node, "capacity", path)) {
-    const std::string name = path + ".capacity";
-    if (auto q = r.quantity(*n, Dimension::bytes, name, kPositive)) {
-      hw.weight_memory_bytes = q->value;
-      check_plausible(r, *n, "weight_memory", name, q->value, unchecked);
-    }
+  if (const auto v = required_positive(r, node, "capacity", path, Dimension::bytes, "weight_memory", unchecked)) {
+    hw.weight_memory_bytes = *v;
   }
-  if (const YamlNode* n = r.require(node, "read_bandwidth", path)) {
-    const std::string name = path + ".read_bandwidth";
-    if (auto q = r.quantity(*n, Dimension::bandwidth, name, kPositive)) {
-      hw.weight_memory_bandwidth_bytes_per_s = q->value;
-      check_plausible(r, *n, "weight_memory_bandwidth", name, q->value, unchecked);
-    }
+  if (const auto v = required_positive(r, node, "read_bandwidth", path, Dimension::bandwidth, "weight_memory_bandwidth",
+                                       unchecked)) {
+    hw.weight_memory_bandwidth_bytes_per_s = *v;
   }
 }
 
