@@ -27,15 +27,16 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::string_view, 25> kHardwareKeys = {
+constexpr std::array<std::string_view, 26> kHardwareKeys = {
     "id",  "base",     "name",      "short_name", "source", "peak_flops",          "memory", "memory_bandwidth",
-    "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price", "rental",
+    "weight_memory", "host_link", "accelerator_link", "tdp", "idle_power_fraction", "price", "rental",
     "shared_memory_per_block", "shared_memory_per_sm", "registers_per_thread", "registers_per_sm",
     "max_threads_per_block", "compute_units", "cores", "sparse_speedup", "fp8_gemm_relative_efficiency",
     "release_year", "unchecked"};
 constexpr std::array<std::string_view, 3> kRentalKeys = {"per_hour", "date", "source"};
 constexpr std::array<std::string_view, 7> kModelKeys = {"id",     "base",         "name",  "short_name",
                                                         "source", "architecture", "params"};
+constexpr std::array<std::string_view, 2> kWeightMemoryKeys = {"capacity", "read_bandwidth"};
 constexpr std::array<std::string_view, 5> kBundleKeys = {"id", "base", "name", "source", "values"};
 constexpr std::array<std::string_view, 6> kNodeKeys = {"id", "base", "name", "source", "values", "topology"};
 constexpr std::array<std::string_view, 1> kTopologyKeys = {"torus"};
@@ -98,10 +99,12 @@ struct PlausibleRange {
   double max_value;
   bool zero_allowed;  // 0 means "none" / "unknown"
 };
-constexpr std::array<PlausibleRange, 12> kPlausibleRanges = {{
+constexpr std::array<PlausibleRange, 14> kPlausibleRanges = {{
     {"peak_flops", Dimension::flop_rate, 1e6, 1e18, true},    // 1 MFLOP/s .. 1 EFLOP/s per precision
     {"memory", Dimension::bytes, 1024.0, 70368744177664.0, false},  // 1 KiB .. 64 TiB
     {"memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},    // 1 MB/s .. 100 PB/s
+    {"weight_memory", Dimension::bytes, 1024.0, 70368744177664.0, false},     // capacity: as memory
+    {"weight_memory_bandwidth", Dimension::bandwidth, 1e6, 1e17, false},      // read_bandwidth: as memory_bandwidth
     {"host_link", Dimension::bandwidth, 1e6, 1e14, false},           // 1 MB/s .. 100 TB/s
     {"accelerator_link", Dimension::bandwidth, 1e6, 1e14, true},     // 1 MB/s .. 100 TB/s, or 0 = none
     {"tdp", Dimension::power, 1e-3, 1e5, false},                     // 1 mW .. 100 kW (left out = unknown)
@@ -209,18 +212,28 @@ bool valid_rental_date(std::string_view text) {
   return true;
 }
 
+// The required quantity `key` of mapping `node`, > 0, checked against the plausible range of `range_key`;
+// nullopt after an error other than an implausible value.
+std::optional<double> required_positive(const YamlReader& r, const YamlNode& node, std::string_view key,
+                                        const std::string& path, Dimension dimension, std::string_view range_key,
+                                        const std::vector<std::string>& unchecked) {
+  const YamlNode* n = r.require(node, key, path);
+  if (n == nullptr) return std::nullopt;
+  const std::string name = path + "." + std::string(key);
+  const auto q = r.quantity(*n, dimension, name, kPositive);
+  if (!q) return std::nullopt;
+  check_plausible(r, *n, range_key, name, q->value, unchecked);
+  return q->value;
+}
+
 // `rental: {per_hour: 4.2 USD, date: 2025-06, source: "..."}`: all three required, so a price never
 // appears without when and where it was stated.
 void read_rental(const YamlReader& r, const YamlNode& node, const std::string& path, HardwareSpec& hw,
                  const std::vector<std::string>& unchecked) {
   if (!r.expect_mapping(node, path)) return;
   r.check_keys(node, kRentalKeys, path);
-  if (const YamlNode* n = r.require(node, "per_hour", path)) {
-    const std::string name = path + ".per_hour";
-    if (auto q = r.quantity(*n, Dimension::money, name, kPositive)) {
-      hw.rental_usd_per_hour = q->value;
-      check_plausible(r, *n, "rental", name, q->value, unchecked);
-    }
+  if (const auto v = required_positive(r, node, "per_hour", path, Dimension::money, "rental", unchecked)) {
+    hw.rental_usd_per_hour = *v;
   }
   if (const YamlNode* n = r.require(node, "date", path)) {
     if (auto date = r.string(*n, path + ".date")) {
@@ -261,6 +274,21 @@ void read_short_name(const YamlReader& r, const YamlNode& n, const std::string& 
     } else {
       entry.short_name = *s;
     }
+  }
+}
+
+// `weight_memory: {capacity: 2 MiB, read_bandwidth: 1.536 GB/s}`: the read-only tier that holds weights
+// which do not fit in `memory` (engine/hardware.hpp). Both required, each > 0.
+void read_weight_memory(const YamlReader& r, const YamlNode& node, const std::string& path, HardwareSpec& hw,
+                        const std::vector<std::string>& unchecked) {
+  if (!r.expect_mapping(node, path)) return;
+  r.check_keys(node, kWeightMemoryKeys, path);
+  if (const auto v = required_positive(r, node, "capacity", path, Dimension::bytes, "weight_memory", unchecked)) {
+    hw.weight_memory_bytes = *v;
+  }
+  if (const auto v = required_positive(r, node, "read_bandwidth", path, Dimension::bandwidth, "weight_memory_bandwidth",
+                                       unchecked)) {
+    hw.weight_memory_bandwidth_bytes_per_s = *v;
   }
 }
 
@@ -379,6 +407,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
     }
   }
   if (const YamlNode* n = entry.find("rental")) read_rental(r, *n, path + ".rental", hw, unchecked);
+  if (const YamlNode* n = entry.find("weight_memory")) read_weight_memory(r, *n, path + ".weight_memory", hw, unchecked);
   if (!id || r.diags().error_count() != errors_before) return false;
   std::erase_if(into.hardware_bases, [&](const auto& entry) { return entry.first == *id; });
   if (from_base && base_id != *id) into.hardware_bases.emplace_back(*id, base_id);
@@ -747,6 +776,10 @@ std::vector<std::string> implausible_hardware_fields(const HardwareSpec& h) {
   check("sparse_speedup", h.sparse_speedup);
   check("fp8_gemm_relative_efficiency", h.fp8_gemm_relative_efficiency);
   if (h.rental_known()) check("rental", h.rental_usd_per_hour);
+  if (h.has_weight_memory()) {
+    check("weight_memory", h.weight_memory_bytes);
+    check("weight_memory_bandwidth", h.weight_memory_bandwidth_bytes_per_s);
+  }
   return out;
 }
 
@@ -914,6 +947,10 @@ std::string catalog_hash(const Catalog& catalog) {
       field(number_text(h.rental_usd_per_hour));
       field(h.rental_date);
       field(h.rental_source);
+    }
+    if (h.has_weight_memory()) {
+      field(number_text(h.weight_memory_bytes));
+      field(number_text(h.weight_memory_bandwidth_bytes_per_s));
     }
     canonical += '\x1E';
   }

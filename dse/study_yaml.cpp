@@ -79,6 +79,11 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   };
   field("memory", h.memory_bytes, Dimension::bytes);
   field("memory_bandwidth", h.memory_bandwidth_bytes_per_s, Dimension::bandwidth);
+  if (h.has_weight_memory()) {
+    out += "      weight_memory: {capacity: " + yaml_scalar(exact_quantity_label(h.weight_memory_bytes, Dimension::bytes)) +
+           ", read_bandwidth: " +
+           yaml_scalar(exact_quantity_label(h.weight_memory_bandwidth_bytes_per_s, Dimension::bandwidth)) + "}\n";
+  }
   field("host_link", h.host_link_bandwidth_bytes_per_s, Dimension::bandwidth);
   field("accelerator_link", h.accelerator_link_bandwidth_bytes_per_s, Dimension::bandwidth);
   if (h.tdp_known()) field("tdp", h.tdp_w, Dimension::power);  // left out = unknown

@@ -44,14 +44,19 @@ struct Roofs {
   // the vector peak at vector_eta.
   std::array<double, kOpRoofCount> seconds_per_flop;
   double seconds_per_byte;  // 1 / (bandwidth x memory_efficiency)
+  // Weights read from the weight tier: 1 / (its read bandwidth x memory_efficiency); 0 = they stream
+  // with the activations at seconds_per_byte.
+  double seconds_per_weight_byte;
 };
 
-Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, const RoofEfficiencies& e) {
+Roofs make_roofs(const HardwareSpec& hw, Precision precision, double batch, const RoofEfficiencies& e,
+                 bool weights_in_weight_memory) {
   return Roofs{batch,
                bytes_per_element(precision),
                {1.0 / (hw.peak(precision) * e.eta), 1.0 / (vector_peak_flops_per_s(hw, precision) * e.vector_eta),
                 1.0 / (hw.gemm_peak(precision) * e.eta)},
-               1.0 / (hw.memory_bandwidth_bytes_per_s * e.memory)};
+               1.0 / (hw.memory_bandwidth_bytes_per_s * e.memory),
+               weights_in_weight_memory ? 1.0 / (hw.weight_memory_bandwidth_bytes_per_s * e.memory) : 0.0};
 }
 
 inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per_sample, double activation_elements,
@@ -59,7 +64,11 @@ inline void add_op(ExecutionBreakdown& out, const Roofs& roofs, double flops_per
   const double flops = flops_per_sample * roofs.batch;
   const double bytes = (activation_elements * roofs.batch + weight_elements) * roofs.bytes_per_element;
   const double compute_s = flops * roofs.seconds_per_flop[roof];
-  const double memory_s = bytes * roofs.seconds_per_byte;
+  const double memory_s =
+      roofs.seconds_per_weight_byte > 0
+          ? activation_elements * roofs.batch * roofs.bytes_per_element * roofs.seconds_per_byte +
+                weight_elements * roofs.bytes_per_element * roofs.seconds_per_weight_byte
+          : bytes * roofs.seconds_per_byte;
   out.compute_s += repeat * compute_s;
   if (memory_s > compute_s) out.memory_s += repeat * (memory_s - compute_s);
   out.kernel_count += repeat * kernels;
@@ -81,8 +90,9 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 }
 
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
-                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch) {
-  const Roofs roofs = make_roofs(hw, precision, batch, efficiency);
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch,
+                                 bool weights_in_weight_memory) {
+  const Roofs roofs = make_roofs(hw, precision, batch, efficiency, weights_in_weight_memory);
   ExecutionBreakdown out;
   for (const Op& op : graph.ops) {
     add_op(out, roofs, op.flops_per_sample, op.input_elements_per_sample + op.output_elements_per_sample,
@@ -98,8 +108,9 @@ ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw,
 }
 
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
-                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch) {
-  const Roofs roofs = make_roofs(hw, precision, batch, efficiency);
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch,
+                                 bool weights_in_weight_memory) {
+  const Roofs roofs = make_roofs(hw, precision, batch, efficiency, weights_in_weight_memory);
   ExecutionBreakdown out;
   const std::size_t n = graph.size();
   for (std::size_t i = 0; i < n; ++i) {

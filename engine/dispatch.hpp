@@ -40,6 +40,13 @@
 // studies/catalog/measurements/kernels.yaml): an upper bound for kernels that do more than stream.
 // The memory roof of every op is bandwidth x that share; the overloads without it take 1, the
 // ideal roofline, and run the vector units at eta.
+//
+// Weights in a second tier (`weights_in_weight_memory`, HardwareSpec::weight_memory_bytes): a
+// microcontroller that cannot hold its weights in SRAM beside the activations reads them in place
+// from its memory-mapped flash. An op's memory time is then its activation bytes at the memory
+// bandwidth plus its weight bytes at the weight tier's read bandwidth, both x the memory share,
+// taken as serial: both tiers sit behind the same bus (STM32H743: flash and AXI SRAM on the 64-bit
+// AXI matrix, RM0433). Without it the weights stream at the memory bandwidth, as before.
 #pragma once
 
 #include "engine/graph.hpp"
@@ -108,7 +115,8 @@ struct RoofEfficiencies {
 
 // The same with each roof at its own efficiency.
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
-                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch);
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch,
+                                 bool weights_in_weight_memory = false);
 // The same with one CPU-side launch per kernel (no CUDA graphs).
 ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, double launch_overhead_s);
@@ -116,6 +124,7 @@ ExecutionBreakdown execute_graph(const ModelGraph& graph, const HardwareSpec& hw
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
                                  double batch, double eta, const LaunchSettings& launch);
 ExecutionBreakdown execute_graph(const FlatGraph& graph, const HardwareSpec& hw, Precision precision,
-                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch);
+                                 double batch, const RoofEfficiencies& efficiency, const LaunchSettings& launch,
+                                 bool weights_in_weight_memory = false);
 
 }  // namespace dsx

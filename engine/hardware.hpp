@@ -23,6 +23,12 @@ struct HardwareSpec {
   std::array<double, kPrecisionCount> peak_flops_per_s{};  // dense; 0 = unsupported
   double memory_bytes = 0;
   double memory_bandwidth_bytes_per_s = 0;
+  // A second, read-only tier that holds the weights where they do not fit in `memory` beside the
+  // activations: a microcontroller's flash beside its SRAM (STM32H743: 2 MiB of flash read in 256-bit
+  // words, 1 MiB of SRAM). The `inference` solver streams the weights from it at its read bandwidth
+  // when weights and activations overflow `memory`; 0 = no such tier.
+  double weight_memory_bytes = 0;
+  double weight_memory_bandwidth_bytes_per_s = 0;
   double host_link_bandwidth_bytes_per_s = 0;         // e.g. PCIe, one-way
   double accelerator_link_bandwidth_bytes_per_s = 0;  // e.g. NVLink, one-way; 0 = none
   double tdp_w = 0;                // 0 = unknown (not published): power and energy become NaN
@@ -71,6 +77,7 @@ struct HardwareSpec {
   }
   bool supports(Precision p) const { return peak(p) > 0; }
   bool tdp_known() const { return tdp_w > 0; }
+  bool has_weight_memory() const { return weight_memory_bytes > 0 && weight_memory_bandwidth_bytes_per_s > 0; }
   bool rental_known() const { return rental_usd_per_hour > 0; }
 };
 

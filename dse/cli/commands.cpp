@@ -192,6 +192,10 @@ nlohmann::ordered_json catalog_json(const Catalog& catalog, std::string_view wha
       }
       entry["memory_bytes"] = hw.memory_bytes;
       entry["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+      if (hw.has_weight_memory()) {
+        entry["weight_memory"] = {{"bytes", hw.weight_memory_bytes},
+                                  {"read_bandwidth_bytes_per_s", hw.weight_memory_bandwidth_bytes_per_s}};
+      }
       entry["host_link_bandwidth_bytes_per_s"] = hw.host_link_bandwidth_bytes_per_s;
       entry["accelerator_link_bandwidth_bytes_per_s"] = hw.accelerator_link_bandwidth_bytes_per_s;
       entry["tdp_w"] = hw.tdp_known() ? nlohmann::ordered_json(hw.tdp_w) : nullptr;  // null: not published
@@ -444,6 +448,12 @@ int catalog_command(const std::vector<std::string>& args) {
                  hw.tdp_known() ? show(hw.tdp_w, "tdp_w", Dimension::power) : std::string("unknown"),
                  show(hw.price_usd, "price_usd", Dimension::money),
                  hw.cores > 0 ? fmt::format(", {} core{}", hw.cores, hw.cores == 1 ? "" : "s") : "", hw.source);
+      if (hw.has_weight_memory()) {
+        fmt::print("    weight memory {}, read bandwidth {}\n",
+                   show(hw.weight_memory_bytes, "weight_memory_bytes", Dimension::bytes),
+                   show(hw.weight_memory_bandwidth_bytes_per_s, "weight_memory_bandwidth_bytes_per_s",
+                        Dimension::bandwidth));
+      }
       if (hw.rental_known()) {
         fmt::print("    rental: {} per accelerator-hour on demand ({}), source: {}\n",
                    show(hw.rental_usd_per_hour, "rental_usd_per_hour", Dimension::money), hw.rental_date,

@@ -112,7 +112,19 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
                               .graph_node_latency_s = in.values[Param::graph_node_latency]};
   const RoofEfficiencies efficiency{
       .eta = eta_value, .vector_eta = eta_value, .memory = in.values[Param::memory_efficiency]};
-  const ExecutionBreakdown b = execute_graph(graph, hw, precision, batch, efficiency, launch);
+  const double bytes_per_value = bytes_per_element(precision);
+  const double footprint =
+      (graph.resident_weight_elements + graph.largest_activation_elements_per_sample * batch) * bytes_per_value;
+  // Weights that do not fit in memory beside the activations are read from the weight tier, if the
+  // hardware has one (a microcontroller's flash, engine/dispatch.hpp).
+  const bool weights_in_weight_memory = footprint > hw.memory_bytes && hw.has_weight_memory();
+  const bool fits =
+      weights_in_weight_memory
+          ? graph.resident_weight_elements * bytes_per_value <= hw.weight_memory_bytes &&
+                graph.largest_activation_elements_per_sample * batch * bytes_per_value <= hw.memory_bytes
+          : footprint <= hw.memory_bytes;
+  const ExecutionBreakdown b =
+      execute_graph(graph, hw, precision, batch, efficiency, launch, weights_in_weight_memory);
   // The eager baseline: the same pass when eager (only the launches differ), else the eager graph.
   const LaunchSettings eager_launch{.launch_overhead_s = launch.launch_overhead_s};
   double eager_latency = 0;
@@ -121,11 +133,11 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
     eager.dispatch_s = dispatch_time_s(b.kernel_count, eager_launch);
     eager_latency = eager.latency_s();
   } else {
-    eager_latency = execute_graph(in.model->flat_eager, hw, precision, batch, efficiency, eager_launch).latency_s();
+    eager_latency =
+        execute_graph(in.model->flat_eager, hw, precision, batch, efficiency, eager_launch, weights_in_weight_memory)
+            .latency_s();
   }
   const double compile_s = execution == Execution::compiled ? in.values[Param::compile_time] : 0.0;
-  const double footprint = (graph.resident_weight_elements + graph.largest_activation_elements_per_sample * batch) *
-                           bytes_per_element(precision);
   const double latency = b.latency_s();
   const double utilization = b.gpu_utilization();
   const double power = device_power_w(hw.tdp_w, hw.idle_power_fraction, utilization);  // NaN: TDP unknown
@@ -155,7 +167,7 @@ PointResult InferenceSolver::evaluate(const PointInputs& in, std::span<double> o
   out[speedup_vs_eager] = latency > 0 ? eager_latency / latency : 1.0;
   out[compile_time_s] = compile_s;
   out[breakeven_inferences] = compile_breakeven_passes(compile_s, eager_latency, latency);
-  if (footprint > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (!fits) return {PointStatus::infeasible, exceeds_memory};
   return {};
 }
 

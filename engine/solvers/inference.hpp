@@ -21,7 +21,10 @@
 // idle share of TDP throughout and the dynamic share only while computing (the energy-proportional
 // model of shared/reference mlsysim-models, idle share per device from the catalog).
 // Memory footprint = weights + the largest single op's activations (inputs + outputs) at the batch;
-// a point whose footprint exceeds device memory is infeasible, as is a precision the device lacks.
+// a point whose footprint exceeds device memory is infeasible, as is a precision the device lacks,
+// unless the hardware has a weight tier (HardwareSpec::weight_memory_bytes, a microcontroller's
+// flash): then the weights live there if they fit in it, the activations in memory if they fit in it,
+// and every weight byte is read at the tier's read bandwidth (engine/dispatch.hpp).
 // The matrix products (matmul, conv, attention) run at the hardware's GEMM peak (HardwareSpec::gemm_peak:
 // at fp8 the peak x fp8_gemm_relative_efficiency, as in the training and gemm solvers), the other ops
 // at the precision's peak (engine/dispatch.hpp); peak_flops_fraction and the ridge point use the peak.

@@ -236,7 +236,7 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
   EXPECT_EQ(d.format(),
             "hw.yaml:12:5: error: unknown key 'colour' in hardware[0]; valid keys: id, base, name, short_name, source, "
             "peak_flops, "
-            "memory, memory_bandwidth, host_link, accelerator_link, tdp, idle_power_fraction, price, rental, "
+            "memory, memory_bandwidth, weight_memory, host_link, accelerator_link, tdp, idle_power_fraction, price, rental, "
             "shared_memory_per_block, shared_memory_per_sm, registers_per_thread, registers_per_sm, "
             "max_threads_per_block, compute_units, cores, sparse_speedup, fp8_gemm_relative_efficiency, release_year, "
             "unchecked\n"
@@ -583,6 +583,50 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   Catalog r2 = r;
   r2.hardware[0].rental_date = "2023-02-26";
   EXPECT_NE(catalog_hash(r), catalog_hash(r2));
+}
+
+// `weight_memory: {capacity, read_bandwidth}` is optional; given, both are required, > 0 and within the
+// memory fields' plausible ranges; a `base:` entry keeps its base's; it is part of the catalog's content.
+TEST(CatalogTest, WeightMemoryIsOptionalAndChecked) {
+  Diagnostics d;
+  Catalog c;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - id: mcu
+    base: a100_80gb_sxm
+    source: "t"
+    memory: 1 MiB
+    weight_memory: {capacity: 2 MiB, read_bandwidth: 1.536 GB/s}
+  - {id: mcu_copy, base: mcu, source: "t"}
+)yaml", c, d);
+  ASSERT_FALSE(d.has_errors()) << d.format();
+  EXPECT_FALSE(c.find_hardware("a100_80gb_sxm")->has_weight_memory());
+  const HardwareSpec* mcu = c.find_hardware("mcu");
+  ASSERT_NE(mcu, nullptr);
+  EXPECT_TRUE(mcu->has_weight_memory());
+  EXPECT_DOUBLE_EQ(mcu->weight_memory_bytes, 2.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(mcu->weight_memory_bandwidth_bytes_per_s, 1.536e9);
+  EXPECT_DOUBLE_EQ(c.find_hardware("mcu_copy")->weight_memory_bytes, 2.0 * 1024 * 1024);
+  Catalog without = c;
+  without.hardware.back().weight_memory_bandwidth_bytes_per_s = 1.92e9;
+  EXPECT_NE(catalog_hash(c), catalog_hash(without));
+
+  Diagnostics bad;
+  Catalog c2;
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: w1, base: a100_80gb_sxm, source: "t", weight_memory: {capacity: 2 MiB}}
+  - {id: w2, base: a100_80gb_sxm, source: "t", weight_memory: {capacity: 0 B, read_bandwidth: 1 GB/s}}
+  - {id: w3, base: a100_80gb_sxm, source: "t", weight_memory: {capacity: 2 MiB, read_bandwidth: 1e-3 B/s}}
+  - {id: w4, base: a100_80gb_sxm, source: "t", weight_memory: {capacity: 2 MiB, read_bandwidth: 1 GB/s, write: 1 GB/s}}
+)yaml", c2, bad);
+  const std::string text = bad.format();
+  for (const char* expected : {
+           "error: hardware[2].weight_memory: missing required key 'read_bandwidth'",
+           "error: hardware[3].weight_memory.capacity = 0 B is out of range: it must be greater than 0 B",
+           "error: hardware[4].weight_memory.read_bandwidth = 1e-3 B/s is outside the plausible range",
+           "error: unknown key 'write' in hardware[5].weight_memory; valid keys: capacity, read_bandwidth",
+       }) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
+  }
+  EXPECT_EQ(bad.errors().size(), 4U) << text;
+  for (const char* id : {"w1", "w2", "w3", "w4"}) EXPECT_EQ(c2.find_hardware(id), nullptr) << id;
 }
 
 // `rental: {per_hour, date, source}` is optional; given, all three are required, the price is money
