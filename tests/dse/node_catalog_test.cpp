@@ -129,12 +129,14 @@ TEST(NodeCatalog, Nvl72KeepsTpAndEpGroupsInsideItsNvlinkDomain) {
   EXPECT_GT(nvl72.metrics[metric("tp_comm_s")], 0);
   EXPECT_NEAR(nvl72.metrics[metric("tp_comm_s")], dgx.metrics[metric("tp_comm_s")],
               1e-9 * dgx.metrics[metric("tp_comm_s")]);
-  // TP x EP = 64: on NVLink inside the rack, on the 50 GB/s NICs across DGX servers. The all-to-all
-  // is bandwidth-bound at this size, so the times differ by nearly 900 / 50 = 18.
+  // TP x EP = 64: the all-to-all on NVLink inside the rack, on the 50 GB/s NICs across DGX servers;
+  // bandwidth-bound at this size, so it differs by nearly 900 / 50 = 18. Both also pay the same
+  // expert-TP all-gathers and reduce-scatters inside the node (Megatron-Core's dispatcher under etp
+  // tp), which narrow the ratio of the two ep_comm_s (3.3 at this commit).
   const double ep_nvl72 = nvl72.metrics[metric("ep_comm_s")];
   const double ep_dgx = dgx.metrics[metric("ep_comm_s")];
   ASSERT_GT(ep_nvl72, 0);
-  EXPECT_GT(ep_dgx / ep_nvl72, 10);
+  EXPECT_GT(ep_dgx / ep_nvl72, 2.5);
   EXPECT_LT(ep_dgx / ep_nvl72, 18.5);
 }
 
