@@ -75,6 +75,36 @@ BENCHMARK(BM_ServingPoint);
 void BM_ServingPointGemmShapes(benchmark::State& state) { serving_points(state, 1); }
 BENCHMARK(BM_ServingPointGemmShapes);
 
+// A benchmark's fixed concurrency (clients: the closed loop's mean-value analysis, one pass per
+// running sequence up to the batch the KV cache holds), 1 to 512 clients at 2,048 or 8,192-token
+// prompts, unchunked or in 512-token chunks.
+void BM_ServingPointClients(benchmark::State& state) {
+  const dsx::ServingSolver solver;
+  const dsx::PreparedModel model = llama3_70b();
+  const dsx::HardwareSpec hw = h100_class();
+  dsx::PointInputs in;
+  in.hardware = &hw;
+  in.model = &model;
+  for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
+  in.values[dsx::ServingSolver::precision] = static_cast<double>(dsx::index_of(dsx::Precision::fp8));
+  in.values[dsx::ServingSolver::batch] = 0;
+  in.values[dsx::ServingSolver::tp] = 4;
+  std::vector<double> metrics(solver.metrics().size());
+  const double clients[] = {1, 8, 32, 128, 512};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    in.values[dsx::ServingSolver::clients] = clients[i % 5];
+    in.values[dsx::ServingSolver::prompt_tokens] = (i & 1) ? 2048 : 8192;
+    in.values[dsx::ServingSolver::prefill_chunk_tokens] = (i % 3 == 0) ? 512 : 0;
+    benchmark::DoNotOptimize(solver.evaluate(in, metrics));
+    benchmark::ClobberMemory();
+    ++i;
+  }
+  state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ServingPointClients);
+
 // 1,024 GPUs, global batch 1,024 sequences; tp x pp over {2, 4, 8} x {1, 2, 4, 8} and micro-batch 1 or 2.
 void BM_TrainingPoint(benchmark::State& state) {
   const dsx::TrainingSolver solver;
