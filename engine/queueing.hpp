@@ -76,8 +76,8 @@ double mg1_wait_quantile_s(const Mg1Result& queue, double q);
 // in-flight batching: "sequences in the context phase can be processed together with sequences in the
 // generation phase", nvidia.github.io/TensorRT-LLM/features/paged-attention-ifb-scheduler.html;
 // Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024,
-// chunked prefills in stall-free hybrid batches; vLLM's scheduler with chunked prefill puts the running
-// decodes first and fills the rest of the token budget with prefill chunks, vllm-project/vllm#7874).
+// chunked prefills in stall-free hybrid batches; vLLM's docs, quoted in vllm-project/vllm#7874: "Once
+// chunked prefill is enabled, the policy is changed to prioritize decode requests").
 // Step times are affine in the decodes b they carry (a memory-bound step reads the weights once and
 // each sequence's KV cache): a decode step d(b) through d(1) and d(B), a prefill iteration
 // p(b) = p(0) + b (p(B) - p(0)) / B, B = min(N, slots). A closed network of one FCFS station, the
