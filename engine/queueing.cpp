@@ -72,27 +72,42 @@ double mg1_wait_quantile_s(const Mg1Result& r, double q) {
   return r.mean_wait_s / r.wait_probability * std::log(r.wait_probability / (1.0 - q));
 }
 
-ClosedLoopServing closed_loop_serving(double clients, double slots, double prefill_s, double decode_iteration_s,
-                                      double decode_token_s, double output_tokens) {
+ClosedLoopServing closed_loop_serving(double clients, double slots, const ClosedLoopSteps& steps, double output_tokens) {
   const double running = std::min(clients, slots);
-  const double decode_s = (output_tokens - 1) * decode_token_s;
+  const double k = steps.prefill_iterations;
+  const double p0 = steps.prefill_iteration_alone_s;
+  const double p_per_decode = running > 0 ? (steps.prefill_iteration_full_s - p0) / running : 0.0;
+  const double d1 = steps.decode_token_one_s;
+  const double d_per_decode = running > 1 ? (steps.decode_token_full_s - d1) / (running - 1) : 0.0;
+  const double iteration_per_token =
+      steps.decode_token_full_s > 0 ? steps.decode_iteration_full_s / steps.decode_token_full_s : 1.0;
+  const double decode_tokens = output_tokens - 1;
   ClosedLoopServing r;
   double queued = 0;
+  double decoding = 0;
   for (double n = 1; n <= running; ++n) {
-    const double busy = r.requests_per_s * prefill_s;
-    const double ttft = prefill_s * (1 + queued) - busy * prefill_s / 2 +
-                        (n > 1 ? (1 - busy) * decode_iteration_s / 2 : 0.0);
+    const double beside = 1 + decoding;
+    const double d = d1 + d_per_decode * decoding;
+    const double d_in_progress = d1 + d_per_decode * std::max(0.0, decoding - 1);
+    const double prompt_s = k * (p0 + p_per_decode * decoding);
+    const double busy = r.requests_per_s * prompt_s;
+    const double ttft = prompt_s * (1 + queued) - busy * prompt_s / 2 +
+                        (n > 1 ? (1 - busy) * d_in_progress * iteration_per_token / 2 : 0.0);
+    // A decoding sequence loses, per other prompt, k iterations' excess over a decode step.
+    const double stall_s = std::max(0.0, k * (p0 + p_per_decode * beside - d)) * (n - 1) / n;
     // X (ttft + decode_s / (1 - X c)) = n: c X^2 ttft - (ttft + decode_s + n c) X + n = 0, smaller root.
-    const double others_share = prefill_s * (n - 1) / n;
-    const double sum = ttft + decode_s + n * others_share;
-    const double x = 2 * n / (sum + std::sqrt(std::max(0.0, sum * sum - 4 * ttft * others_share * n)));
+    const double decode_s = decode_tokens * d;
+    const double sum = ttft + decode_s + n * stall_s;
+    const double x = 2 * n / (sum + std::sqrt(std::max(0.0, sum * sum - 4 * ttft * stall_s * n)));
     r.requests_per_s = x;
     r.ttft_s = ttft;
-    r.itl_s = output_tokens > 1 ? decode_token_s / (1 - x * others_share) : decode_token_s;
+    r.itl_s = output_tokens > 1 ? d / (1 - x * stall_s) : d;
+    r.prefill_utilization = x * prompt_s;
     queued = x * ttft;
+    decoding = x * decode_tokens * r.itl_s;
   }
-  r.prefill_utilization = r.requests_per_s * prefill_s;
-  if (clients > running) r.ttft_s = clients / r.requests_per_s - (output_tokens - 1) * r.itl_s;
+  r.decoding_sequences = decoding;
+  if (clients > running) r.ttft_s = clients / r.requests_per_s - decode_tokens * r.itl_s;
   return r;
 }
 

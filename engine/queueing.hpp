@@ -69,33 +69,54 @@ double mg1_wait_quantile_s(const Mg1Result& queue, double q);
 // final token arrives, so the replica always holds exactly N requests (NVIDIA NIM for LLMs
 // Benchmarking Guide, "Parameters": "at any time, the system has exactly N requests"; AIPerf and
 // genai-perf --concurrency, vLLM benchmark_serving --max-concurrency at an unbounded request rate).
-// A continuous-batching engine runs one iteration at a time, a waiting prompt's prefill (S) before
-// the next decode step (tau per output token, an iteration d long): a closed network of one FCFS
-// station, the prefill, and a delay station, the O - 1 decode tokens. Its mean-value analysis
-// (Reiser & Lavenberg, "Mean-Value Analysis of Closed Multichain Queuing Networks", JACM 27(2),
-// 1980; the arrival theorem: a request arriving at population n sees the network at n - 1) for
-// n = 1 .. min(N, slots), X(0) = Q(0) = 0:
-//   U = X(n-1) S                      the time share the engine prefills
-//   TTFT(n) = S (1 + Q(n-1)) - U S / 2 + [n > 1] (1 - U) d / 2
+// The engine runs one iteration at a time over every running sequence (Orca: Yu et al., "Orca: A
+// Distributed Serving System for Transformer-Based Generative Models", OSDI 2022, iteration-level
+// scheduling). A waiting prompt's prefill, whole or in `prefill_iterations` chunks, shares its
+// iterations with the running sequences' decode tokens, which gain a token in each (TensorRT-LLM's
+// in-flight batching: "sequences in the context phase can be processed together with sequences in the
+// generation phase", nvidia.github.io/TensorRT-LLM/features/paged-attention-ifb-scheduler.html;
+// Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024,
+// chunked prefills in stall-free hybrid batches; vLLM's docs, quoted in vllm-project/vllm#7874: "Once
+// chunked prefill is enabled, the policy is changed to prioritize decode requests").
+// Step times are affine in the decodes b they carry (a memory-bound step reads the weights once and
+// each sequence's KV cache): a decode step d(b) through d(1) and d(B), a prefill iteration
+// p(b) = p(0) + b (p(B) - p(0)) / B, B = min(N, slots). A closed network of one FCFS station, the
+// prefill, and a delay station, the O - 1 decode tokens; its mean-value analysis (Reiser & Lavenberg,
+// "Mean-Value Analysis of Closed Multichain Queuing Networks", JACM 27(2), 1980; the arrival theorem:
+// a request arriving at population n sees the network at n - 1) for n = 1 .. B, X(0) = Q(0) = D(0) = 0:
+//   D = X(n-1) (O - 1) ITL(n-1)        the sequences decoding at population n - 1, which an arriving
+//                                      prompt's iterations carry; a decoding sequence runs beside them
+//   P = k p(D), U = X(n-1) P           one prompt's k iterations; the engine's time share in them
+//   TTFT(n) = P (1 + Q(n-1)) - U P / 2 + [n > 1] (1 - U) i(max(1, D)) / 2
 //     (the prompts queued ahead, the one in service half done: a deterministic prefill's residual,
-//     and a decode iteration in progress, half done, whenever the other n - 1 are not prefilling)
-//   ITL(n) = tau / (1 - X(n) S (n-1) / n)   (decode stalls while the others' prompts prefill)
+//     and a decode iteration i in progress, half done, whenever the engine is not prefilling)
+//   ITL(n) = d(1 + D) / (1 - X(n) k (p(1 + D) - d(1 + D)) (n-1) / n)
+//     (the others' prefill iterations each take p where a decode step takes d, and still give a token)
 //   X(n) = n / (TTFT(n) + (O - 1) ITL(n))   (Little's law over the whole cycle, zero think time)
 //   Q(n) = X(n) TTFT(n)
-// X(n) and ITL(n) are one quadratic, solved for its root below 1 / (S (n-1) / n). N = 1 gives the
-// batch-1 latency (TTFT = S, ITL = tau). Beyond `slots` running sequences (the engine's batch limit)
-// the replica stays full, X = X(slots), and the other clients wait for a slot: by Little's law a
-// request's whole time is N / X, its ITL is ITL(slots), and its TTFT takes the rest (the NIM guide:
-// "some requests will have to wait in a queue ... an increase in Time-to-first-Token").
-// O(min(N, slots)) arithmetic, no allocation.
+// X(n) and ITL(n) are one quadratic, solved for its smaller root. N = 1 gives the batch-1 latency
+// (TTFT = k p(0), ITL = d(1)). Beyond `slots` running sequences (the engine's batch limit) the replica
+// stays full, X = X(slots), and the other clients wait for a slot: by Little's law a request's whole
+// time is N / X, its ITL is ITL(slots), and its TTFT takes the rest (the NIM guide: "some requests will
+// have to wait in a queue ... an increase in Time-to-first-Token"). O(min(N, slots)) arithmetic, no
+// allocation.
+struct ClosedLoopSteps {
+  double prefill_iterations = 1;            // k: chunks of one prompt; 1 unchunked
+  double prefill_iteration_alone_s = 0;     // p(0): one of them with no decode beside it
+  double prefill_iteration_full_s = 0;      // p(B): one of them carrying B decode tokens
+  double decode_token_one_s = 0;            // d(1): time per output token of a lone sequence
+  double decode_token_full_s = 0;           // d(B): the same at B running sequences
+  double decode_iteration_full_s = 0;       // i(B): one decode iteration at B (d(B) x its tokens)
+};
+
 struct ClosedLoopServing {
   double ttft_s = 0;
   double itl_s = 0;
   double requests_per_s = 0;
-  double prefill_utilization = 0;  // X S: the engine's time share spent prefilling
+  double prefill_utilization = 0;  // X k p: the engine's time share spent in prefill iterations
+  double decoding_sequences = 0;   // D at the last population: the mean batch a decode step carries less one
 };
 
-ClosedLoopServing closed_loop_serving(double clients, double slots, double prefill_s, double decode_iteration_s,
-                                      double decode_token_s, double output_tokens);
+ClosedLoopServing closed_loop_serving(double clients, double slots, const ClosedLoopSteps& steps, double output_tokens);
 
 }  // namespace dsx

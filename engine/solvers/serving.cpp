@@ -110,7 +110,7 @@ constexpr std::array<ParamSpec, ServingSolver::kParamCount> kParams = {{
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
     {.name = "prefill_chunk_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "chunked prefill (Sarathi-Serve): prompt tokens one decode iteration carries; 0 = off (a prompt "
-                    "prefills in one iteration of its own)",
+                    "prefills in one iteration, of its own in the open loop)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1e7, .integer = true},
     {.name = "draft_tokens", .kind = ParamKind::number, .dimension = Dimension::count,
      .description = "speculative decoding: tokens the draft proposes per verification (gamma); 0 = off",
@@ -296,7 +296,7 @@ constexpr std::array<std::string_view, 31> kReasons = {
     "(give prefill_gpu_hour_price)",
     "disaggregated on a torus node: a prefill and a decode instance must fit its chips side by side (or give "
     "kv_transfer_bandwidth)",
-    "clients (a closed loop) models colocated continuous batching without chunked prefill",
+    "clients (a closed loop) models colocated continuous batching",
     "clients (a closed loop) and arrival_rate (an open one) exclude each other",
 };
 
@@ -555,16 +555,20 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
               (prefill_after_prefix_time(shape, dev, uncached, cached, std::ceil(B / output), eta_prefill).total_s() +
                overhead);
   }
-  double chunks = 1;
+  const double chunks = chunk > 0 ? std::ceil(uncached / chunk) : 1.0;
+  // One of a prompt's prefill iterations (a chunk, or the whole uncached prompt) carrying `decodes`
+  // decode tokens; the chunks read the earlier chunks' KV again.
+  const auto prefill_iteration_s = [&](double decodes) {
+    return hybrid_step_time(shape, decode_dev, decodes, mean_context, uncached / chunks, prompt,
+                            cached + uncached * (chunks + 1) / (2 * chunks), eta_dec, eta_prefill)
+               .total_s() +
+           overhead;
+  };
   double transfer = 0;
   double prefill_memory = 0;
+  const double hybrid_s = chunk > 0 || n_clients > 0 ? prefill_iteration_s(B) : 0.0;
   if (chunk > 0) {
-    chunks = std::ceil(uncached / chunk);
-    const double chunk_tokens = uncached / chunks;
-    const double chunk_kv_tokens = cached + uncached * (chunks + 1) / (2 * chunks);
-    const PhaseTime hybrid = hybrid_step_time(shape, decode_dev, B, mean_context, chunk_tokens, prompt, chunk_kv_tokens,
-                                              eta_dec, eta_prefill);
-    const double chunk_cost = hybrid.total_s() + overhead - t_step;
+    const double chunk_cost = hybrid_s - t_step;
     prefill_work = B * chunks * chunk_cost;
     ttft = chunks * (decode_iteration + chunk_cost);
     gap_max = decode_iteration + chunk_cost;
@@ -588,7 +592,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   }
 
   const double lambda = v[Param::arrival_rate];
-  if (n_clients > 0 && (is_static || chunk > 0 || disagg)) return {PointStatus::infeasible, closed_loop_needs_colocated};
+  if (n_clients > 0 && (is_static || disagg)) return {PointStatus::infeasible, closed_loop_needs_colocated};
   if (n_clients > 0 && lambda > 0) return {PointStatus::infeasible, closed_and_open_loop};
   const double colocated_tps = B * output / (output * t_token + prefill_work);
   const double prefill_ratio = v[Param::prefill_decode_ratio];
@@ -598,8 +602,24 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double static_tps = B * output / (t_prefill_batch + static_steps * t_token);
   double itl = is_static ? t_token : t_token + prefill_work / output;
   if (n_clients > 0) {
-    // engine/queueing.hpp closed_loop_serving: the prompts' prefills queue on the engine between decode steps.
-    const ClosedLoopServing loop = closed_loop_serving(n_clients, slots, t_prefill_one, decode_iteration, t_token, output);
+    // engine/queueing.hpp closed_loop_serving: the prompts' prefills queue on the engine and share its
+    // iterations with the running decodes; steps are priced at the decodes they carry, between none or
+    // one and the B that run when every client decodes.
+    ClosedLoopSteps steps{.prefill_iterations = chunks,
+                          .prefill_iteration_full_s = hybrid_s,
+                          .decode_token_one_s = t_token,
+                          .decode_token_full_s = t_token,
+                          .decode_iteration_full_s = decode_iteration};
+    const double lone_prefill_s = prefill_iteration_s(0);
+    // Unchunked, a lone prompt is the open loop's prefill (its causal attention half skipped); the
+    // decodes beside it add what they add to the iteration.
+    steps.prefill_iteration_alone_s = chunk > 0 ? lone_prefill_s : t_prefill_one;
+    if (chunk <= 0) steps.prefill_iteration_full_s = t_prefill_one + hybrid_s - lone_prefill_s;
+    if (B > 1) {
+      steps.decode_token_one_s *=
+          (decode_step_time(shape, decode_dev, 1, mean_context, decode_eta(1)).total_s() + overhead) / t_step;
+    }
+    const ClosedLoopServing loop = closed_loop_serving(n_clients, slots, steps, output);
     ttft = loop.ttft_s;
     itl = loop.itl_s;
     continuous_tps = loop.requests_per_s * output;
@@ -694,7 +714,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
   if (watermark > 0 && B > fit) return {PointStatus::infeasible, exceeds_admission};
   if (prefill_memory > (phw != nullptr ? phw : &hw)->memory_bytes) return {PointStatus::infeasible, prefill_exceeds_memory};
-  if (chunk > 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
+  if (chunk > 0 && n_clients <= 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};
   if (lambda > 0 && rho >= 1.0) return {PointStatus::infeasible, queue_unstable};
   return {};
 }

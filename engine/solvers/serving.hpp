@@ -27,13 +27,14 @@
 //  - closed loop (clients N > 0; a benchmark's fixed concurrency: NIM's and AIPerf's --concurrency,
 //    vLLM benchmark_serving --max-concurrency at an unbounded rate): every client sends its next
 //    request as soon as the last one ends, so the replica holds N requests and runs min(N, batch
-//    limit) of them, the limit being `batch`, or max_batch when batch is 0; the decode step is
-//    priced at that batch. TTFT, ITL and throughput are the mean-value analysis of
-//    engine/queueing.hpp closed_loop_serving over one prompt's prefill, the decode iteration and
-//    the time per output token (speculative decoding and preemption included); clients beyond the
-//    limit wait for a slot, which TTFT holds. concurrency is then N; there is no M/M/c queue
-//    (closed_and_open_loop with arrival_rate). Colocated continuous batching without chunked
-//    prefill only (closed_loop_needs_colocated).
+//    limit) of them, the limit being `batch`, or max_batch when batch is 0. TTFT, ITL and throughput
+//    are the mean-value analysis of engine/queueing.hpp closed_loop_serving: a prompt's prefill
+//    (whole, or in prefill_chunk_tokens chunks) shares its iterations with the running decodes, and
+//    each step is priced at the decodes it carries, affine between one sequence (or none) and that
+//    batch (the time per output token, speculative decoding and preemption included, scaled by the
+//    plain decode step's ratio); clients beyond the limit wait for a slot, which TTFT holds.
+//    concurrency is then N; there is no M/M/c queue (closed_and_open_loop with arrival_rate).
+//    Colocated continuous batching only (closed_loop_needs_colocated).
 //  - cost_per_million_tokens_usd = gpus x gpu-hour price / 3,600 / tokens_per_s x 1e6. The GPU-hour
 //    price is the gpu_hour_price parameter or, when 0, the catalog purchase price amortised over
 //    `lifetime` (default 3 years, a common depreciation period; a dsx choice) at full use; power and

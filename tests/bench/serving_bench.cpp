@@ -42,7 +42,10 @@ dsx::HardwareSpec h100_class() {
   return hw;
 }
 
-void serving_points(benchmark::State& state, double gemm_shapes) {
+// Llama-3-70B in fp8 on the H100-class device: `configure` sets the fixed parameters once, `vary` the
+// i-th point's.
+template <class Configure, class Vary>
+void serving_points(benchmark::State& state, Configure configure, Vary vary) {
   const dsx::ServingSolver solver;
   const dsx::PreparedModel model = llama3_70b();
   const dsx::HardwareSpec hw = h100_class();
@@ -51,16 +54,11 @@ void serving_points(benchmark::State& state, double gemm_shapes) {
   in.model = &model;
   for (std::size_t i = 0; i < solver.params().size(); ++i) in.values[i] = solver.params()[i].default_value;
   in.values[dsx::ServingSolver::precision] = static_cast<double>(dsx::index_of(dsx::Precision::fp8));
-  in.values[dsx::ServingSolver::arrival_rate] = 0.01;
-  in.values[dsx::ServingSolver::gemm_shapes] = gemm_shapes;
+  configure(in);
   std::vector<double> metrics(solver.metrics().size());
-  const double batches[] = {1, 4, 16, 64, 256};
-  const double tps[] = {2, 4, 8};
   std::size_t i = 0;
   for (auto _ : state) {
-    in.values[dsx::ServingSolver::batch] = batches[i % 5];
-    in.values[dsx::ServingSolver::tp] = tps[i % 3];
-    in.values[dsx::ServingSolver::prompt_tokens] = (i & 1) ? 2048 : 8192;
+    vary(in, i);
     benchmark::DoNotOptimize(solver.evaluate(in, metrics));
     benchmark::ClobberMemory();
     ++i;
@@ -68,12 +66,48 @@ void serving_points(benchmark::State& state, double gemm_shapes) {
   state.counters["points_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
                                                       benchmark::Counter::kIsRate);
 }
-void BM_ServingPoint(benchmark::State& state) { serving_points(state, 0); }
+
+// Batch 1 to 256 at TP 2 to 8 with an M/M/c queue.
+void open_loop_points(benchmark::State& state, double gemm_shapes) {
+  serving_points(
+      state,
+      [gemm_shapes](dsx::PointInputs& in) {
+        in.values[dsx::ServingSolver::arrival_rate] = 0.01;
+        in.values[dsx::ServingSolver::gemm_shapes] = gemm_shapes;
+      },
+      [](dsx::PointInputs& in, std::size_t i) {
+        constexpr double batches[] = {1, 4, 16, 64, 256};
+        constexpr double tps[] = {2, 4, 8};
+        in.values[dsx::ServingSolver::batch] = batches[i % 5];
+        in.values[dsx::ServingSolver::tp] = tps[i % 3];
+        in.values[dsx::ServingSolver::prompt_tokens] = (i & 1) ? 2048 : 8192;
+      });
+}
+void BM_ServingPoint(benchmark::State& state) { open_loop_points(state, 0); }
 BENCHMARK(BM_ServingPoint);
 // The same points with each step's GEMMs priced by shape (gemm_shapes: on; the prefills, the decode
 // keeping the seeds' efficiency).
-void BM_ServingPointGemmShapes(benchmark::State& state) { serving_points(state, 1); }
+void BM_ServingPointGemmShapes(benchmark::State& state) { open_loop_points(state, 1); }
 BENCHMARK(BM_ServingPointGemmShapes);
+
+// A benchmark's fixed concurrency (clients: the closed loop's mean-value analysis, one pass per
+// running sequence up to the batch the KV cache holds), 1 to 512 clients at 2,048 or 8,192-token
+// prompts, unchunked or in 512-token chunks, TP4.
+void BM_ServingPointClients(benchmark::State& state) {
+  serving_points(
+      state,
+      [](dsx::PointInputs& in) {
+        in.values[dsx::ServingSolver::batch] = 0;
+        in.values[dsx::ServingSolver::tp] = 4;
+      },
+      [](dsx::PointInputs& in, std::size_t i) {
+        constexpr double clients[] = {1, 8, 32, 128, 512};
+        in.values[dsx::ServingSolver::clients] = clients[i % 5];
+        in.values[dsx::ServingSolver::prompt_tokens] = (i & 1) ? 2048 : 8192;
+        in.values[dsx::ServingSolver::prefill_chunk_tokens] = (i % 3 == 0) ? 512 : 0;
+      });
+}
+BENCHMARK(BM_ServingPointClients);
 
 // 1,024 GPUs, global batch 1,024 sequences; tp x pp over {2, 4, 8} x {1, 2, 4, 8} and micro-batch 1 or 2.
 void BM_TrainingPoint(benchmark::State& state) {

@@ -55,9 +55,27 @@ fixed:
   eta: 0.5
 )";
 
-ResolvedStudy load() {
+// The serving solver's closed loop (clients), unchunked and chunked, below and beyond the batch limit.
+const char* kClosedLoopStudy = R"(study: sweep_closed_loop_test
+title: sweep closed-loop test
+question: does a closed-loop serving point allocate?
+solver: serving
+axes:
+  clients: [1, 5, 50, 400]
+  prefill_chunk_tokens: [0, 512]
+  prompt_tokens: [500, 5000]
+fixed:
+  hardware: h100_sxm
+  model: llama3_70b
+  precision: fp8
+  batch: 0
+  tp: 2
+  output_tokens: 500
+)";
+
+ResolvedStudy load(const char* text = kStudy) {
   Diagnostics diags;
-  auto study = load_study_text("sweep_test.yaml", kStudy, DSX_SOURCE_DIR "/studies/catalog", diags);
+  auto study = load_study_text("sweep_test.yaml", text, DSX_SOURCE_DIR "/studies/catalog", diags);
   if (!study) throw std::runtime_error("the sweep test study does not load:\n" + diags.format());
   return std::move(*study);
 }
@@ -107,6 +125,21 @@ TEST(Sweep, EvaluatingAPointAllocatesNothing) {
     study.solver->evaluate(in, metrics);
   }
   EXPECT_EQ(g_allocations.load() - before, 0);
+}
+
+TEST(Sweep, EvaluatingAClosedLoopServingPointAllocatesNothing) {
+  const ResolvedStudy study = load(kClosedLoopStudy);
+  const Grid grid(study);
+  std::vector<double> metrics(study.solver->metrics().size());
+  PointInputs in;
+  std::uint64_t feasible = 0;
+  const long before = g_allocations.load();
+  for (std::uint64_t i = 0; i < grid.size(); ++i) {
+    grid.inputs(i, in);
+    feasible += study.solver->evaluate(in, metrics).status == PointStatus::ok;
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(feasible, grid.size());
 }
 
 TEST(Sweep, AppendBlockLabelsRowsByAxisValue) {

@@ -1,6 +1,5 @@
 // The serving solver's closed loop (`clients`, engine/queueing.hpp closed_loop_serving): a benchmark's
 // fixed concurrency on Llama-3-8B on one H100, against the open-loop solver's own step times.
-#include "engine/queueing.hpp"
 #include "tests/engine/serving_features_fixture.hpp"
 
 namespace dsx::serving_features {
@@ -27,21 +26,36 @@ TEST_F(ServingClosedLoop, OneClientIsTheBatchOneLatency) {
   EXPECT_DOUBLE_EQ(one[M::concurrency], 1);
 }
 
-TEST_F(ServingClosedLoop, FiveClientsRunTheStepsOfABatchOfFive) {
+TEST_F(ServingClosedLoop, FiveClientsShareTheStepsOfTheirBatch) {
+  const auto one = run(closed(1));
   const auto open = run(point(llama8b, 5));
   const auto five = run(closed(5));
   EXPECT_EQ(five[M::batch_used], 5);
   EXPECT_EQ(five[M::decode_step_s], open[M::decode_step_s]);
-  const ClosedLoopServing loop =
-      closed_loop_serving(5, five[M::max_batch], run(point(llama8b, 1))[M::ttft_s], open[M::decode_step_s],
-                          open[M::decode_step_s], 256);
-  EXPECT_DOUBLE_EQ(five[M::ttft_s], loop.ttft_s);
-  EXPECT_DOUBLE_EQ(five[M::itl_s], loop.itl_s);
-  EXPECT_DOUBLE_EQ(five[M::tokens_per_s], loop.requests_per_s * 256);
   // Little's law: five requests in the system.
   EXPECT_NEAR(five[M::concurrency], 5, 1e-12);
   // A prompt now waits for the others' prompts and the decode step in progress.
-  EXPECT_GT(five[M::ttft_s], open[M::ttft_s]);
+  EXPECT_GT(five[M::ttft_s], one[M::ttft_s]);
+  // A decode step carries the other clients' tokens, and the others' prefills slow it...
+  EXPECT_GT(five[M::itl_s], one[M::itl_s]);
+  // ...by less than if every other prompt's whole prefill stopped the decodes of the full batch, since
+  // a prefill iteration gives them their token and the batch decoding is smaller than five.
+  const double others_prefill_share = five[M::requests_per_s] * one[M::ttft_s] * 4 / 5;
+  EXPECT_LT(five[M::itl_s], open[M::decode_step_s] / (1 - others_prefill_share));
+}
+
+TEST_F(ServingClosedLoop, ChunkedPrefillSpansItsChunks) {
+  PointInputs chunked = closed(1);
+  chunked.values[P::prefill_chunk_tokens] = 512;
+  const auto one = run(chunked);
+  EXPECT_EQ(one[M::prefill_chunks], 4);
+  // Four iterations each stream the weights and read the earlier chunks' KV: longer than one prefill.
+  EXPECT_GT(one[M::ttft_s], run(closed(1))[M::ttft_s]);
+  EXPECT_EQ(one[M::itl_s], run(closed(1))[M::itl_s]);
+  chunked.values[P::clients] = 16;
+  const auto sixteen = run(chunked);
+  EXPECT_NEAR(sixteen[M::concurrency], 16, 1e-9);
+  EXPECT_GT(sixteen[M::itl_s], one[M::itl_s]);
 }
 
 TEST_F(ServingClosedLoop, ManyClientsSaturateAtTheBatchLimit) {
@@ -63,9 +77,9 @@ TEST_F(ServingClosedLoop, ExcludesWhatItDoesNotModel) {
   PointInputs statics = closed(4);
   statics.values[P::batching] = 1;
   EXPECT_EQ(result(statics).reason, ServingSolver::closed_loop_needs_colocated);
-  PointInputs chunked = closed(4);
-  chunked.values[P::prefill_chunk_tokens] = 512;
-  EXPECT_EQ(result(chunked).reason, ServingSolver::closed_loop_needs_colocated);
+  PointInputs disaggregated = closed(4);
+  disaggregated.values[P::disaggregated] = 1;
+  EXPECT_EQ(result(disaggregated).reason, ServingSolver::closed_loop_needs_colocated);
   PointInputs both = closed(4);
   both.values[P::arrival_rate] = 1;
   EXPECT_EQ(result(both).reason, ServingSolver::closed_and_open_loop);
