@@ -27,6 +27,7 @@ const char* const kHardware = R"yaml(hardware:
     tdp: 400 W
     idle_power_fraction: 0.3
     price: 15000 USD
+    release_year: 2020
   - id: edge_npu
     name: Edge NPU
     source: "seeds/000 lab_07 edge context: 10 TOPS INT8, 68 GB/s"
@@ -38,6 +39,7 @@ const char* const kHardware = R"yaml(hardware:
     tdp: 5 W
     idle_power_fraction: 0.3
     price: 0 USD
+    release_year: unknown
 )yaml";
 
 // seeds/000 lab_07 Act 1: KWS ~1,000 kernels of ~5 us on an A100 (fp16 312 TFLOP/s at eta 0.5).
@@ -261,7 +263,10 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
                 "      ^\n"
                 "hw.yaml:10:26: error: hardware[0].idle_power_fraction = 1.5 is out of range: it must be in [0, 1]\n"
                 "      idle_power_fraction: 1.5\n"
-                "                           ^~~\n");
+                "                           ^~~\n"
+                "hw.yaml:2:5: error: hardware[0]: missing required key 'release_year'\n"
+                "    - id: bad\n"
+                "      ^\n");
 }
 
 TEST(CatalogTest, LoadsAFolderAndNamesMissingFiles) {
@@ -409,32 +414,54 @@ TEST(CatalogTest, Fp8GemmRelativeEfficiencyIsOptionalAndChecked) {
       << bad.format();
 }
 
-TEST(CatalogTest, ReleaseYearIsOptionalAndChecked) {
+// An entry written in full gives the year its part first shipped or says `unknown`; a `base:` entry
+// keeps its base's; anything else is an error at the value.
+TEST(CatalogTest, ReleaseYearIsAYearOrUnknown) {
   Diagnostics d;
   Catalog c;
-  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: a100_2020, base: a100_80gb_sxm, source: "year", release_year: 2020}
-  - {id: copy, base: a100_2020, source: "copy keeps the year"}
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: a100_2021, base: a100_80gb_sxm, source: "year", release_year: 2021}
+  - {id: copy, base: a100_2021, source: "copy keeps the year"}
+  - {id: npu_copy, base: edge_npu, source: "copy keeps unknown"}
 )yaml", c, d);
   ASSERT_FALSE(d.has_errors()) << d.format();
-  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->release_year, 0);  // left out: unknown
-  EXPECT_EQ(c.find_hardware("a100_2020")->release_year, 2020);
-  EXPECT_EQ(c.find_hardware("copy")->release_year, 2020);
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->release_year, 2020);
+  EXPECT_EQ(c.find_hardware("edge_npu")->release_year, 0);  // release_year: unknown
+  EXPECT_EQ(c.find_hardware("a100_2021")->release_year, 2021);
+  EXPECT_EQ(c.find_hardware("copy")->release_year, 2021);
+  EXPECT_EQ(c.find_hardware("npu_copy")->release_year, 0);
 
   Diagnostics bad;
   Catalog b;
   load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: y1, base: a100_80gb_sxm, source: "t", release_year: 1820}
   - {id: y2, base: a100_80gb_sxm, source: "t", release_year: 2020.5}
   - {id: y3, base: a100_80gb_sxm, source: "t", release_year: 2100, unchecked: [release_year]}
+  - {id: y4, base: a100_80gb_sxm, source: "t", release_year: unknwon}
+  - {id: y5, base: a100_80gb_sxm, source: "t", release_year: [2020]}
+  - {id: y6, name: Y6, source: "t", peak_flops: {fp16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,
+     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD}
 )yaml", b, bad);
   EXPECT_EQ(bad.format(),
-            "hw.yaml:24:62: error: hardware[2].release_year = 1820 is outside the plausible range [1970, 2040]; if it "
+            "hw.yaml:26:62: error: hardware[2].release_year = 1820 is outside the plausible range [1970, 2040]; if it "
             "is deliberate, add 'release_year' to the entry's unchecked: list\n"
             "    - {id: y1, base: a100_80gb_sxm, source: \"t\", release_year: 1820}\n"
             "                                                               ^~~~\n"
-            "hw.yaml:25:62: error: hardware[3].release_year must be an integer, got '2020.5'\n"
+            "hw.yaml:27:62: error: hardware[3].release_year must be an integer, got '2020.5'\n"
             "    - {id: y2, base: a100_80gb_sxm, source: \"t\", release_year: 2020.5}\n"
-            "                                                               ^~~~~~\n");
+            "                                                               ^~~~~~\n"
+            "hw.yaml:29:62: error: hardware[5].release_year: expected the year the part first shipped (an integer in "
+            "[1970, 2040]) or 'unknown', got 'unknwon'; did you mean 'unknown'?\n"
+            "    - {id: y4, base: a100_80gb_sxm, source: \"t\", release_year: unknwon}\n"
+            "                                                               ^~~~~~~\n"
+            "hw.yaml:30:62: error: hardware[6].release_year: expected the year the part first shipped (an integer in "
+            "[1970, 2040]) or 'unknown', got a list\n"
+            "    - {id: y5, base: a100_80gb_sxm, source: \"t\", release_year: [2020]}\n"
+            "                                                               ^~~~~~\n"
+            "hw.yaml:31:5: error: hardware[7]: missing required key 'release_year'\n"
+            "    - {id: y6, name: Y6, source: \"t\", peak_flops: {fp16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,\n"
+            "      ^\n");
   EXPECT_EQ(b.find_hardware("y1"), nullptr);
+  EXPECT_EQ(b.find_hardware("y4"), nullptr);
+  EXPECT_EQ(b.find_hardware("y6"), nullptr);
   ASSERT_NE(b.find_hardware("y3"), nullptr);
   EXPECT_EQ(b.find_hardware("y3")->release_year, 2100);
 }
@@ -517,7 +544,8 @@ TEST(CatalogTest, TdpMayBeLeftOutAndCoresAreOptional) {
   - {id: tpu, name: TPU, source: "t", peak_flops: {bf16: 459 TFLOP/s}, memory: 95 GiB, memory_bandwidth: 2.765 TB/s,
      host_link: 32 GB/s, accelerator_link: 600 GB/s, idle_power_fraction: 0.3, price: 0 USD, release_year: 2023}
   - {id: cpu, name: CPU, source: "t", peak_flops: {fp64: 7.1 TFLOP/s}, memory: 960 GB, memory_bandwidth: 1 TB/s,
-     host_link: 1 TB/s, accelerator_link: 450 GB/s, tdp: 500 W, idle_power_fraction: 0.3, price: 0 USD, cores: 144}
+     host_link: 1 TB/s, accelerator_link: 450 GB/s, tdp: 500 W, idle_power_fraction: 0.3, price: 0 USD, cores: 144,
+     release_year: unknown}
   - {id: tpu_copy, base: tpu, source: "t"}
 )yaml", c, d);
   ASSERT_FALSE(d.has_errors()) << d.format();
@@ -539,7 +567,7 @@ TEST(CatalogTest, TdpMayBeLeftOutAndCoresAreOptional) {
   Catalog c2;
   load_hardware_text("hw.yaml", R"yaml(hardware:
   - {id: ok, name: OK, source: "t", peak_flops: {bf16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,
-     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD}
+     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD, release_year: unknown}
   - {id: zero, base: ok, source: "t", tdp: 0 W}
   - {id: half, base: ok, source: "t", cores: 2.5}
   - {id: many, base: ok, source: "t", cores: 1e6}
@@ -572,7 +600,7 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   e.hardware[0].registers_per_sm = 65536;
   EXPECT_NE(catalog_hash(a), catalog_hash(e));
   Catalog y = a;
-  y.hardware[0].release_year = 2020;
+  y.hardware[0].release_year = 2021;
   EXPECT_NE(catalog_hash(a), catalog_hash(y));
   // A rental price, its date and its page are content too.
   Catalog r = a;
