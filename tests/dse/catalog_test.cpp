@@ -126,13 +126,13 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
     load_hardware_text("hw.yaml", text, c, d);
     return first_line(d.format());
   };
-  EXPECT_EQ(errors("\"\""), "hw.yaml:15:18: error: hardware[1].short_name: expected a non-empty string, got nothing");
-  EXPECT_EQ(errors("\"  \""), "hw.yaml:15:18: error: hardware[1].short_name: empty; leave it out and figures print the name");
+  EXPECT_EQ(errors("\"\""), "hw.yaml:16:18: error: hardware[1].short_name: expected a non-empty string, got nothing");
+  EXPECT_EQ(errors("\"  \""), "hw.yaml:16:18: error: hardware[1].short_name: empty; leave it out and figures print the name");
   EXPECT_EQ(errors("Edge NPU chip"),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU chip' is not shorter than the name 'Edge NPU'; "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'Edge NPU chip' is not shorter than the name 'Edge NPU'; "
             "leave it out and figures print the name");
   EXPECT_EQ(errors("NVIDIA A100 80GB SXM"),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is not shorter than the name 'Edge "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is not shorter than the name 'Edge "
             "NPU'; leave it out and figures print the name");
   Diagnostics d;
   Catalog c;
@@ -141,7 +141,7 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
   text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: NVIDIA A100 80GB SXM\n");
   load_hardware_text("hw.yaml", text, c, d);
   EXPECT_EQ(first_line(d.format()),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is already what figures call "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is already what figures call "
             "'a100_80gb_sxm'");
   Diagnostics d2;
   Catalog c2;
@@ -150,7 +150,7 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
   text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: Edge NPU with a long name\n");
   load_hardware_text("hw.yaml", text, c2, d2);
   EXPECT_EQ(first_line(d2.format()),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU with a long name' has 25 characters; a figure's "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'Edge NPU with a long name' has 25 characters; a figure's "
             "label takes at most 24");
 }
 
@@ -302,7 +302,7 @@ TEST(CatalogTest, DuplicateIdsAreErrorsAndBaseEntriesCopy) {
     source: "what-if"
 )yaml", c, d);
   EXPECT_EQ(d.format(),
-            "hw.yaml:24:9: error: duplicate hardware id 'edge_npu': already defined at line 13, column 9\n"
+            "hw.yaml:26:9: error: duplicate hardware id 'edge_npu': already defined at line 14, column 9\n"
             "    - id: edge_npu\n"
             "          ^~~~~~~~\n");
   const HardwareSpec* t = c.find_hardware("a100_tweaked");
@@ -379,14 +379,14 @@ TEST(CatalogTest, KernelLimitsAreCheckedLikeOtherFields) {
 )yaml", c, d);
   EXPECT_EQ(c.find_hardware("bad_limits"), nullptr);
   EXPECT_EQ(d.format(),
-            "hw.yaml:27:30: error: missing unit: hardware[2].shared_memory_per_block is a size in bytes, e.g. "
+            "hw.yaml:29:30: error: missing unit: hardware[2].shared_memory_per_block is a size in bytes, e.g. "
             "'80 GiB'\n"
             "      shared_memory_per_block: 163\n"
             "                               ^~~\n"
-            "hw.yaml:28:27: error: hardware[2].registers_per_thread must be an integer, got '25.5'\n"
+            "hw.yaml:30:27: error: hardware[2].registers_per_thread must be an integer, got '25.5'\n"
             "      registers_per_thread: 25.5\n"
             "                            ^~~~\n"
-            "hw.yaml:29:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
+            "hw.yaml:31:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
             "      max_threads_per_block: -1\n"
             "                             ^~\n");
 }
@@ -455,7 +455,7 @@ TEST(CatalogTest, ReleaseYearIsAYearOrUnknown) {
             "hw.yaml:30:62: error: hardware[6].release_year: expected the year the part first shipped (an integer in "
             "[1970, 2040]) or 'unknown', got a list\n"
             "    - {id: y5, base: a100_80gb_sxm, source: \"t\", release_year: [2020]}\n"
-            "                                                               ^~~~~~\n"
+            "                                                               ^\n"
             "hw.yaml:31:5: error: hardware[7]: missing required key 'release_year'\n"
             "    - {id: y6, name: Y6, source: \"t\", peak_flops: {fp16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,\n"
             "      ^\n");
@@ -483,14 +483,14 @@ TEST(CatalogTest, ImplausibleValuesAreErrorsUnlessMarkedDeliberate) {
   EXPECT_EQ(c.find_hardware("typo"), nullptr);
   const std::string text = d.format();
   for (const char* expected : {
-           "hw.yaml:27:24: error: hardware[2].peak_flops.fp16 = 312 EFLOP/s is outside the plausible range "
+           "hw.yaml:29:24: error: hardware[2].peak_flops.fp16 = 312 EFLOP/s is outside the plausible range "
            "[1 MFLOP/s, 1 EFLOP/s] or 0; if it is deliberate, add 'peak_flops' to the entry's unchecked: list",
-           "hw.yaml:28:13: error: hardware[2].memory = 1 PB is outside the plausible range [1 KiB, 64 TiB]",
-           "hw.yaml:29:23: error: hardware[2].memory_bandwidth = 1e-300 B/s is outside the plausible range "
+           "hw.yaml:30:13: error: hardware[2].memory = 1 PB is outside the plausible range [1 KiB, 64 TiB]",
+           "hw.yaml:31:23: error: hardware[2].memory_bandwidth = 1e-300 B/s is outside the plausible range "
            "[1 MB/s, 100 PB/s]",
-           "hw.yaml:30:23: error: hardware[2].accelerator_link = 1 B/s is outside the plausible range "
+           "hw.yaml:32:23: error: hardware[2].accelerator_link = 1 B/s is outside the plausible range "
            "[1 MB/s, 100 TB/s] or 0",
-           "hw.yaml:31:10: error: hardware[2].tdp = 1 MW is outside the plausible range [1 mW, 100 kW]",
+           "hw.yaml:33:10: error: hardware[2].tdp = 1 MW is outside the plausible range [1 mW, 100 kW]",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
@@ -693,14 +693,14 @@ TEST(CatalogTest, RentalPricesAreOptionalDatedAndChecked) {
 )yaml", c2, bad);
   const std::string text = bad.format();
   for (const char* expected : {
-           "hw.yaml:24:56: error: hardware[2].rental: missing required key 'source'",
-           "hw.yaml:25:80: error: hardware[3].rental.date: '26/02/2022' is not a date: write YYYY-MM-DD or YYYY-MM "
+           "hw.yaml:26:56: error: hardware[2].rental: missing required key 'source'",
+           "hw.yaml:27:80: error: hardware[3].rental.date: '26/02/2022' is not a date: write YYYY-MM-DD or YYYY-MM "
            "(2025-06-15, 2025-06)",
-           "hw.yaml:26:67: error: hardware[4].rental.per_hour = 4000 USD is outside the plausible range "
+           "hw.yaml:28:67: error: hardware[4].rental.per_hour = 4000 USD is outside the plausible range "
            "[0.01 USD, 1000 USD]; if it is deliberate, add 'rental' to the entry's unchecked: list",
-           "hw.yaml:26:83: error: hardware[4].rental.date: '2022-13' is not a date",
-           "hw.yaml:27:67: error: hardware[5].rental.per_hour = 0 USD is out of range: it must be greater than 0 USD",
-           "hw.yaml:27:102: error: unknown key 'price' in hardware[5].rental; valid keys: per_hour, date, source",
+           "hw.yaml:28:83: error: hardware[4].rental.date: '2022-13' is not a date",
+           "hw.yaml:29:67: error: hardware[5].rental.per_hour = 0 USD is out of range: it must be greater than 0 USD",
+           "hw.yaml:29:102: error: unknown key 'price' in hardware[5].rental; valid keys: per_hour, date, source",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
