@@ -47,6 +47,7 @@ constexpr std::size_t kMaxShortNameChars = 24;
 constexpr QuantityBounds kPositive{.bounded = true, .min_value = 0, .max_value = kInfinity, .min_exclusive = true};
 constexpr QuantityBounds kNonNegative{.bounded = true, .min_value = 0, .max_value = kInfinity};
 constexpr QuantityBounds kFraction{.bounded = true, .min_value = 0, .max_value = 1};
+constexpr std::string_view kUnknownReleaseYear = "unknown";
 
 // A number field of a hardware entry: its key, dimension, bounds and where it lives in HardwareSpec.
 // Every one of kHardwareFields is required, except tdp: some vendors publish no power (Google's
@@ -292,6 +293,29 @@ void read_weight_memory(const YamlReader& r, const YamlNode& node, const std::st
   }
 }
 
+// `release_year: 2022` or `release_year: unknown` (kept as 0): an entry written in full says which, so
+// a missing year is a decision the entry states, not an omission.
+void read_release_year(const YamlReader& r, const YamlNode& n, const std::string& name, HardwareSpec& hw,
+                       const std::vector<std::string>& unchecked) {
+  if (n.is_scalar() && n.text == kUnknownReleaseYear) {
+    hw.release_year = 0;
+    return;
+  }
+  if (!n.is_scalar() || !parse_number(n.text)) {
+    const std::array<std::string, 1> word = {std::string(kUnknownReleaseYear)};
+    const std::string near = n.is_scalar() ? closest_match(n.text, word) : "";
+    r.error(n, name + ": expected the year the part first shipped (an integer in [1970, 2040]) or '" +
+                   std::string(kUnknownReleaseYear) + "', got " + n.describe() +
+                   (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    return;
+  }
+  if (auto q = r.quantity(n, Dimension::count, name, kNonNegativeCount)) {
+    const std::size_t errors_before_year = r.diags().error_count();
+    check_plausible(r, n, "release_year", name, q->value, unchecked);
+    if (r.diags().error_count() == errors_before_year) hw.release_year = static_cast<int>(q->value);
+  }
+}
+
 // Returns whether the entry was added; `id_out` receives its id when it has a valid one.
 bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::string& path, Catalog& into,
                          std::vector<const YamlNode*>& seen, std::string& id_out) {
@@ -387,14 +411,7 @@ bool read_hardware_entry(const YamlReader& r, const YamlNode& entry, const std::
       }
     }
   }
-  if (const YamlNode* n = entry.find("release_year")) {
-    const std::string name = path + ".release_year";
-    if (auto q = r.quantity(*n, Dimension::count, name, kNonNegativeCount)) {
-      const std::size_t errors_before_year = r.diags().error_count();
-      check_plausible(r, *n, "release_year", name, q->value, unchecked);
-      if (r.diags().error_count() == errors_before_year) hw.release_year = static_cast<int>(q->value);
-    }
-  }
+  if (const YamlNode* n = field("release_year")) read_release_year(r, *n, path + ".release_year", hw, unchecked);
   for (const HardwareField& f : kOptionalHardwareFields) {
     if (const YamlNode* n = entry.find(f.key)) {
       const std::string name = path + "." + std::string(f.key);

@@ -102,7 +102,7 @@ void write_hardware(std::string& out, const HardwareSpec& h) {
   optional("cores", h.cores, Dimension::count);
   optional("sparse_speedup", h.sparse_speedup, Dimension::dimensionless);
   optional("fp8_gemm_relative_efficiency", h.fp8_gemm_relative_efficiency, Dimension::dimensionless);
-  if (h.release_year != 0) out += "      release_year: " + std::to_string(h.release_year) + "\n";
+  out += "      release_year: " + (h.release_year != 0 ? std::to_string(h.release_year) : std::string("unknown")) + "\n";
   if (h.rental_known()) {
     out += "      rental: {per_hour: " + yaml_scalar(exact_quantity_label(h.rental_usd_per_hour, Dimension::money)) +
            ", date: " + yaml_scalar(h.rental_date) + ", source: " + yaml_scalar(h.rental_source) + "}\n";

@@ -264,7 +264,7 @@ constexpr std::array<MetricSpec, ServingSolver::kMetricCount> kMetrics = {{
      "memory and back (swap)"},
 }};
 
-constexpr std::array<std::string_view, 31> kReasons = {
+constexpr std::array<std::string_view, 32> kReasons = {
     kPrecisionUnsupported,
     "model is neither a transformer nor a Mamba stack (no qkv_proj / attention_scores, selective_scan or ssd_scan op)",
     "tensor or expert parallelism needs an accelerator link",
@@ -298,6 +298,8 @@ constexpr std::array<std::string_view, 31> kReasons = {
     "kv_transfer_bandwidth)",
     "clients (a closed loop) models colocated continuous batching",
     "clients (a closed loop) and arrival_rate (an open one) exclude each other",
+    "weights + KV cache do not fit in device memory, and serving does not stream weights from the hardware's "
+    "weight_memory tier (the inference solver does)",
 };
 
 }  // namespace
@@ -472,7 +474,8 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   const double slots = v[Param::batch] > 0 ? v[Param::batch] : fit;
   const double B = n_clients > 0 ? std::min(n_clients, slots) : slots;
   out[batch_used] = B;
-  if (B < 1) return {PointStatus::infeasible, exceeds_memory};
+  const Reason does_not_fit = hw.has_weight_memory() ? exceeds_memory_not_weight_tier : exceeds_memory;
+  if (B < 1) return {PointStatus::infeasible, does_not_fit};
   const double memory = weights_gpu + kv_shared_gpu + sequences_per_group(B, n_ep) * kv_seq_gpu;
 
   // A decode step of B sequences runs the linear layers as GEMMs of B rows, the kernels a prefill of B
@@ -711,7 +714,7 @@ PointResult ServingSolver::evaluate(const PointInputs& in, std::span<double> out
   out[preemptions_per_request] = preemptions * output / B;
   out[preemption_s] = preemption_time;
 
-  if (memory > hw.memory_bytes) return {PointStatus::infeasible, exceeds_memory};
+  if (memory > hw.memory_bytes) return {PointStatus::infeasible, does_not_fit};
   if (watermark > 0 && B > fit) return {PointStatus::infeasible, exceeds_admission};
   if (prefill_memory > (phw != nullptr ? phw : &hw)->memory_bytes) return {PointStatus::infeasible, prefill_exceeds_memory};
   if (chunk > 0 && n_clients <= 0 && B * chunks > output) return {PointStatus::infeasible, chunks_starve_batch};

@@ -16,7 +16,9 @@
 //  - tokens_per_s_per_gpu = tokens_per_s / gpus; tokens_per_s_per_user = 1 / itl_s.
 //  - memory_bytes per GPU = weights / tp + B x KV(prompt + output) x 1 / min(tp, kv_heads); activations
 //    and framework reserve are not counted. max_batch = floor((memory - weights/tp) / KV per sequence
-//    per GPU). A point whose memory_bytes exceeds the device is infeasible. batch = 0 evaluates the
+//    per GPU). A point whose memory_bytes exceeds the device is infeasible; on hardware with a
+//    read-only weight tier (HardwareSpec::weight_memory_bytes, a microcontroller's flash) its reason
+//    says so, since serving keeps weights and KV cache in `memory` and reads nothing from the tier. batch = 0 evaluates the
 //    replica at max_batch, as a throughput benchmark at an unbounded request rate fills the KV cache
 //    (vLLM and TensorRT-LLM admit requests while KV blocks are free); batch_used says which batch ran.
 //  - queueing (arrival_rate > 0): M/M/c with c = batch slots per replica, service time = e2e latency
@@ -340,6 +342,7 @@ class ServingSolver final : public TabledSolver {
     pools_exceed_torus,
     closed_loop_needs_colocated,
     closed_and_open_loop,
+    exceeds_memory_not_weight_tier,
   };
 
   ServingSolver();

@@ -27,6 +27,7 @@ const char* const kHardware = R"yaml(hardware:
     tdp: 400 W
     idle_power_fraction: 0.3
     price: 15000 USD
+    release_year: 2020
   - id: edge_npu
     name: Edge NPU
     source: "seeds/000 lab_07 edge context: 10 TOPS INT8, 68 GB/s"
@@ -38,6 +39,7 @@ const char* const kHardware = R"yaml(hardware:
     tdp: 5 W
     idle_power_fraction: 0.3
     price: 0 USD
+    release_year: unknown
 )yaml";
 
 // seeds/000 lab_07 Act 1: KWS ~1,000 kernels of ~5 us on an A100 (fp16 312 TFLOP/s at eta 0.5).
@@ -124,13 +126,13 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
     load_hardware_text("hw.yaml", text, c, d);
     return first_line(d.format());
   };
-  EXPECT_EQ(errors("\"\""), "hw.yaml:15:18: error: hardware[1].short_name: expected a non-empty string, got nothing");
-  EXPECT_EQ(errors("\"  \""), "hw.yaml:15:18: error: hardware[1].short_name: empty; leave it out and figures print the name");
+  EXPECT_EQ(errors("\"\""), "hw.yaml:16:18: error: hardware[1].short_name: expected a non-empty string, got nothing");
+  EXPECT_EQ(errors("\"  \""), "hw.yaml:16:18: error: hardware[1].short_name: empty; leave it out and figures print the name");
   EXPECT_EQ(errors("Edge NPU chip"),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU chip' is not shorter than the name 'Edge NPU'; "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'Edge NPU chip' is not shorter than the name 'Edge NPU'; "
             "leave it out and figures print the name");
   EXPECT_EQ(errors("NVIDIA A100 80GB SXM"),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is not shorter than the name 'Edge "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is not shorter than the name 'Edge "
             "NPU'; leave it out and figures print the name");
   Diagnostics d;
   Catalog c;
@@ -139,7 +141,7 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
   text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: NVIDIA A100 80GB SXM\n");
   load_hardware_text("hw.yaml", text, c, d);
   EXPECT_EQ(first_line(d.format()),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is already what figures call "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'NVIDIA A100 80GB SXM' is already what figures call "
             "'a100_80gb_sxm'");
   Diagnostics d2;
   Catalog c2;
@@ -148,7 +150,7 @@ TEST(CatalogTest, ShortNameMustBeShortNonEmptyAndTellChipsApart) {
   text.replace(text.find("    source: \"seeds/000"), 0, "    short_name: Edge NPU with a long name\n");
   load_hardware_text("hw.yaml", text, c2, d2);
   EXPECT_EQ(first_line(d2.format()),
-            "hw.yaml:15:17: error: hardware[1].short_name: 'Edge NPU with a long name' has 25 characters; a figure's "
+            "hw.yaml:16:17: error: hardware[1].short_name: 'Edge NPU with a long name' has 25 characters; a figure's "
             "label takes at most 24");
 }
 
@@ -261,7 +263,10 @@ TEST(CatalogTest, ReportsEveryProblemOfAnEntry) {
                 "      ^\n"
                 "hw.yaml:10:26: error: hardware[0].idle_power_fraction = 1.5 is out of range: it must be in [0, 1]\n"
                 "      idle_power_fraction: 1.5\n"
-                "                           ^~~\n");
+                "                           ^~~\n"
+                "hw.yaml:2:5: error: hardware[0]: missing required key 'release_year'\n"
+                "    - id: bad\n"
+                "      ^\n");
 }
 
 TEST(CatalogTest, LoadsAFolderAndNamesMissingFiles) {
@@ -297,7 +302,7 @@ TEST(CatalogTest, DuplicateIdsAreErrorsAndBaseEntriesCopy) {
     source: "what-if"
 )yaml", c, d);
   EXPECT_EQ(d.format(),
-            "hw.yaml:24:9: error: duplicate hardware id 'edge_npu': already defined at line 13, column 9\n"
+            "hw.yaml:26:9: error: duplicate hardware id 'edge_npu': already defined at line 14, column 9\n"
             "    - id: edge_npu\n"
             "          ^~~~~~~~\n");
   const HardwareSpec* t = c.find_hardware("a100_tweaked");
@@ -374,14 +379,14 @@ TEST(CatalogTest, KernelLimitsAreCheckedLikeOtherFields) {
 )yaml", c, d);
   EXPECT_EQ(c.find_hardware("bad_limits"), nullptr);
   EXPECT_EQ(d.format(),
-            "hw.yaml:27:30: error: missing unit: hardware[2].shared_memory_per_block is a size in bytes, e.g. "
+            "hw.yaml:29:30: error: missing unit: hardware[2].shared_memory_per_block is a size in bytes, e.g. "
             "'80 GiB'\n"
             "      shared_memory_per_block: 163\n"
             "                               ^~~\n"
-            "hw.yaml:28:27: error: hardware[2].registers_per_thread must be an integer, got '25.5'\n"
+            "hw.yaml:30:27: error: hardware[2].registers_per_thread must be an integer, got '25.5'\n"
             "      registers_per_thread: 25.5\n"
             "                            ^~~~\n"
-            "hw.yaml:29:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
+            "hw.yaml:31:28: error: hardware[2].max_threads_per_block = -1 is out of range: it must be at least 0\n"
             "      max_threads_per_block: -1\n"
             "                             ^~\n");
 }
@@ -409,32 +414,54 @@ TEST(CatalogTest, Fp8GemmRelativeEfficiencyIsOptionalAndChecked) {
       << bad.format();
 }
 
-TEST(CatalogTest, ReleaseYearIsOptionalAndChecked) {
+// An entry written in full gives the year its part first shipped or says `unknown`; a `base:` entry
+// keeps its base's; anything else is an error at the value.
+TEST(CatalogTest, ReleaseYearIsAYearOrUnknown) {
   Diagnostics d;
   Catalog c;
-  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: a100_2020, base: a100_80gb_sxm, source: "year", release_year: 2020}
-  - {id: copy, base: a100_2020, source: "copy keeps the year"}
+  load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: a100_2021, base: a100_80gb_sxm, source: "year", release_year: 2021}
+  - {id: copy, base: a100_2021, source: "copy keeps the year"}
+  - {id: npu_copy, base: edge_npu, source: "copy keeps unknown"}
 )yaml", c, d);
   ASSERT_FALSE(d.has_errors()) << d.format();
-  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->release_year, 0);  // left out: unknown
-  EXPECT_EQ(c.find_hardware("a100_2020")->release_year, 2020);
-  EXPECT_EQ(c.find_hardware("copy")->release_year, 2020);
+  EXPECT_EQ(c.find_hardware("a100_80gb_sxm")->release_year, 2020);
+  EXPECT_EQ(c.find_hardware("edge_npu")->release_year, 0);  // release_year: unknown
+  EXPECT_EQ(c.find_hardware("a100_2021")->release_year, 2021);
+  EXPECT_EQ(c.find_hardware("copy")->release_year, 2021);
+  EXPECT_EQ(c.find_hardware("npu_copy")->release_year, 0);
 
   Diagnostics bad;
   Catalog b;
   load_hardware_text("hw.yaml", std::string(kHardware) + R"yaml(  - {id: y1, base: a100_80gb_sxm, source: "t", release_year: 1820}
   - {id: y2, base: a100_80gb_sxm, source: "t", release_year: 2020.5}
   - {id: y3, base: a100_80gb_sxm, source: "t", release_year: 2100, unchecked: [release_year]}
+  - {id: y4, base: a100_80gb_sxm, source: "t", release_year: unknwon}
+  - {id: y5, base: a100_80gb_sxm, source: "t", release_year: [2020]}
+  - {id: y6, name: Y6, source: "t", peak_flops: {fp16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,
+     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD}
 )yaml", b, bad);
   EXPECT_EQ(bad.format(),
-            "hw.yaml:24:62: error: hardware[2].release_year = 1820 is outside the plausible range [1970, 2040]; if it "
+            "hw.yaml:26:62: error: hardware[2].release_year = 1820 is outside the plausible range [1970, 2040]; if it "
             "is deliberate, add 'release_year' to the entry's unchecked: list\n"
             "    - {id: y1, base: a100_80gb_sxm, source: \"t\", release_year: 1820}\n"
             "                                                               ^~~~\n"
-            "hw.yaml:25:62: error: hardware[3].release_year must be an integer, got '2020.5'\n"
+            "hw.yaml:27:62: error: hardware[3].release_year must be an integer, got '2020.5'\n"
             "    - {id: y2, base: a100_80gb_sxm, source: \"t\", release_year: 2020.5}\n"
-            "                                                               ^~~~~~\n");
+            "                                                               ^~~~~~\n"
+            "hw.yaml:29:62: error: hardware[5].release_year: expected the year the part first shipped (an integer in "
+            "[1970, 2040]) or 'unknown', got 'unknwon'; did you mean 'unknown'?\n"
+            "    - {id: y4, base: a100_80gb_sxm, source: \"t\", release_year: unknwon}\n"
+            "                                                               ^~~~~~~\n"
+            "hw.yaml:30:62: error: hardware[6].release_year: expected the year the part first shipped (an integer in "
+            "[1970, 2040]) or 'unknown', got a list\n"
+            "    - {id: y5, base: a100_80gb_sxm, source: \"t\", release_year: [2020]}\n"
+            "                                                               ^\n"
+            "hw.yaml:31:5: error: hardware[7]: missing required key 'release_year'\n"
+            "    - {id: y6, name: Y6, source: \"t\", peak_flops: {fp16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,\n"
+            "      ^\n");
   EXPECT_EQ(b.find_hardware("y1"), nullptr);
+  EXPECT_EQ(b.find_hardware("y4"), nullptr);
+  EXPECT_EQ(b.find_hardware("y6"), nullptr);
   ASSERT_NE(b.find_hardware("y3"), nullptr);
   EXPECT_EQ(b.find_hardware("y3")->release_year, 2100);
 }
@@ -456,14 +483,14 @@ TEST(CatalogTest, ImplausibleValuesAreErrorsUnlessMarkedDeliberate) {
   EXPECT_EQ(c.find_hardware("typo"), nullptr);
   const std::string text = d.format();
   for (const char* expected : {
-           "hw.yaml:27:24: error: hardware[2].peak_flops.fp16 = 312 EFLOP/s is outside the plausible range "
+           "hw.yaml:29:24: error: hardware[2].peak_flops.fp16 = 312 EFLOP/s is outside the plausible range "
            "[1 MFLOP/s, 1 EFLOP/s] or 0; if it is deliberate, add 'peak_flops' to the entry's unchecked: list",
-           "hw.yaml:28:13: error: hardware[2].memory = 1 PB is outside the plausible range [1 KiB, 64 TiB]",
-           "hw.yaml:29:23: error: hardware[2].memory_bandwidth = 1e-300 B/s is outside the plausible range "
+           "hw.yaml:30:13: error: hardware[2].memory = 1 PB is outside the plausible range [1 KiB, 64 TiB]",
+           "hw.yaml:31:23: error: hardware[2].memory_bandwidth = 1e-300 B/s is outside the plausible range "
            "[1 MB/s, 100 PB/s]",
-           "hw.yaml:30:23: error: hardware[2].accelerator_link = 1 B/s is outside the plausible range "
+           "hw.yaml:32:23: error: hardware[2].accelerator_link = 1 B/s is outside the plausible range "
            "[1 MB/s, 100 TB/s] or 0",
-           "hw.yaml:31:10: error: hardware[2].tdp = 1 MW is outside the plausible range [1 mW, 100 kW]",
+           "hw.yaml:33:10: error: hardware[2].tdp = 1 MW is outside the plausible range [1 mW, 100 kW]",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
@@ -517,7 +544,8 @@ TEST(CatalogTest, TdpMayBeLeftOutAndCoresAreOptional) {
   - {id: tpu, name: TPU, source: "t", peak_flops: {bf16: 459 TFLOP/s}, memory: 95 GiB, memory_bandwidth: 2.765 TB/s,
      host_link: 32 GB/s, accelerator_link: 600 GB/s, idle_power_fraction: 0.3, price: 0 USD, release_year: 2023}
   - {id: cpu, name: CPU, source: "t", peak_flops: {fp64: 7.1 TFLOP/s}, memory: 960 GB, memory_bandwidth: 1 TB/s,
-     host_link: 1 TB/s, accelerator_link: 450 GB/s, tdp: 500 W, idle_power_fraction: 0.3, price: 0 USD, cores: 144}
+     host_link: 1 TB/s, accelerator_link: 450 GB/s, tdp: 500 W, idle_power_fraction: 0.3, price: 0 USD, cores: 144,
+     release_year: unknown}
   - {id: tpu_copy, base: tpu, source: "t"}
 )yaml", c, d);
   ASSERT_FALSE(d.has_errors()) << d.format();
@@ -539,7 +567,7 @@ TEST(CatalogTest, TdpMayBeLeftOutAndCoresAreOptional) {
   Catalog c2;
   load_hardware_text("hw.yaml", R"yaml(hardware:
   - {id: ok, name: OK, source: "t", peak_flops: {bf16: 1 TFLOP/s}, memory: 1 GiB, memory_bandwidth: 1 GB/s,
-     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD}
+     host_link: 1 GB/s, accelerator_link: 0 GB/s, idle_power_fraction: 0.3, price: 0 USD, release_year: unknown}
   - {id: zero, base: ok, source: "t", tdp: 0 W}
   - {id: half, base: ok, source: "t", cores: 2.5}
   - {id: many, base: ok, source: "t", cores: 1e6}
@@ -572,7 +600,7 @@ TEST(CatalogTest, HashIsFnv1aOfTheCanonicalContent) {
   e.hardware[0].registers_per_sm = 65536;
   EXPECT_NE(catalog_hash(a), catalog_hash(e));
   Catalog y = a;
-  y.hardware[0].release_year = 2020;
+  y.hardware[0].release_year = 2021;
   EXPECT_NE(catalog_hash(a), catalog_hash(y));
   // A rental price, its date and its page are content too.
   Catalog r = a;
@@ -665,14 +693,14 @@ TEST(CatalogTest, RentalPricesAreOptionalDatedAndChecked) {
 )yaml", c2, bad);
   const std::string text = bad.format();
   for (const char* expected : {
-           "hw.yaml:24:56: error: hardware[2].rental: missing required key 'source'",
-           "hw.yaml:25:80: error: hardware[3].rental.date: '26/02/2022' is not a date: write YYYY-MM-DD or YYYY-MM "
+           "hw.yaml:26:56: error: hardware[2].rental: missing required key 'source'",
+           "hw.yaml:27:80: error: hardware[3].rental.date: '26/02/2022' is not a date: write YYYY-MM-DD or YYYY-MM "
            "(2025-06-15, 2025-06)",
-           "hw.yaml:26:67: error: hardware[4].rental.per_hour = 4000 USD is outside the plausible range "
+           "hw.yaml:28:67: error: hardware[4].rental.per_hour = 4000 USD is outside the plausible range "
            "[0.01 USD, 1000 USD]; if it is deliberate, add 'rental' to the entry's unchecked: list",
-           "hw.yaml:26:83: error: hardware[4].rental.date: '2022-13' is not a date",
-           "hw.yaml:27:67: error: hardware[5].rental.per_hour = 0 USD is out of range: it must be greater than 0 USD",
-           "hw.yaml:27:102: error: unknown key 'price' in hardware[5].rental; valid keys: per_hour, date, source",
+           "hw.yaml:28:83: error: hardware[4].rental.date: '2022-13' is not a date",
+           "hw.yaml:29:67: error: hardware[5].rental.per_hour = 0 USD is out of range: it must be greater than 0 USD",
+           "hw.yaml:29:102: error: unknown key 'price' in hardware[5].rental; valid keys: per_hour, date, source",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
