@@ -157,8 +157,19 @@
 //    recomputed (Megatron-Core's alltoall token dispatcher, megatron/core/transformer/moe/
 //    token_dispatcher.py: "permute->A2A(EP)->AG(TP)->sort_chunk", "sort_chunk->RS(TP)->A2A(EP)->
 //    unpermute"), on the TP group's links (NVLink, torus, NIC or data-centre network, as the TP
-//    all-reduce), in ep_comm_s and not overlapped; they take the place of the layer's feed-forward TP
-//    all-reduce, which Megatron-Core's MoE layer does not run. etp 1 gathers nothing (each rank
+//    all-reduce), in ep_comm_s; they take the place of the layer's feed-forward TP all-reduce, which
+//    Megatron-Core's MoE layer does not run. `tp_overlap` does not hide them, nor does any of
+//    Megatron-Core's overlaps: --tp-comm-overlap splits only the TE linear layers' collectives
+//    (megatron/core/extensions/transformer_engine.py: user buffers for "qkv", "proj", "fc1", "fc2";
+//    TEGroupedLinear, the experts, is made "agnostic of model parallel" because "The comms between TP
+//    and EP group is explicitly handled by MoE token dispatcher"); --overlap-moe-expert-parallel-comm
+//    (Combined 1F1B) hides the dispatch and combine all-to-alls on its communication stream, while the
+//    gather and the reduce-scatter run on the compute stream inside the experts' node
+//    (megatron/core/models/gpt/fine_grained_callables.py submodule_moe_forward: "post dispatch->
+//    experts->combine preprocess"; models/common/model_chunk_schedule_plan.py); and
+//    --moe-shared-expert-overlap runs the shared experts beside the all-to-alls only
+//    (token_dispatcher.py). DeepSeek-V3's DualPipe (arXiv:2412.19437, section 3.2.1) trains without
+//    tensor parallelism and says nothing of them. etp 1 gathers nothing (each rank
 //    dispatches its own share) and keeps the feed-forward's all-reduce, as torchtitan does; so does
 //    ep 1 (Megatron-Core's allgather dispatcher gathers the hidden states over TP, as a dense
 //    feed-forward does). Not modelled: the larger expert GEMMs' efficiency under etp 1.
