@@ -76,9 +76,11 @@
 //    memory-bound work and the TP all-reduces at its layer count (the narrow one per Mamba-1 layer),
 //    the EP all-to-alls at its MoE layers; the slowest stage sets the step. Jamba-v0.1 (32 layers) at
 //    pp 4 gives every stage one 8-layer block (1 attention, 4 MoE); at pp 8 stage 1 holds layers 4-7
-//    (attention and 2 MoE) and stage 0 layers 0-3 (4 Mamba, 2 MoE). The gradient all-reduce keeps the
-//    even share 1 / pp of the weights (the optimizer update is the largest stage's), and every stage
-//    keeps the first stage's min(m, pp) micro-batches in flight, as for a dense model. Under TP (tp must divide the D = expand x d_model channels) a
+//    (attention and 2 MoE) and stage 0 layers 0-3 (4 Mamba, 2 MoE). Each stage's gradient all-reduce
+//    (ZeRO-3's gathers too) carries its own weights' gradients, and its optimizer update (on the
+//    accelerator or, offloaded, on the host) and its offloaded layers' traffic are its own weights'
+//    and states' (LoRA's adapters are 1 / pp of them on every stage); every stage keeps the first
+//    stage's min(m, pp) micro-batches in flight, as for a dense model. Under TP (tp must divide the D = expand x d_model channels) a
 //    Mamba-1 mixer all-reduces twice forward, d wide after out_proj and dt_rank + 2 d_state wide after
 //    x_proj, and a block's feed-forward once more (a Mamba stack has none), each with its conjugate
 //    backward (engine/parallelism.hpp). The attention FLOPs are the graph's (attention_width is the
