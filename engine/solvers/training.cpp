@@ -151,6 +151,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts; Nemotron-H: the
   // MLP layer after each, counted with it), a Mamba stack's none.
   mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.recurrent_layers;
+  mem.feed_forward_layers = std::min(shape.feed_forward_layers, shape.layers);
   mem.frozen_base = lora;
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
@@ -171,6 +172,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
     stage_mem.stage_parameters = w.parameters;
     stage_mem.stage_expert_parameters = w.expert_parameters;
     stage_mem.stage_recurrent_layers = k.layers - k.attention;
+    stage_mem.stage_feed_forward_layers = k.feed_forward;
     return training_memory(stage_mem);
   };
   TrainingMemory tm = training_memory(mem);
