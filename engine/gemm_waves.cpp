@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/waves.hpp"
+
 namespace dsx {
 
 namespace {
@@ -21,8 +23,9 @@ GemmWaves with_tile(double m, double n, double k, double copies, double units, d
   g.tiles = std::ceil(m * (1 / tile_m)) * std::ceil(n * (1 / tile_n)) * copies;
   const double wave_s = 2 * tile_m * tile_n * k * units / flops_per_s;
   if (g.tiles >= units) {
-    g.waves = std::ceil(g.tiles / units);
-    g.compute_s = g.waves * wave_s;
+    const Waves w = wave_quantization(g.tiles, units);
+    g.waves = w.count;
+    g.compute_s = w.time_s(wave_s);
     return g;
   }
   const double max_split = std::max(1.0, std::min(std::floor(units / g.tiles), std::floor(k / kMinSliceK)));

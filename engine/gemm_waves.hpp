@@ -11,7 +11,7 @@
 // GemmShape<128, 256, 64>). The gemm solver's best of six tiles per GEMM cost a serving point 4x.
 // Each unit runs one tile at a time at flops_per_s / units, so a wave of `units` tiles takes
 // 2 tile_m tile_n K / (flops_per_s / units) and a partly filled last wave costs a whole wave
-// (the gemm solver's model).
+// (engine/waves.hpp, the gemm solver's model).
 //
 // Split-K (Osama, Merrill, Cecka, Garland and Owens, "Stream-K: Work-centric Parallel Decomposition
 // for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, arXiv:2301.03598; CUTLASS's

@@ -133,6 +133,19 @@ TrainingMemory training_memory(const TrainingMemoryInput& in) {
                                                in.tensor_parallel, in.sequence_parallel, in.recompute,
                                                in.recurrent_feed_forward);
     layer_activation_elements = (1.0 - recurrent_share) * layer_activation_elements + recurrent_share * mamba;
+    // The layers counted above with a feed-forward that have none (whole layer counts, so exact).
+    const bool stage_counts = in.stage_feed_forward_layers >= 0 && in.stage_recurrent_layers >= 0;
+    const double counted_layers = stage_counts ? layers_per_stage : in.layers;
+    const double counted_recurrent = stage_counts ? in.stage_recurrent_layers : in.recurrent_layers;
+    const double feed_forward = stage_counts ? in.stage_feed_forward_layers : in.feed_forward_layers;
+    const double without = counted_layers - counted_recurrent + (in.recurrent_feed_forward ? counted_recurrent : 0.0) -
+                           feed_forward;
+    if (feed_forward >= 0 && without > 0 && in.recompute != Recomputation::full) {
+      const double sbd = in.seq_len * in.micro_batch * in.hidden;
+      const double block = mamba_layer_rest_bytes(sbd, in.tensor_parallel, in.sequence_parallel, true) -
+                           mamba_layer_rest_bytes(sbd, in.tensor_parallel, in.sequence_parallel, false);
+      layer_activation_elements -= without / counted_layers * block;
+    }
   }
   m.activations_bytes = layers_per_stage * in.in_flight_microbatches * layer_activation_elements;
   m.activations_bytes *= in.activation_bytes_per_element / 2.0 / in.context_parallel;

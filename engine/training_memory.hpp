@@ -81,9 +81,14 @@
 // the input is split too with sequence parallelism. A hybrid's Mamba layer keeps its feed-forward and
 // its two norms as Table 2 counts them for a transformer layer (34 s b h less attention's 11 s b h:
 // 23 s b h, or 7 s b h + 16 s b h / t without sequence parallelism) with the mixer in place of
-// attention; a Mamba stack's layer (no feed-forward) its one norm's input and the mixer. A pipeline
-// stage holds the model's mix of attention and Mamba layers (the busiest stage's layer count times
-// each kind's share of the layers), unless stage_recurrent_layers gives the stage's own count.
+// attention; a Mamba stack's layer (no feed-forward) its one norm's input and the mixer. A layer
+// without a feed-forward in a model that has them (feed_forward_layers below the attention layers plus
+// the Mamba ones: Nemotron-H-8B's hybrid_override_pattern M-M-M-M*-M-... gives each attention layer
+// the MLP after it and leaves the four Mamba layers before them without one, 24 MLPs for 28 mixers,
+// arXiv:2504.03624 and the model's config.json) stores neither the MLP block nor its norm: 21 s b h,
+// or 5 s b h + 16 s b h / t without sequence parallelism, less. A pipeline stage holds the model's
+// mix of attention and Mamba layers (the busiest stage's layer count times each kind's share of the
+// layers), unless stage_recurrent_layers and stage_feed_forward_layers give the stage's own counts.
 // Mamba-2 layers (Dao and Gu 2024, arXiv:2405.21060; state-spaces/mamba mamba_ssm/modules/mamba2.py
 // with its default use_mem_eff_path, which calls mamba_ssm/ops/triton/ssd_combined.py
 // mamba_split_conv1d_scan_combined: its backward recomputes the conv, the scan's chunk states and
@@ -174,6 +179,10 @@ struct TrainingMemoryInput {
   double recurrent_state_size = 0;
   double recurrent_x_proj_width = 0;
   bool recurrent_feed_forward = false;
+  // Layers followed by a feed-forward (engine/serving.hpp feed_forward_layers), and the stage's own
+  // count; < 0: every attention layer and, with recurrent_feed_forward, every Mamba layer.
+  double feed_forward_layers = -1;
+  double stage_feed_forward_layers = -1;
   // Mamba-2 layers among recurrent_layers (mamba2_activation_bytes_per_layer), their heads and groups.
   double ssd_layers = 0;
   double recurrent_heads = 0;

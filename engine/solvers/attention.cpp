@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/waves.hpp"
+
 namespace dsx {
 
 namespace {
@@ -100,9 +102,8 @@ PointResult AttentionSolver::evaluate(const PointInputs& in, std::span<double> o
   if (!fused) moved += kScorePasses[pass_index] * b * h * sq * sk * e;
   const double tile_count = b * h * std::ceil(sq / v[Param::query_tile]);
   const double units = hw.compute_units;
-  const double wave_count = units > 0 ? std::ceil(tile_count / units) : 1.0;
-  const double wave_eff = units > 0 ? tile_count / (wave_count * units) : 1.0;
-  const double compute = total_flops / (v[Param::eta] * hw.gemm_peak(p)) / wave_eff;
+  const Waves w = wave_quantization(tile_count, units);
+  const double compute = total_flops / (v[Param::eta] * hw.gemm_peak(p)) / w.efficiency;
   const double memory = moved / (v[Param::memory_efficiency] * hw.memory_bandwidth_bytes_per_s);
   const double t = v[Param::launch_overhead] + std::max(compute, memory);
   out[time_s] = t;
@@ -113,8 +114,8 @@ PointResult AttentionSolver::evaluate(const PointInputs& in, std::span<double> o
   out[compute_s] = compute;
   out[memory_s] = memory;
   out[tiles] = tile_count;
-  out[waves] = wave_count;
-  out[wave_efficiency] = wave_eff;
+  out[waves] = w.count;
+  out[wave_efficiency] = w.efficiency;
   out[arithmetic_intensity_flop_per_byte] = total_flops / moved;
   return {};
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/waves.hpp"
+
 namespace dsx {
 
 namespace {
@@ -77,14 +79,10 @@ GemmTiling gemm_tiling(double m, double n, double k, double batch, double tile_m
   t.tiles = rows * cols * batch;
   t.tile_efficiency = m * n / (rows * tile_m * cols * tile_n);
   const double work_per_tile = 2 * tile_m * tile_n * k;
-  if (units > 0) {
-    t.waves = std::ceil(t.tiles / units);
-    t.wave_efficiency = t.tiles / (t.waves * units);
-    t.compute_s = t.waves * work_per_tile / (flops_per_s / units);
-  } else {
-    t.waves = 1;
-    t.compute_s = t.tiles * work_per_tile / flops_per_s;
-  }
+  const Waves w = wave_quantization(t.tiles, units);
+  t.waves = w.count;
+  t.wave_efficiency = w.efficiency;
+  t.compute_s = units > 0 ? w.time_s(work_per_tile, flops_per_s, units) : t.tiles * work_per_tile / flops_per_s;
   return t;
 }
 

@@ -32,6 +32,35 @@ constexpr double kMaintenancePerYear = 0.05;
 constexpr double kRestartS = 300;                        // mlsysim ReliabilityModel recovery time
 constexpr double kPsusPerNode = 2;
 
+// The once-per-step update of one pipeline stage's weights and the offload traffic its memory implies
+// (`tm`, the stage's memory; `trainable_share`, the trainable fraction of its weights).
+void price_update(const TrainingMemory& tm, const OffloadParts& offloaded, double trainable_share, const HardwareSpec& hw,
+                  double host_memory_bandwidth_bytes_per_s, StepInput& step) {
+  const bool weights_offloaded = offloaded.weights;
+  // The optimizer update reads and writes its states (fp32 master included), reads the gradients
+  // and writes the trainable weights, once per step.
+  // With the weights offloaded it still writes all of them (on their way to host memory).
+  step.optimizer_step_bytes = 2.0 * tm.optimizer_bytes + tm.gradients_bytes +
+                              (weights_offloaded ? tm.host_weights_bytes : tm.weights_bytes) * trainable_share;
+  const double host_link = hw.host_link_bandwidth_bytes_per_s;
+  if (offloaded.optimizer) {
+    // The host updates the shard's states and writes its weights (as many bytes as its gradients);
+    // gradients go down and weights come back over the host link, one way each.
+    step.offload_update_s = (2.0 * tm.host_optimizer_bytes + 2.0 * tm.host_gradients_bytes) / host_memory_bandwidth_bytes_per_s;
+    step.offload_gradients_to_host_s = tm.host_gradients_bytes / host_link;
+    step.offload_weights_to_device_s = weights_offloaded ? 0.0 : tm.host_gradients_bytes / host_link;
+  }
+  if (weights_offloaded || offloaded.activations) {
+    const LayerOffloadBytes layer = layer_offload_bytes(weights_offloaded, offloaded.activations,
+                                                        tm.layer_weights_bytes, tm.layer_activations_bytes);
+    step.offload_forward_bytes = layer.forward_bytes;
+    step.offload_backward_bytes = layer.backward_bytes;
+    step.host_link_bytes_per_s = host_link;
+    // The accelerator's update writes the trainable weights, which then go back to host memory.
+    if (weights_offloaded && !offloaded.optimizer) step.offload_once_s = tm.host_weights_bytes * trainable_share / host_link;
+  }
+}
+
 }  // namespace
 
 TrainingSolver::TrainingSolver()
@@ -122,6 +151,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   // A hybrid's Mamba layers have a feed-forward (Jamba: an MLP or a mixture of experts; Nemotron-H: the
   // MLP layer after each, counted with it), a Mamba stack's none.
   mem.recurrent_feed_forward = shape.feed_forward_layers >= shape.recurrent_layers;
+  mem.feed_forward_layers = std::min(shape.feed_forward_layers, shape.layers);
   mem.frozen_base = lora;
   mem.base_weight_bytes_per_param = finetune == kQlora ? kNf4BytesPerParam : element_bytes;
   mem.adapter_parameters = adapters;
@@ -136,6 +166,15 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
                       shape.layer_kinds.size() == static_cast<std::size_t>(shape.layers);
   const auto stage_count = static_cast<std::size_t>(p);
   const auto stage_chunks = static_cast<std::size_t>(chunks_per_stage);
+  const auto stage_memory = [&mem](const StageKinds& k, const StageWeights& w) {
+    TrainingMemoryInput stage_mem = mem;
+    stage_mem.stage_layers = k.layers;
+    stage_mem.stage_parameters = w.parameters;
+    stage_mem.stage_expert_parameters = w.expert_parameters;
+    stage_mem.stage_recurrent_layers = k.layers - k.attention;
+    stage_mem.stage_feed_forward_layers = k.feed_forward;
+    return training_memory(stage_mem);
+  };
   TrainingMemory tm = training_memory(mem);
   if (hybrid) {
     tm.total_bytes = -1;
@@ -144,13 +183,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
       const StageKinds k = stage_kinds(shape.layer_kinds, stage_count, stage_chunks, stage);
       if (k == previous) continue;
       previous = k;
-      const StageWeights w = stage_weights(shape, k, p);
-      TrainingMemoryInput stage_mem = mem;
-      stage_mem.stage_layers = k.layers;
-      stage_mem.stage_parameters = w.parameters;
-      stage_mem.stage_expert_parameters = w.expert_parameters;
-      stage_mem.stage_recurrent_layers = k.layers - k.attention;
-      const TrainingMemory stage_tm = training_memory(stage_mem);
+      const TrainingMemory stage_tm = stage_memory(k, stage_weights(shape, k, p));
       if (stage_tm.total_bytes > tm.total_bytes) tm = stage_tm;
     }
   }
@@ -225,33 +258,7 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
   step.replicated_memory_bytes_per_token = sp ? 0.0 : replicated_bytes;
   step.memory_bytes_per_s = hw.memory_bandwidth_bytes_per_s * v[Param::memory_efficiency] /
                            (v[Param::memory_traffic] * v[Param::straggler_slowdown]);
-  // The optimizer update reads and writes its states (fp32 master included), reads the gradients
-  // and writes the trainable weights, once per step.
-  // With the weights offloaded it still writes all of them (on their way to host memory).
-  step.optimizer_step_bytes = 2.0 * tm.optimizer_bytes + tm.gradients_bytes +
-                              (weights_offloaded ? tm.host_weights_bytes : tm.weights_bytes) *
-                                  std::min(1.0, trainable / params);
-  if (offload) {
-    // The host updates the shard's states and writes its weights (as many bytes as its gradients);
-    // gradients go down and weights come back over the host link, one way each.
-    const double host_link = hw.host_link_bandwidth_bytes_per_s;
-    step.offload_update_s =
-        (2.0 * tm.host_optimizer_bytes + 2.0 * tm.host_gradients_bytes) / v[Param::host_memory_bandwidth];
-    step.offload_gradients_to_host_s = tm.host_gradients_bytes / host_link;
-    step.offload_weights_to_device_s = weights_offloaded ? 0.0 : tm.host_gradients_bytes / host_link;
-  }
-  if (weights_offloaded || activations_offloaded) {
-    const LayerOffloadBytes layer = layer_offload_bytes(weights_offloaded, activations_offloaded,
-                                                        tm.layer_weights_bytes, tm.layer_activations_bytes);
-    step.offload_forward_bytes = layer.forward_bytes;
-    step.offload_backward_bytes = layer.backward_bytes;
-    step.host_link_bytes_per_s = hw.host_link_bandwidth_bytes_per_s;
-    // The accelerator's update writes the trainable weights, which then go back to host memory.
-    if (weights_offloaded && !offload) {
-      step.offload_once_s =
-          tm.host_weights_bytes * std::min(1.0, trainable / params) / hw.host_link_bandwidth_bytes_per_s;
-    }
-  }
+  price_update(tm, offloaded, std::min(1.0, trainable / params), hw, v[Param::host_memory_bandwidth], step);
   const TrainingVolumes volumes = {.element_bytes = element_bytes,
                                    .activation_message_bytes = activation_message,
                                    .adapters = adapters,
@@ -277,6 +284,16 @@ PointResult TrainingSolver::evaluate(const PointInputs& in, std::span<double> ou
       previous = k;
       const StageWeights w = stage_weights(shape, k, p);
       StepInput stage_step = step;
+      // Its own weights' update and offload traffic, and its own gradients' all-reduce.
+      price_update(stage_memory(k, w), offloaded, std::min(1.0, trainable / params), hw, v[Param::host_memory_bandwidth],
+                   stage_step);
+      TrainingVolumes stage_volumes = volumes;
+      stage_volumes.stage_parameters = w.parameters;
+      stage_volumes.stage_expert_parameters = w.expert_parameters;
+      if (const PointResult priced = price_training_communication(in, layout, torus, stage_volumes, stage_step);
+          priced.status != PointStatus::ok) {
+        return priced;
+      }
       stage_step.stage_layers = k.layers;
       stage_step.gemm_imbalance = w.active_parameters / (active / p);
       stage_step.attention_imbalance = k.attention / (shape.attention_layers / p);

@@ -76,9 +76,11 @@
 //    memory-bound work and the TP all-reduces at its layer count (the narrow one per Mamba-1 layer),
 //    the EP all-to-alls at its MoE layers; the slowest stage sets the step. Jamba-v0.1 (32 layers) at
 //    pp 4 gives every stage one 8-layer block (1 attention, 4 MoE); at pp 8 stage 1 holds layers 4-7
-//    (attention and 2 MoE) and stage 0 layers 0-3 (4 Mamba, 2 MoE). The gradient all-reduce keeps the
-//    even share 1 / pp of the weights (the optimizer update is the largest stage's), and every stage
-//    keeps the first stage's min(m, pp) micro-batches in flight, as for a dense model. Under TP (tp must divide the D = expand x d_model channels) a
+//    (attention and 2 MoE) and stage 0 layers 0-3 (4 Mamba, 2 MoE). Each stage's gradient all-reduce
+//    (ZeRO-3's gathers too) carries its own weights' gradients, and its optimizer update (on the
+//    accelerator or, offloaded, on the host) and its offloaded layers' traffic are its own weights'
+//    and states' (LoRA's adapters are 1 / pp of them on every stage); every stage keeps the first
+//    stage's min(m, pp) micro-batches in flight, as for a dense model. Under TP (tp must divide the D = expand x d_model channels) a
 //    Mamba-1 mixer all-reduces twice forward, d wide after out_proj and dt_rank + 2 d_state wide after
 //    x_proj, and a block's feed-forward once more (a Mamba stack has none), each with its conjugate
 //    backward (engine/parallelism.hpp). The attention FLOPs are the graph's (attention_width is the
@@ -157,8 +159,19 @@
 //    recomputed (Megatron-Core's alltoall token dispatcher, megatron/core/transformer/moe/
 //    token_dispatcher.py: "permute->A2A(EP)->AG(TP)->sort_chunk", "sort_chunk->RS(TP)->A2A(EP)->
 //    unpermute"), on the TP group's links (NVLink, torus, NIC or data-centre network, as the TP
-//    all-reduce), in ep_comm_s and not overlapped; they take the place of the layer's feed-forward TP
-//    all-reduce, which Megatron-Core's MoE layer does not run. etp 1 gathers nothing (each rank
+//    all-reduce), in ep_comm_s; they take the place of the layer's feed-forward TP all-reduce, which
+//    Megatron-Core's MoE layer does not run. `tp_overlap` does not hide them, nor does any of
+//    Megatron-Core's overlaps: --tp-comm-overlap splits only the TE linear layers' collectives
+//    (megatron/core/extensions/transformer_engine.py: user buffers for "qkv", "proj", "fc1", "fc2";
+//    TEGroupedLinear, the experts, is made "agnostic of model parallel" because "The comms between TP
+//    and EP group is explicitly handled by MoE token dispatcher"); --overlap-moe-expert-parallel-comm
+//    (Combined 1F1B) hides the dispatch and combine all-to-alls on its communication stream, while the
+//    gather and the reduce-scatter run on the compute stream inside the experts' node
+//    (megatron/core/models/gpt/fine_grained_callables.py submodule_moe_forward: "post dispatch->
+//    experts->combine preprocess"; models/common/model_chunk_schedule_plan.py); and
+//    --moe-shared-expert-overlap runs the shared experts beside the all-to-alls only
+//    (token_dispatcher.py). DeepSeek-V3's DualPipe (arXiv:2412.19437, section 3.2.1) trains without
+//    tensor parallelism and says nothing of them. etp 1 gathers nothing (each rank
 //    dispatches its own share) and keeps the feed-forward's all-reduce, as torchtitan does; so does
 //    ep 1 (Megatron-Core's allgather dispatcher gathers the hidden states over TP, as a dense
 //    feed-forward does). Not modelled: the larger expert GEMMs' efficiency under etp 1.

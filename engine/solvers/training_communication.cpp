@@ -63,9 +63,16 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
   fabric.nics_per_node = dp_in_node;  // one NIC per GPU
   fabric.inter_alpha_s = fabric_alpha;
   const double expert_params = shape.expert_weight_elements;
+  // This GPU's share of its stage's dense and expert weights: a hybrid's stage its own (the slowest
+  // stage's gradients bound the step), otherwise 1 / pp of the model's.
+  const bool own_stage = volumes.stage_parameters >= 0;
+  const double stage_dense_per_gpu = own_stage ? (volumes.stage_parameters - volumes.stage_expert_parameters) / t
+                                               : (params - expert_params) / (t * p);
+  const double stage_experts_per_gpu = own_stage ? volumes.stage_expert_parameters / (etp_degree * e)
+                                                 : expert_params / (etp_degree * p * e);
   // LoRA reduces the adapters' gradients only, all counted with the dense ones.
-  const double dense_gradient_bytes = (lora ? adapters : params - expert_params) / (t * p) * element_bytes;
-  const double expert_gradient_bytes = lora ? 0.0 : expert_params / (etp_degree * p * e) * element_bytes;
+  const double dense_gradient_bytes = (lora ? adapters / (t * p) : stage_dense_per_gpu) * element_bytes;
+  const double expert_gradient_bytes = lora ? 0.0 : stage_experts_per_gpu * element_bytes;
   const double dp_volume = zero >= 3 ? 1.5 : 1.0;
   // Expert gradients are reduced over the dp x cp x tp / (etp x ep) expert-DP ranks, the expert grid's DP
   // group (etp x ep apart in Megatron-Core's default order, etp x ep x pp with pp inside dp).
@@ -170,9 +177,8 @@ PointResult price_training_communication(const PointInputs& in, const TrainingLa
     // The adapters' gradients are reduce-scattered (half an all-reduce) and every weight, frozen base
     // included, is all-gathered for the forward and again for the backward (one all-reduce's volume;
     // Rajbhandari et al. 2020 section 7, with gradients and weights of different sizes).
-    const double weight_bytes = (params - expert_params) / (t * p) * volumes.base_weight_bytes_per_param +
-                                adapters / (t * p) * element_bytes;
-    const double expert_weight_bytes = expert_params / (etp_degree * p * e) * volumes.base_weight_bytes_per_param;
+    const double weight_bytes = stage_dense_per_gpu * volumes.base_weight_bytes_per_param + adapters / (t * p) * element_bytes;
+    const double expert_weight_bytes = stage_experts_per_gpu * volumes.base_weight_bytes_per_param;
     step.dp_all_reduce_s =
         0.5 * dp_all_reduce_s(dense_gradient_bytes) + dp_all_reduce_s(weight_bytes) +
         (expert_weight_bytes > 0 ? expert_all_reduce_s(expert_weight_bytes) : 0.0);

@@ -17,6 +17,11 @@ struct TrainingVolumes {
   double base_weight_bytes_per_param = 0;
   bool lora = false;
   int zero_stage = 0;
+  // A hybrid's pipeline stage (engine/solvers/training_stages.hpp stage_weights): its parameters and
+  // its routed experts' among them, whose gradients it reduces; < 0: 1 / pp of the model's (LoRA's
+  // adapters are always 1 / pp of theirs).
+  double stage_parameters = -1;
+  double stage_expert_parameters = -1;
 };
 
 // Prices the step's communication on the node's `torus` (count 0: a switched node) into `step` (its

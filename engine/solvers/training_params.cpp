@@ -143,7 +143,7 @@ constexpr std::array<ParamSpec, TrainingSolver::kParamCount> kParams = {{
      .has_default = true, .default_value = 1, .min_value = 1, .max_value = 20},
     {.name = "tp_overlap", .kind = ParamKind::number, .dimension = Dimension::dimensionless,
      .description = "fraction of the TP all-reduces hidden behind the GEMMs (Megatron-Core's TP communication "
-                    "overlap; 0: exposed)",
+                    "overlap, which leaves a MoE layer's expert-TP all-gather and reduce-scatter exposed; 0: exposed)",
      .has_default = true, .default_value = 0, .min_value = 0, .max_value = 1},
     {.name = "offload", .kind = ParamKind::choice, .choices = kOffload,
      .description = "what lives in host memory: optimizer (ZeRO-Offload: the gradient shard, fp32 master and optimizer "

@@ -151,6 +151,21 @@ TEST_F(ExpertMesh, EtpTpGathersTheRoutedTokensOverTheExpertTensorGroup) {
   EXPECT_GT(ep_tp, 0);
 }
 
+// tp_overlap hides the TP all-reduces and not the expert-TP all-gather and reduce-scatter: Megatron-Core's
+// --tp-comm-overlap splits the TE linear layers' collectives only (the experts' TEGroupedLinear leaves
+// its TP communication to the token dispatcher), and Combined 1F1B runs the gather and reduce-scatter
+// on the compute stream with the experts (megatron/core/models/gpt/fine_grained_callables.py).
+TEST_F(ExpertMesh, TpOverlapLeavesTheExpertTensorGatherAndScatterExposed) {
+  const double exposed_ep = kCalls * (0.875 * kBytesTp2 / kNic + 7 * kNicAlpha) + kGatherCalls * kGatherScatter;
+  for (const double overlap : {0.0, 0.5, 1.0}) {
+    PointInputs in = point(8);
+    in.values[P::tp_overlap] = overlap;
+    ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok) << overlap;
+    EXPECT_NEAR(out[M::ep_comm_s], exposed_ep, 1e-12) << overlap;
+    EXPECT_NEAR(out[M::tp_comm_s], (1 - overlap) * 2 * 32 * 8 * kFeedForwardAllReduce, 1e-12) << overlap;
+  }
+}
+
 TEST_F(ExpertMesh, HierarchicalExchangesInsideTheNodeThenAcrossNodes) {
   PointInputs in = point(8);
   in.values[P::ep_all_to_all] = choice(solver, P::ep_all_to_all, "hierarchical");

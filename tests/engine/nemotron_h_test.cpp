@@ -147,6 +147,21 @@ TEST(NemotronH, ServingShapeHoldsKvForFourLayersAndStateForTwentyFour) {
   EXPECT_EQ(s.layer_kinds[5], kLayerFeedForward);
 }
 
+// 64 H100s at tp 2, 64 sequences of 1 per step, ZeRO-1; pp as the test sets it.
+PointInputs training_inputs(const TrainingSolver& solver, const HardwareSpec& hw, const PreparedModel& model) {
+  using P = TrainingSolver::Param;
+  PointInputs in;
+  in.hardware = &hw;
+  in.model = &model;
+  set_defaults(solver, in);
+  in.values[P::gpus] = 64;
+  in.values[P::tp] = 2;
+  in.values[P::global_batch] = 64;
+  in.values[P::micro_batch] = 1;
+  in.values[P::zero_stage] = 1;
+  return in;
+}
+
 TEST(NemotronH, ServingAndTrainingSolversRunIt) {
   const HardwareSpec hw = published::h100_sxm();
   const PreparedModel model = prepare_model(build_architecture("nemotron_h", nemotron_h_8b()));
@@ -171,21 +186,41 @@ TEST(NemotronH, ServingAndTrainingSolversRunIt) {
   const TrainingSolver solver;
   using P = TrainingSolver::Param;
   using M = TrainingSolver::Metric;
-  PointInputs in;
-  in.hardware = &hw;
-  in.model = &model;
-  set_defaults(solver, in);
-  in.values[P::gpus] = 64;
-  in.values[P::tp] = 2;
-  in.values[P::global_batch] = 64;
-  in.values[P::micro_batch] = 1;
-  in.values[P::zero_stage] = 1;
+  PointInputs in = training_inputs(solver, hw, model);
   std::vector<double> out(solver.metrics().size());
   for (const double pp : {1.0, 4.0}) {
     in.values[P::pp] = pp;
     const PointResult r = solver.evaluate(in, out);
     ASSERT_EQ(r.status, PointStatus::ok) << pp << " " << static_cast<int>(r.reason);
     EXPECT_GT(out[M::step_time_s], 0);
+  }
+}
+
+// Nemotron-H-8B's pattern gives each attention layer the MLP after it ("*-") and leaves the Mamba-2
+// layer before each attention layer without one ("M*"): 24 MLPs over 28 mixers. At s 8192, b 1, tp 2,
+// sequence parallel, selective recomputation (bytes at 16 bits; s b d = 33,554,432):
+//   attention layer with its MLP (Korthikanti et al. Table 2)   34 s b d / 2           =   570,425,344
+//   Mamba-2 mixer (engine/training_memory.hpp): input 2 s b d / 2 + s (2 W + 2 D + 4 G) / 2 with
+//     W = 2 D + 2 G N + H = 18,560, D 8,192, G 8                 33,554,432 + 219,283,456
+//   its MLP and two norms                                       23 s b d / 2           =   385,875,968
+//   one norm, no MLP                                             2 s b d / 2           =    33,554,432
+// so 4 x 570,425,344 + 20 x 638,713,856 + 4 x 286,392,320 = 16,201,547,776 B for the 28 units, where
+// counting an MLP on every Mamba-2 layer gave 17,610,833,920. At pp 2 each stage holds 14 units (2
+// attention, 12 Mamba-2 of which 2 without an MLP) and 2 micro-batches in flight: the same bytes.
+TEST(NemotronH, TrainingActivationsCountTheTwentyFourMlps) {
+  const HardwareSpec hw = published::h100_sxm();
+  const PreparedModel model = prepare_model(build_architecture("nemotron_h", nemotron_h_8b()));
+  const TrainingSolver solver;
+  using P = TrainingSolver::Param;
+  using M = TrainingSolver::Metric;
+  PointInputs in = training_inputs(solver, hw, model);
+  std::vector<double> out(solver.metrics().size());
+  const double attention = 570'425'344, mamba_mlp = 638'713'856, mamba_alone = 286'392'320;
+  EXPECT_EQ(4 * attention + 20 * mamba_mlp + 4 * mamba_alone, 16'201'547'776.0);
+  for (const double pp : {1.0, 2.0}) {
+    in.values[P::pp] = pp;
+    ASSERT_EQ(solver.evaluate(in, out).status, PointStatus::ok) << pp;
+    EXPECT_NEAR(out[M::activations_bytes], 16'201'547'776.0, 16.0) << pp;
   }
 }
 

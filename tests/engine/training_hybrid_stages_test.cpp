@@ -104,5 +104,31 @@ TEST(HybridStages, JambaPp8BusiestStageIsFourMambaLayers) {
   EXPECT_NEAR(out[M::tp_comm_s], m * 2 * (4 * 2 * ar(s * kD * 2) + 4 * ar(s * 288 * 2)), 1e-12);
 }
 
+// pp 8 over 64 GPUs (dp 2, ZeRO-1): the busiest stage, four Mamba layers, all-reduces its own gradients,
+// not 1 / 8 of the model's. Its dense weights (1/8 of the rest, 4 Mamba mixers, 2 MLPs) and its 2 MoE
+// layers' 32 experts, each over tp 4 in bf16, reduce over the 2 DP ranks tp apart in one node: a
+// reduce-scatter and an all-gather of 2 ranks on NVLink, B / 450 GB/s + 2 x 0.5 us for each of the two.
+TEST(HybridStages, JambaPp8StageReducesItsOwnGradients) {
+  const TrainingSolver solver;
+  const HardwareSpec hw = published::h100_sxm();
+  const PreparedModel model = jamba_v01();
+  PointInputs in = inputs(solver, hw, model, 8);
+  in.values[P::gpus] = 64;
+  in.values[P::global_batch] = 64;
+  in.values[P::zero_stage] = 1;
+  std::vector<double> out(solver.metrics().size());
+  const PointResult r = solver.evaluate(in, out);
+  ASSERT_EQ(r.status, PointStatus::ok) << static_cast<int>(r.reason);
+  const double dense = kRest / 8 + 4 * kMambaMixer + 2 * kMlp, experts = 32 * kMlp;
+  const auto reduce = [](double params) { return params / 4 * 2 / 450e9 + 2 * 0.5e-6; };
+  EXPECT_NEAR(out[M::dp_comm_s], reduce(dense) + reduce(experts), 1e-12);
+  // 6,477,973,120 parameters against the even split's 1 / 8 of 51,570,323,328, 6,446,290,416: the
+  // even split's all-reduce is 0.49 % short.
+  EXPECT_DOUBLE_EQ(dense + experts, 6'477'973'120.0);
+  const double even = reduce((model.serving_shape.parameter_count - model.serving_shape.expert_weight_elements) / 8) +
+                      reduce(model.serving_shape.expert_weight_elements / 8);
+  EXPECT_NEAR(even / out[M::dp_comm_s], 0.99511, 0.00001);
+}
+
 }  // namespace
 }  // namespace dsx
