@@ -878,10 +878,10 @@ TEST(FigureHeatmap, ColumnsAndRowsNameChipsByTheirNames) {
   for (const char* id : {"a100_80gb_sxm", "h100_sxm"}) {
     const std::string name = figure_value(f.study, "hardware", id);
     EXPECT_NE(name, id);
-    EXPECT_TRUE(has(tics, "\"" + name + "\" ")) << tics;
-    EXPECT_FALSE(has(tics, id)) << tics;
+    EXPECT_NE(tics.find("\"" + name + "\" "), std::string::npos) << tics;
+    EXPECT_EQ(tics.find(id), std::string::npos) << tics;
   }
-  EXPECT_TRUE(has(src.script, "set ytics (\"fp16\" 0, \"fp32\" 1, \"fp8\" 2)")) << src.script;
+  EXPECT_NE(src.script.find("set ytics (\"fp16\" 0, \"fp32\" 1, \"fp8\" 2)"), std::string::npos) << src.script;
 }
 
 TEST(FigureCrossover, MarksWhereComputeTimeOvertakesMemoryTime) {
