@@ -523,6 +523,13 @@ TEST(CitedValues, AggregatesAreTheCsvs) {
   EXPECT_NE(stored_misvalue(csv, wrong, kept, study->values[0]), "");
 }
 
+// One replica of Llama-3-70B in fp8 on 4 H100s at batch 8 and 32, up to its values: block.
+const std::string kTwoBatches =
+    "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
+    "axes:\n  batch: [8, 32]\n"
+    "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4, precision: fp8}\n"
+    "values:\n";
+
 // as: percent, percent_less and percent_of read two points' metric in percent of the second's, as
 // results.csv gives it: batch 32 against batch 8 on one replica serves more tokens per GPU, so the
 // change is positive and the decrease negative.
@@ -530,10 +537,7 @@ TEST(CitedValues, PercentagesAreTheCsvsRelativeChange) {
   TempDir dir("cited_percent");
   const fs::path study_file = fs::path(dir.path()) / "s.yaml";
   const std::string text =
-      "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
-      "axes:\n  batch: [8, 32]\n"
-      "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4, precision: fp8}\n"
-      "values:\n"
+      kTwoBatches +
       "  - {name: more, metric: tokens_per_s_per_gpu, where: {batch: 32}, over: {batch: 8}, as: percent}\n"
       "  - {name: less, metric: itl_s, where: {batch: 8}, minus: {batch: 32}, as: percent_less}\n"
       "  - {name: share, metric: tokens_per_s_per_gpu, where: {batch: 8}, over: {batch: 32}, as: percent_of}\n"
@@ -574,10 +578,7 @@ TEST(CitedValues, AnAggregateOverNoRowWarns) {
   TempDir dir("cited_empty");
   const fs::path study_file = fs::path(dir.path()) / "s.yaml";
   write_text(study_file,
-             "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
-             "axes:\n  batch: [8, 32]\n"
-             "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4, precision: fp8}\n"
-             "values:\n"
+             kTwoBatches +
              "  - {name: fastest, min: itl_s, when: \"itl_s < 1 ns\"}\n"
              "  - {name: none, count: rows, when: \"itl_s < 1 ns\"}\n"
              "sections:\n  - title: S\n    text: \"The fastest: {{value.fastest}}; rows: {{value.none}}.\"\n");
@@ -604,10 +605,7 @@ TEST(CitedValues, ACountOpeningASentenceIsInWords) {
   TempDir dir("cited_words");
   const fs::path study_file = fs::path(dir.path()) / "s.yaml";
   const std::string text =
-      "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
-      "axes:\n  batch: [8, 32]\n"
-      "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4, precision: fp8}\n"
-      "values:\n  - {name: rows, count: rows}\n"
+      kTwoBatches + "  - {name: rows, count: rows}\n"
       "sections:\n  - title: S\n    text: \"{{value.rows}} rows open it. There are {{value.rows}} rows. "
       "{{value.rows}} again? Yes: {{value.rows}}.\"\n";
   write_text(study_file, text);
