@@ -89,6 +89,12 @@ struct Comparison {
 // (the axes it leaves open vary) that meets each `when` condition.
 enum class CitedAggregate : std::uint8_t { none, count, min, max, sum };
 
+// How a ratio (`over:`) or a difference (`minus:`) of two points reads with `as:`: the metric's own
+// way (a plain ratio, a difference in its unit), or in percent of the second point's value b:
+// `percent` the relative change (a - b) / |b| ("0.1 % more"), `percent_less` its negation (b - a) /
+// |b| ("31 % cheaper"), `percent_of` a / b ("29 % of an H100's hour").
+enum class CitedAs : std::uint8_t { metric, percent, percent_less, percent_of };
+
 // One `when:` condition of a cited aggregate: a row's status, the study's filters, or a metric
 // compared with a number of its dimension ("itl_s <= 50 ms").
 struct CitedCondition {
@@ -110,6 +116,7 @@ struct CitedValue {
   CitedAggregate aggregate = CitedAggregate::none;
   std::string count_of;         // count: "rows", or the axis whose distinct values are counted
   std::vector<CitedCondition> when;  // aggregates only; every one must hold
+  CitedAs as = CitedAs::metric;      // with over: or minus: only
 };
 
 enum class FigureKind : std::uint8_t { scatter, bars, line, roofline, heatmap };

@@ -13,12 +13,13 @@
 //   {{breakeven.NAME}}            the break-even analysis's statement for its first group
 //   {{compare.NAME.dsx}}          dsx's value of a compare entry, with its unit
 //   {{compare.NAME.difference}}   its signed difference from the expected value ("-24.3 %")
-//   {{value.NAME}}                a values: entry's metric at the one design point it selects, in
+//   {{value.NAME}}                a values: entry (dse/analysis/cited_values.hpp, values.csv) in
 //                                 the report's units; an infeasible point's status word
 //
 // Sections, figure captions and compare explanations may cite them.
 // The loader checks every reference against the study's analyses (file:line:col of the text, the
-// valid names and the closest match); output/analysis_report.hpp cited_values computes them.
+// valid names and the closest match); output/analysis_report.hpp cited_values computes the
+// decisions', bests' and break-evens', output/cited_value.hpp prints the values.
 #pragma once
 
 #include <cstddef>

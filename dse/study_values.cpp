@@ -13,11 +13,13 @@ namespace dsx::study_loading {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kValueKeys = {"name",  "metric", "count", "min", "max",
-                                                         "sum",   "where",  "over",  "minus", "when"};
+constexpr std::array<std::string_view, 11> kValueKeys = {"name",  "metric", "count", "min",  "max", "sum",
+                                                         "where", "over",   "minus", "when", "as"};
 // What an entry cites: one point's metric, or one of the aggregates over rows.
 constexpr std::array<std::string_view, 5> kWhatKeys = {"metric", "count", "min", "max", "sum"};
 const std::vector<std::string> kConditionWords = {"feasible", "infeasible", "error", "filters"};
+// as: words, in the order of CitedAs after `metric`.
+const std::vector<std::string> kAsWords = {"percent", "percent_less", "percent_of"};
 
 // Cited as {{value.NAME}}: lower-case letters, digits and '_', a letter first.
 bool value_name(std::string_view s) {
@@ -41,6 +43,40 @@ YamlNode part_of(const YamlNode& node, std::size_t offset, std::size_t length) {
 std::size_t skip_spaces(const std::string& s, std::size_t at) {
   while (at < s.size() && s[at] == ' ') ++at;
   return at;
+}
+
+// Why no row can meet every one of `when`, decided from the conditions alone (two statuses, a
+// comparison, which needs a feasible row, with another status, or bounds on one metric that leave
+// no value); empty when some row may.
+std::string contradiction(const std::vector<CitedCondition>& when) {
+  using Kind = CitedCondition::Kind;
+  const CitedCondition* status = nullptr;
+  for (const CitedCondition& c : when) {
+    if (c.kind == Kind::filters) continue;
+    const Kind needs = c.kind == Kind::compare ? Kind::feasible : c.kind;
+    if (status != nullptr) {
+      const Kind had = status->kind == Kind::compare ? Kind::feasible : status->kind;
+      if (had != needs) {
+        return "'" + status->text + "' and '" + c.text + "' hold on no row together" +
+               (c.kind == Kind::compare || status->kind == Kind::compare ? " (a comparison holds on feasible rows only)" : "");
+      }
+    }
+    status = &c;
+  }
+  for (const CitedCondition& a : when) {
+    if (a.kind != Kind::compare) continue;
+    for (const CitedCondition& b : when) {
+      if (b.kind != Kind::compare || b.metric != a.metric) continue;
+      const bool a_upper = a.op == CitedCondition::Op::less || a.op == CitedCondition::Op::less_equal;
+      const bool b_lower = b.op == CitedCondition::Op::greater || b.op == CitedCondition::Op::greater_equal;
+      if (!a_upper || !b_lower) continue;
+      const bool closed = a.op == CitedCondition::Op::less_equal && b.op == CitedCondition::Op::greater_equal;
+      if (a.threshold < b.threshold || (a.threshold == b.threshold && !closed)) {
+        return "'" + b.text + "' and '" + a.text + "' leave no value of " + a.metric;
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -217,6 +253,22 @@ void StudyLoader::read_values(const YamlNode& list) {
         }
       } else if (auto c = read_condition(*n, path + ".when")) {
         v.when.push_back(std::move(*c));
+      }
+      if (const std::string why = contradiction(v.when); !why.empty()) {
+        r_.error(*n, path + ".when: no row can meet these conditions: " + why + ", so the value would read no row");
+      }
+    }
+    if (const YamlNode* n = item.find("as")) {
+      if (r_.expect_scalar(*n, path + ".as")) {
+        const auto word = std::find(kAsWords.begin(), kAsWords.end(), n->text);
+        if (word == kAsWords.end()) {
+          r_.unknown(*n, "reading", kAsWords, path + ".as (how a ratio or a difference of two design points reads)");
+        } else if (v.over.empty() && v.minus.empty() && item.find("over") == nullptr && item.find("minus") == nullptr) {
+          r_.error(*n, path + ".as: '" + n->text + "' reads a value against a second design point; give over: or minus: " +
+                           "(a value in percent of another point's)");
+        } else {
+          v.as = static_cast<CitedAs>(1 + (word - kAsWords.begin()));
+        }
       }
     }
     if (r_.diags().error_count() == errors_before) s_.values.push_back(std::move(v));

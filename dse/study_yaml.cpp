@@ -212,6 +212,8 @@ std::string resolved_study_yaml(const ResolvedStudy& study) {
       if (v.aggregate == CitedAggregate::none || !v.where.empty()) out += ", where: " + flow_selectors(v.where);
       if (!v.over.empty()) out += ", over: " + flow_selectors(v.over);
       if (!v.minus.empty()) out += ", minus: " + flow_selectors(v.minus);
+      static constexpr std::array<const char*, 4> kAs = {"metric", "percent", "percent_less", "percent_of"};
+      if (v.as != CitedAs::metric) out += std::string(", as: ") + kAs[static_cast<std::size_t>(v.as)];
       if (!v.when.empty()) {
         out += ", when: [";
         for (std::size_t k = 0; k < v.when.size(); ++k) out += (k > 0 ? ", " : "") + yaml_scalar(v.when[k].text);

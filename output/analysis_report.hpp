@@ -11,6 +11,8 @@
 //   sensitivity_<name>.csv       one row per input and analysis: analysis (local, morris, sobol,
 //                                flip), input, then that analysis's columns (the others empty)
 //   assertions.csv, top_k.csv    when the study declares them
+//   values.csv                   the values the prose cites, when the study has a values: block
+//                                (output/cited_value.hpp values_csv)
 // Tables in results.sqlite (ResultStore::write_table), each replaced when the analyses run:
 //   derived(point_index, status, detail, kept, <derived metric>...)   status after the constraints,
 //       kept = 1 when every filter keeps the row (SELECT * FROM results JOIN derived USING

@@ -8,6 +8,7 @@
 
 #include "dse/analysis/blocks.hpp"
 #include "output/analysis_text.hpp"
+#include "output/cited_value.hpp"
 #include "output/files.hpp"
 
 namespace dsx {
@@ -377,6 +378,7 @@ void write_analysis_outputs(const ResolvedStudy& study, const AnalysedRun& run, 
   }
   if (!a.assertions.empty()) write_file_atomic(run_dir + "/assertions.csv", assertions_csv(study, run));
   if (a.top_k > 0) write_file_atomic(run_dir + "/top_k.csv", top_k_csv(study, run));
+  if (!study.values.empty()) write_file_atomic(run_dir + "/values.csv", values_csv(run.values));
 
   const auto put = [&](bool declared, const std::string& name, auto&& make) {
     if (declared) {

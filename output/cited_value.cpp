@@ -1,112 +1,78 @@
 #include "output/cited_value.hpp"
 
-#include <algorithm>
+#include <array>
 #include <cmath>
-#include <optional>
-#include <set>
-#include <stdexcept>
-#include <vector>
 
 #include "output/analysis_text.hpp"
-#include "output/figures.hpp"
+#include "output/csv.hpp"
 #include "output/format.hpp"
 
 namespace dsx {
 
-namespace {
-
-using analysis_text::metric_display;
-
-std::optional<std::size_t> one_row(const ResolvedStudy& study, const ResultTable& rows, const std::vector<Selector>& where) {
-  std::optional<std::size_t> match;
-  for (std::size_t r = 0; r < rows.rows(); ++r) {
-    if (!row_matches(where, study, rows, r)) continue;
-    if (match) return std::nullopt;
-    match = r;
-  }
-  return match;
+std::string cited_value_text(const ResolvedStudy& study, const ComputedValue& v) {
+  if (!v.missing.empty()) return v.missing;
+  if (v.kind == CitedKind::count) return format_grouped(v.value, 15);
+  if (v.unit == "%") return format_percent(v.value / 100.0);
+  if (v.kind == CitedKind::ratio) return format_grouped(v.value);
+  return format_quantity(v.value, analysis_text::metric_display(study, v.entry->metric));
 }
 
-bool holds(const CitedCondition& c, const ResultTable& rows, std::size_t r, const std::vector<std::uint64_t>& shown) {
-  using Kind = CitedCondition::Kind;
-  switch (c.kind) {
-    case Kind::feasible: return rows.status[r] == PointStatus::ok;
-    case Kind::infeasible: return rows.status[r] == PointStatus::infeasible;
-    case Kind::error: return rows.status[r] == PointStatus::error;
-    case Kind::filters: return std::binary_search(shown.begin(), shown.end(), rows.point_index[r]);
-    case Kind::compare: break;
-  }
-  if (rows.status[r] != PointStatus::ok) return false;
-  const double x = rows.metric(r, rows.require_metric_column(c.metric));
-  switch (c.op) {
-    case CitedCondition::Op::less: return x < c.threshold;
-    case CitedCondition::Op::less_equal: return x <= c.threshold;
-    case CitedCondition::Op::greater: return x > c.threshold;
-    case CitedCondition::Op::greater_equal: return x >= c.threshold;
-  }
-  return false;
+std::string count_in_words(std::uint64_t n) {
+  static constexpr std::array<const char*, 20> kOnes = {
+      "zero",    "one",     "two",       "three",    "four",     "five",    "six",
+      "seven",   "eight",   "nine",      "ten",      "eleven",   "twelve",  "thirteen",
+      "fourteen", "fifteen", "sixteen",  "seventeen", "eighteen", "nineteen"};
+  static constexpr std::array<const char*, 10> kTens = {"",      "",      "twenty",  "thirty", "forty",
+                                                        "fifty", "sixty", "seventy", "eighty", "ninety"};
+  if (n < 20) return kOnes[n];
+  if (n >= 100) return {};
+  std::string out = kTens[n / 10];
+  if (n % 10 != 0) out += std::string("-") + kOnes[n % 10];
+  return out;
 }
 
-std::string aggregate(const ResolvedStudy& study, const ResultTable& rows, const ResultTable& shown, const CitedValue& v) {
-  std::vector<std::uint64_t> shown_points;
-  for (const CitedCondition& c : v.when) {
-    if (c.kind == CitedCondition::Kind::filters && shown_points.empty()) {
-      shown_points = shown.point_index;
-      std::sort(shown_points.begin(), shown_points.end());
-    }
-  }
-  const std::optional<std::size_t> col =
-      v.aggregate == CitedAggregate::count ? std::nullopt : std::optional<std::size_t>(rows.require_metric_column(v.metric));
-  int axis = -1;
-  if (v.aggregate == CitedAggregate::count && v.count_of != "rows") {
-    axis = rows.axis_column(v.count_of);
-    if (axis < 0) throw std::logic_error("values: '" + v.name + "' counts '" + v.count_of + "', not an axis of the results");
-  }
-  std::size_t count = 0;
-  std::set<std::string> distinct;
-  double total = 0;
-  std::optional<double> lowest, highest;
-  for (std::size_t r = 0; r < rows.rows(); ++r) {
-    if (!row_matches(v.where, study, rows, r)) continue;
-    if (!std::all_of(v.when.begin(), v.when.end(), [&](const CitedCondition& c) { return holds(c, rows, r, shown_points); })) {
-      continue;
-    }
-    if (!col) {
-      if (axis >= 0) distinct.insert(rows.label(r, static_cast<std::size_t>(axis)));
-      ++count;
-      continue;
-    }
-    // A row without the metric (infeasible, or a metric it does not have) adds nothing.
-    const double x = rows.status[r] == PointStatus::ok ? rows.metric(r, *col) : NAN;
-    if (std::isnan(x)) continue;
-    ++count;
-    total += x;
-    lowest = lowest ? std::min(*lowest, x) : x;
-    highest = highest ? std::max(*highest, x) : x;
-  }
-  if (!col) return format_grouped(static_cast<double>(axis >= 0 ? distinct.size() : count), 15);
-  if (count == 0) return "n/a";
-  const double value = v.aggregate == CitedAggregate::min ? *lowest : v.aggregate == CitedAggregate::max ? *highest : total;
-  return format_quantity(value, metric_display(study, v.metric));
+std::string cited_value_opening_text(const ResolvedStudy& study, const ComputedValue& v) {
+  if (v.kind != CitedKind::count || !v.missing.empty() || v.value < 0 || v.value >= 100) return cited_value_text(study, v);
+  std::string words = count_in_words(static_cast<std::uint64_t>(v.value));
+  words.front() = static_cast<char>(words.front() - 'a' + 'A');
+  return words;
 }
 
-}  // namespace
+bool opens_sentence(std::string_view before) {
+  std::size_t end = before.size();
+  bool blank_line = false;
+  int line_ends = 0;
+  while (end > 0) {
+    const char c = before[end - 1];
+    if (c == '\n') {
+      if (++line_ends == 2) blank_line = true;
+    } else if (c != ' ' && c != '\t' && c != '\r' && c != '*' && c != '_') {
+      break;
+    }
+    --end;
+  }
+  if (end == 0 || blank_line) return true;
+  const char last = before[end - 1];
+  return last == '.' || last == '?' || last == '!';
+}
 
-std::string cited_value(const ResolvedStudy& study, const ResultTable& rows, const ResultTable& shown,
-                        const CitedValue& v) {
-  if (v.aggregate != CitedAggregate::none) return aggregate(study, rows, shown, v);
-  const std::size_t col = rows.require_metric_column(v.metric);
-  const std::optional<std::size_t> match = one_row(study, rows, v.where);
-  if (!match) return "n/a";
-  if (rows.status[*match] != PointStatus::ok) return std::string(status_name(rows.status[*match]));
-  const double value = rows.metric(*match, col);
-  const std::vector<Selector>& second = v.over.empty() ? v.minus : v.over;
-  if (second.empty()) return format_quantity(value, metric_display(study, v.metric));
-  const std::optional<std::size_t> other = one_row(study, rows, second);
-  if (!other) return "n/a";
-  if (rows.status[*other] != PointStatus::ok) return std::string(status_name(rows.status[*other]));
-  if (!v.over.empty()) return format_grouped(value / rows.metric(*other, col));
-  return format_quantity(value - rows.metric(*other, col), metric_display(study, v.metric));
+std::string values_csv(const std::vector<ComputedValue>& values) {
+  std::string out = "name,kind,value,unit,rows,status\n";
+  for (const ComputedValue& v : values) {
+    append_csv_field(out, v.entry->name);
+    out += ',';
+    append_csv_field(out, cited_kind_name(v.kind));
+    out += ',';
+    append_csv_number(out, v.value);
+    out += ',';
+    append_csv_field(out, v.unit);
+    out += ',';
+    out += std::to_string(v.rows_read);
+    out += ',';
+    append_csv_field(out, v.missing.empty() ? "ok" : v.missing);
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace dsx

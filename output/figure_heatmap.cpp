@@ -185,6 +185,15 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
       title_extra_cm(decl, title);
   std::string& gp = src.script;
   gp = script_header(decl, title);
+  // The columns and rows named as the other figures name a value: a chip or a model by its short
+  // name, a quantity in the report's units (output/readable_label.hpp figure_value).
+  const auto shown = [&](const Column& c, const std::vector<std::string>& labels) {
+    std::vector<std::string> out;
+    for (const std::string& l : labels) out.push_back(value_words(study, c.axis->param, l));
+    return out;
+  };
+  const std::vector<std::string> x_shown = shown(x, x_labels);
+  const std::vector<std::string> y_shown = shown(y, y_labels);
   const auto tics = [&](const std::vector<std::string>& labels) {
     std::vector<std::string> out;
     for (std::size_t k = 0; k < labels.size(); ++k) out.push_back(fmt::format("{} {}", gp_string(labels[k]), k));
@@ -192,12 +201,12 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
   };
   std::size_t y_chars = 0;
   double x_cm = 0;
-  for (const std::string& l : x_labels) x_cm = std::max(x_cm, text_cm(l));
-  for (const std::string& l : y_labels) y_chars = std::max(y_chars, l.size());
+  for (const std::string& l : x_shown) x_cm = std::max(x_cm, text_cm(l));
+  for (const std::string& l : y_shown) y_chars = std::max(y_chars, l.size());
   gp += "unset key\nunset grid\nset border 15 front lc rgb \"#262626\" lw 1\nset tics scale 0\n";
   // The y parameter's name heads the row labels (a rotated axis label would need gnuplot to
   // measure them, which it does differently per terminal); the left margin fits the longest.
-  // The study's x_label and y_label, as written: the tics are the values as the study writes them.
+  // The study's x_label and y_label, as written.
   const std::string x_title = decl.x_label.empty() ? metric_words(x) : decl.x_label;
   const std::string y_title = decl.y_label.empty() ? metric_words(y) : decl.y_label;
   gp += fmt::format("set xlabel {} noenhanced\nunset ylabel\n", gp_string(x_title));
@@ -207,8 +216,8 @@ FigureSource build_heatmap(const FigureDecl& decl, const ResolvedStudy& study, c
                     fmt::format("{:g}", 3 + static_cast<double>(title_lines(decl, title).size())));
   gp += "set title offset character 0, 0.9  # above the headers of the rows and the colour box\n";
   const bool rotate_x = x_cm > 0.9 * cell_cm;
-  gp += fmt::format("set xtics ({}) noenhanced{}\nset ytics ({}) noenhanced\n", tics(x_labels),
-                    rotate_x ? " rotate by 45 right" : "", tics(y_labels));
+  gp += fmt::format("set xtics ({}) noenhanced{}\nset ytics ({}) noenhanced\n", tics(x_shown),
+                    rotate_x ? " rotate by 45 right" : "", tics(y_shown));
   gp += fmt::format("set xrange [-0.5:{}]\nset yrange [{}:-0.5]  # first row on top\n",
                     format_exact(static_cast<double>(std::max<std::size_t>(x_labels.size(), 1)) - 0.5),
                     format_exact(static_cast<double>(std::max<std::size_t>(y_labels.size(), 1)) - 0.5));

@@ -426,32 +426,73 @@ const ResultTable& comparison_rows(const ReportInputs& in) {
   return in.analysed != nullptr ? in.analysed->table : in.results;
 }
 
-// The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp).
-std::map<std::string, std::string> all_cited_values(const ReportInputs& in) {
-  std::map<std::string, std::string> cited = cited_values(in);
+// The values study prose cites ({{decision...}}, {{compare...}}, {{value...}}: dse/study_references.hpp),
+// with the other form of those that read differently where they open a sentence (a count in words).
+struct CitedTexts {
+  std::map<std::string, std::string> text;
+  std::map<std::string, std::string> opening;
+};
+
+// The run's values: entries: the analysed run's, or computed here from the rows the report shows
+// when it has none (a report rendered without the analyses).
+std::vector<ComputedValue> run_values(const ReportInputs& in) {
+  if (in.analysed != nullptr) return in.analysed->values;
+  return compute_cited_values(in.study, in.results, in.results);
+}
+
+CitedTexts all_cited_values(const ReportInputs& in) {
+  CitedTexts cited;
+  cited.text = cited_values(in);
   for (const ComparisonOutcome& o : evaluate_comparisons(in.study, comparison_rows(in))) {
     const ComparisonCells cells = comparison_cells(in.study, comparison_rows(in), o);
     const std::string key = "compare." + o.comparison->name + ".";
-    cited[key + "dsx"] = cells.dsx;
-    cited[key + "difference"] = cells.difference.empty() ? "n/a" : cells.difference;
+    cited.text[key + "dsx"] = cells.dsx;
+    cited.text[key + "difference"] = cells.difference.empty() ? "n/a" : cells.difference;
   }
-  const ResultTable& rows = comparison_rows(in);
-  const ResultTable& shown = in.analysed != nullptr ? in.analysed->shown() : in.results;
-  for (const CitedValue& v : in.study.values) cited["value." + v.name] = cited_value(in.study, rows, shown, v);
+  for (const ComputedValue& v : run_values(in)) {
+    const std::string key = "value." + v.entry->name;
+    cited.text[key] = cited_value_text(in.study, v);
+    if (std::string opening = cited_value_opening_text(in.study, v); opening != cited.text[key]) {
+      cited.opening[key] = std::move(opening);
+    }
+  }
   return cited;
 }
 
-std::function<std::string(const std::string&)> citer(const std::map<std::string, std::string>& cited) {
-  return [&cited](const std::string& key) {
-    const auto it = cited.find(key);
-    return it == cited.end() ? std::string("n/a") : markdown_escape(it->second);
-  };
+// `text` with each reference replaced by its value, Markdown-escaped; "n/a" for one the run lacks.
+std::string expand_cited(std::string_view text, const CitedTexts& cited) {
+  std::string out;
+  std::size_t at = 0;
+  for (const TextReference& r : find_text_references(text)) {
+    out.append(text.substr(at, r.offset - at));
+    const auto opening = cited.opening.find(r.key);
+    const auto it = cited.text.find(r.key);
+    if (opening != cited.opening.end() && opens_sentence(text.substr(0, r.offset))) {
+      out += markdown_escape(opening->second);
+    } else {
+      out += it == cited.text.end() ? std::string("n/a") : markdown_escape(it->second);
+    }
+    at = r.offset + r.length;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
-json comparisons_context(const ReportInputs& in, const std::map<std::string, std::string>& cited) {
+// What the run should say it could not compute as asked: a values: entry that read no row.
+json warnings_context(const ReportInputs& in) {
+  json list = json::array();
+  for (const ComputedValue& v : run_values(in)) {
+    if (!v.warning.empty()) list.push_back({{"text", markdown_escape(v.warning)}});
+  }
+  json out;
+  out["has_any"] = !list.empty();
+  out["list"] = list;
+  return out;
+}
+
+json comparisons_context(const ReportInputs& in, const CitedTexts& cited) {
   const ResolvedStudy& study = in.study;
   const ResultTable& results = comparison_rows(in);
-  const auto cite = citer(cited);
   json rows = json::array();
   std::size_t agree = 0;
   for (const ComparisonOutcome& o : evaluate_comparisons(study, results)) {
@@ -470,7 +511,7 @@ json comparisons_context(const ReportInputs& in, const std::map<std::string, std
                 {"tolerance", format_percent(c.tolerance, 2)},
                 {"where", where.empty() ? "every design point" : join(where, ", ")}};
     const ComparisonCells cells = comparison_cells(study, results, o);
-    const std::string note = expand_text_references(cells.note, cite);
+    const std::string note = expand_cited(cells.note, cited);
     const bool agrees = o.verdict == Verdict::agrees;
     const std::string verdict = o.verdict == Verdict::unmatched ? "n/a" : std::string(verdict_name(o.verdict));
     if (agrees) ++agree;
@@ -587,15 +628,14 @@ json pareto_context(const ReportInputs& in) {
 }
 
 json figures_context(const std::vector<RenderedFigure>& figures, const std::string& run_dir,
-                     const std::map<std::string, std::string>& cited) {
-  const auto cite = citer(cited);
+                     const CitedTexts& cited) {
   json list = json::array();
   for (std::size_t i = 0; i < figures.size(); ++i) {
     const RenderedFigure& f = figures[i];
     list.push_back({{"number", std::to_string(i + 1)},
                     {"name", f.name},
                     {"title", f.title},
-                    {"caption", expand_text_references(f.caption, cite)},
+                    {"caption", expand_cited(f.caption, cited)},
                     {"has_caption", !f.caption.empty()},
                     {"description", f.description},
                     {"not_drawn", !f.error.empty()},
@@ -699,10 +739,9 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
   ctx["question"] = study.question;
   ctx["has_question"] = !study.question.empty();
   json sections = json::array();
-  const std::map<std::string, std::string> cited = all_cited_values(in);
-  const auto cite = citer(cited);
+  const CitedTexts cited = all_cited_values(in);
   for (const Section& sec : study.sections) {
-    sections.push_back({{"title", sec.title}, {"text", expand_text_references(sec.text, cite)}});
+    sections.push_back({{"title", sec.title}, {"text", expand_cited(sec.text, cited)}});
   }
   ctx["sections"] = sections;
   ctx["study"] = {{"name", study.name},
@@ -727,6 +766,7 @@ json report_context(const ReportInputs& in, const std::vector<RenderedFigure>& f
     }
   }
   ctx["incomplete"] = incomplete_context(ctx, failed);
+  ctx["warnings"] = warnings_context(in);
   return ctx;
 }
 

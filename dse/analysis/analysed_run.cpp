@@ -120,6 +120,7 @@ AnalysedRun analyse_run(const ResolvedStudy& study, ResultTable stored, const Sw
   } else {
     run.assertions = evaluate_assertions(study, run.shown());
   }
+  run.values = compute_cited_values(study, run.table, run.shown());
   for (const BreakevenRequest& r : a.breakevens) {
     BreakevenRun b;
     b.request = &r;

@@ -1,8 +1,9 @@
 // Everything a study declares, applied to the rows of a finished sweep (the analyse step of
 // `dsx run`, and `dsx report` from the stored rows): derived metrics, constraints and filters
 // (dse/analysis/derived.hpp), Pareto fronts per group (dse/analysis/fronts.hpp), top-k,
-// assertions, and the break-even and sensitivity analyses (which re-evaluate the solver at the
-// points they need; dse/analysis/breakeven.hpp, dse/analysis/sensitivity.hpp).
+// assertions, the values the prose cites (dse/analysis/cited_values.hpp), and the break-even and
+// sensitivity analyses (which re-evaluate the solver at the points they need;
+// dse/analysis/breakeven.hpp, dse/analysis/sensitivity.hpp).
 //
 // Deterministic: the same rows and study give the same results, whatever the thread count of the
 // sweep (the analyses run on one thread, and every random stream is seeded by the study).
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "dse/analysis/blocks.hpp"
+#include "dse/analysis/cited_values.hpp"
 #include "dse/analysis/derived.hpp"
 #include "dse/analysis/fronts.hpp"
 #include "dse/analysis/retention.hpp"
@@ -56,6 +58,7 @@ struct AnalysedRun {
   // Each objective's best row and its ties: top_k's lists, or best_rows when the study asks for none.
   std::vector<TopKList> best;
   std::vector<AssertionOutcome> assertions;  // over `shown`
+  std::vector<ComputedValue> values;         // the study's values: entries, over `table` (values.csv)
   std::vector<BreakevenRun> breakevens;
   std::vector<SensitivityRun> sensitivities;
 

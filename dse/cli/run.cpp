@@ -232,6 +232,9 @@ int analyse_and_render(const ResolvedStudy& study, ResultStore& store, const std
   for (const auto& [name, n] : info.excluded) manifest["rows"]["excluded_by_grid_constraint"][name] = n;
   manifest["timings_s"]["analyse_and_render"] = seconds_since(start);
   for (const std::string& line : failed_analysis_lines(analysed)) fmt::print(stderr, "dsx: error: {}\n", line);
+  for (const ComputedValue& v : analysed.values) {
+    if (!v.warning.empty()) fmt::print(stderr, "dsx: warning: {}\n", v.warning);
+  }
   for (const std::string& line : failed_assertion_lines(study, analysed)) fmt::print(stderr, "dsx: {}\n", line);
   if (figures_not_drawn > 0) {
     fmt::print(stderr, "dsx: the report is written without {} figure{}; it says why in {} place\n",

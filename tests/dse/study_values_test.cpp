@@ -256,6 +256,60 @@ TEST(StudyValues, RatiosDifferencesAndConditionsGoWhereTheyMeanSomething) {
       << e;
 }
 
+// as: reads a ratio or a difference in percent of the second point's value; it needs that point, and
+// its words are checked with the closest match. The resolved study writes it back.
+TEST(StudyValues, APercentageReadsTwoPointsAndRoundTrips) {
+  const std::string entry =
+      "  - {name: pct, metric: latency_s, where: {hardware: a100_80gb_sxm, batch: 8}, minus: {hardware: h100_sxm, "
+      "batch: 8}, as: percent_less}\n";
+  Diagnostics d;
+  const auto study = load_study_text("t.yaml", with_aggregates(entry), kFixtureCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  EXPECT_EQ(study->values[1].as, CitedAs::percent_less);
+  const std::string resolved = resolved_study_yaml(*study);
+  EXPECT_NE(resolved.find(", minus: {hardware: h100_sxm, batch: 8}, as: percent_less}\n"), std::string::npos) << resolved;
+  Diagnostics again;
+  const auto reloaded = load_study_text("t.yaml", resolved, kFixtureCatalog, again);
+  ASSERT_TRUE(reloaded) << again.format();
+  EXPECT_EQ(reloaded->values[1].as, CitedAs::percent_less);
+
+  std::string text = with_aggregates("  - {name: pct, metric: latency_s, where: {hardware: h100_sxm, batch: 8}, as: percent}\n");
+  std::string e = errors_of(text);
+  EXPECT_NE(e.find(at(text, "percent}") + ": error: values[1].as: 'percent' reads a value against a second design "
+                                          "point; give over: or minus:"),
+            std::string::npos)
+      << e;
+  text = with_aggregates("  - {name: pct, count: rows, as: percent}\n");
+  e = errors_of(text);
+  EXPECT_NE(e.find(at(text, "percent}") + ": error: values[1].as:"), std::string::npos) << e;
+  text = with_aggregates("  - {name: pct, metric: latency_s, where: {hardware: a100_80gb_sxm, batch: 8}, over: {hardware: "
+                         "h100_sxm, batch: 8}, as: percnt}\n");
+  e = errors_of(text);
+  EXPECT_NE(e.find(at(text, "percnt}") + ": error: unknown reading 'percnt' in values[1].as"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'percent'?"), std::string::npos) << e;
+  EXPECT_NE(e.find("valid readings: percent, percent_less, percent_of"), std::string::npos) << e;
+}
+
+// Conditions that no row can meet together are an error of dsx validate, before any sweep: two
+// statuses, a comparison (feasible rows only) with another status, bounds that leave no value.
+TEST(StudyValues, ConditionsNoRowCanMeetAreAnError) {
+  for (const std::string& when : {std::string("[feasible, infeasible]"), std::string("[error, \"latency_s < 5 ms\"]"),
+                                  std::string("[\"latency_s < 5 ms\", \"latency_s > 6 ms\"]"),
+                                  std::string("[\"latency_s < 5 ms\", \"latency_s >= 5 ms\"]")}) {
+    const std::string text = with_aggregates("  - {name: n, count: rows, when: " + when + "}\n");
+    const std::string e = errors_of(text);
+    EXPECT_NE(e.find(at(text, when + "}") + ": error: values[1].when: no row can meet these conditions: "), std::string::npos)
+        << e;
+  }
+  for (const std::string& when : {std::string("[feasible, \"latency_s < 5 ms\"]"),
+                                  std::string("[\"latency_s <= 5 ms\", \"latency_s >= 5 ms\"]")}) {
+    Diagnostics d;
+    EXPECT_TRUE(load_study_text("t.yaml", with_aggregates("  - {name: n, count: rows, when: " + when + "}\n"),
+                                kFixtureCatalog, d))
+        << d.format();
+  }
+}
+
 // dsx validate refuses an aggregate whose where: selects only rows the grid constraints remove.
 TEST(StudyValues, AnAggregateWhoseRowsTheGridConstraintsAllRemoveSelectsNothing) {
   const std::string entry = "  - {name: n, count: rows, where: {batch: 8}}\n";

@@ -1,8 +1,10 @@
-// {{value.NAME}} in the reports of the shipped studies that cite values: each cited value is the number
-// results.csv holds for the design point its values: entry selects, rounded as the report prints it; an
-// infeasible point cites its status word. Read back from the report and the CSV of a real run, every
-// study under studies/ that has a values: block; a printed unit is turned back into the CSV's SI unit by
-// the inverse of the report's own formatter (output/format.hpp printed_unit_factor).
+// {{value.NAME}} in the reports of the shipped studies that cite values: each cited value is the row
+// of values.csv the run wrote (dse/analysis/cited_values.hpp), to the digits the report prints, and
+// values.csv holds what results.csv gives the design points its values: entry selects (a ratio, a
+// difference, a percentage or an aggregate recomputed here from the CSV); an infeasible point cites
+// its status word. Read back from the report and the CSVs of a real run, every study under studies/
+// that has a values: block; a printed unit is turned back into the CSV's SI unit by the inverse of the
+// report's own formatter (output/format.hpp printed_unit_factor).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -20,6 +22,7 @@
 #include "dse/study.hpp"
 #include "dse/study_references.hpp"
 #include "output/analysis_text.hpp"
+#include "output/cited_value.hpp"
 #include "output/format.hpp"
 #include "tests/cli/report_agreement.hpp"
 #include "tests/test_files.hpp"
@@ -85,8 +88,9 @@ std::string misprint(const std::string& printed, double expected, const Quantity
   return {};
 }
 
-// A ratio (a values: entry with over:) reads as a plain number.
+// A ratio (a values: entry with over:) reads as a plain number; a value with as: percent... in percent.
 const QuantityDisplay kRatio = describe_quantity("ratio", Dimension::dimensionless);
+const QuantityDisplay kPercent = describe_quantity("change_fraction", Dimension::dimensionless);
 
 // The metric in results.csv at the one feasible row `where` selects (a failed check where not).
 double csv_value(const agreement::CsvFile& csv, const std::vector<Selector>& where, const std::string& metric) {
@@ -190,19 +194,82 @@ double csv_aggregate(const agreement::CsvFile& csv, const CitedValue& v, const F
   return v.aggregate == CitedAggregate::min ? lowest : v.aggregate == CitedAggregate::max ? highest : total;
 }
 
-// Why the text printed for `v` is not what results.csv gives it; empty when it is.
-std::string cited_misprint(const ResolvedStudy& study, const agreement::CsvFile& csv, const FilterKept& kept,
-                           const CitedValue& v, const std::string& printed) {
-  if (v.aggregate == CitedAggregate::count) {
-    const double n = csv_aggregate(csv, v, kept);
-    return printed == format_grouped(n) ? "" : "'" + printed + "' is not the count " + format_grouped(n);
+// What results.csv gives a values: entry, recomputed here: one point's metric, a ratio, a
+// difference, a relative change in percent, or an aggregate (NaN where no row has the metric).
+double csv_expected(const agreement::CsvFile& csv, const FilterKept& kept, const CitedValue& v) {
+  if (v.aggregate != CitedAggregate::none) return csv_aggregate(csv, v, kept);
+  const double a = csv_value(csv, v.where, v.metric);
+  if (v.over.empty() && v.minus.empty()) return a;
+  const double b = csv_value(csv, v.over.empty() ? v.minus : v.over, v.metric);
+  switch (v.as) {
+    case CitedAs::percent: return (a - b) / std::fabs(b) * 100;
+    case CitedAs::percent_less: return (b - a) / std::fabs(b) * 100;
+    case CitedAs::percent_of: return a / b * 100;
+    case CitedAs::metric: break;
   }
-  const QuantityDisplay display = analysis_text::metric_display(study, v.metric);
-  if (v.aggregate != CitedAggregate::none) return misprint(printed, csv_aggregate(csv, v, kept), display);
-  const double expected = csv_value(csv, v.where, v.metric);
-  if (!v.over.empty()) return misprint(printed, expected / csv_value(csv, v.over, v.metric), kRatio);
-  if (!v.minus.empty()) return misprint(printed, expected - csv_value(csv, v.minus, v.metric), display);
-  return misprint(printed, expected, display);
+  return v.over.empty() ? a - b : a / b;
+}
+
+// The rows of results.csv a values: entry reads: 1 for a point, 2 for two, or those an aggregate reads.
+std::size_t csv_rows_read(const agreement::CsvFile& csv, const FilterKept& kept, const CitedValue& v) {
+  if (v.aggregate == CitedAggregate::none) return v.over.empty() && v.minus.empty() ? 1 : 2;
+  std::size_t n = 0;
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) n += csv_reads(csv, r, v, kept) ? 1 : 0;
+  return n;
+}
+
+// The row of values.csv named `name`; a failed check where there is none.
+std::vector<std::string> values_row(const agreement::CsvFile& values, const std::string& name) {
+  for (const auto& row : values.rows) {
+    if (row[values.column("name")] == name) return row;
+  }
+  ADD_FAILURE() << "values.csv has no row " << name;
+  return std::vector<std::string>(values.header.size());
+}
+
+// Why values.csv's row for `v` is not what results.csv gives it; empty when it is.
+std::string stored_misvalue(const agreement::CsvFile& csv, const agreement::CsvFile& values, const FilterKept& kept,
+                            const CitedValue& v) {
+  const std::vector<std::string> row = values_row(values, v.name);
+  const std::string& cell = row[values.column("value")];
+  const std::string& kind = row[values.column("kind")];
+  const std::string want_kind = v.aggregate == CitedAggregate::count ? "count"
+                                : v.aggregate == CitedAggregate::min ? "min"
+                                : v.aggregate == CitedAggregate::max ? "max"
+                                : v.aggregate == CitedAggregate::sum ? "sum"
+                                : !v.over.empty()                   ? "ratio"
+                                : !v.minus.empty()                  ? "minus"
+                                                                     : "point";
+  if (kind != want_kind) return "kind '" + kind + "', not '" + want_kind + "'";
+  if (row[values.column("unit")] == "%" && v.as == CitedAs::metric) return "a percentage the entry does not ask for";
+  const std::string rows = std::to_string(csv_rows_read(csv, kept, v));
+  if (row[values.column("rows")] != rows) return "reads " + row[values.column("rows")] + " rows, results.csv " + rows;
+  const double expected = csv_expected(csv, kept, v);
+  if (std::isnan(expected)) return cell.empty() && row[values.column("status")] == "n/a" ? "" : "'" + cell + "' where no row has it";
+  if (cell.empty()) return "no value where results.csv gives " + format_exact(expected);
+  const double stored = std::stod(cell);
+  return std::fabs(stored - expected) <= 1e-12 * std::fabs(expected) ? "" : cell + " is not " + format_exact(expected);
+}
+
+// Why the text printed for `v` is not values.csv's row for it, to the digits printed; empty when it is.
+std::string cited_misprint(const ResolvedStudy& study, const agreement::CsvFile& values, const CitedValue& v,
+                           const std::string& printed) {
+  const std::vector<std::string> row = values_row(values, v.name);
+  const std::string& status = row[values.column("status")];
+  if (status != "ok") return printed == status ? "" : "'" + printed + "' where values.csv says " + status;
+  const double stored = std::stod(row[values.column("value")]);
+  if (v.aggregate == CitedAggregate::count) {
+    const std::string words = count_in_words(static_cast<std::uint64_t>(stored));
+    if (printed == format_grouped(stored)) return {};
+    if (!words.empty() && printed.size() == words.size() && printed.substr(1) == words.substr(1) &&
+        printed.front() == words.front() - 'a' + 'A') {
+      return {};
+    }
+    return "'" + printed + "' is not the count " + format_grouped(stored);
+  }
+  if (v.as != CitedAs::metric) return misprint(printed, stored / 100, kPercent);
+  if (!v.over.empty()) return misprint(printed, stored, kRatio);
+  return misprint(printed, stored, analysis_text::metric_display(study, v.metric));
 }
 
 // The report and results.csv of a study written in a test, run against the shipped catalog; nothing
@@ -210,13 +277,20 @@ std::string cited_misprint(const ResolvedStudy& study, const agreement::CsvFile&
 struct WrittenRun {
   std::string report;
   agreement::CsvFile csv;
+  agreement::CsvFile values;
+  std::string stderr_text;
 };
 std::optional<WrittenRun> run_written(const TempDir& dir, const fs::path& study_file) {
   const fs::path out = fs::path(dir.path()) / "run";
-  if (run_dsx("run '" + study_file.string() + "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "'") != 0) {
-    return std::nullopt;
-  }
-  return WrittenRun{read_text(out / "report.md"), agreement::read_csv(out / "results.csv")};
+  const fs::path err = fs::path(dir.path()) / "stderr.txt";
+  const std::string command = std::string("cd '") + DSX_SOURCE_DIR + "' && '" + DSX_BINARY + "' run '" + study_file.string() +
+                              "' --catalog '" + kCatalog + "' --quiet --out '" + out.string() + "' >/dev/null 2>'" +
+                              err.string() + "'";
+  const int status = std::system(command.c_str());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return WrittenRun{read_text(out / "report.md"), agreement::read_csv(out / "results.csv"),
+                    fs::exists(out / "values.csv") ? agreement::read_csv(out / "values.csv") : agreement::CsvFile{},
+                    read_text(err)};
 }
 
 // The shipped studies whose file has a top-level values: block.
@@ -247,6 +321,9 @@ TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
   const std::string report = read_text(out / "report.md");
   const agreement::CsvFile csv = agreement::read_csv(out / "results.csv");
   ASSERT_FALSE(csv.rows.empty());
+  const agreement::CsvFile values = agreement::read_csv(out / "values.csv");
+  ASSERT_EQ(values.header, (std::vector<std::string>{"name", "kind", "value", "unit", "rows", "status"}));
+  ASSERT_EQ(values.rows.size(), study->values.size());
   std::map<std::string, std::string> printed;
   for (const Section& s : study->sections) printed.merge(printed_references(s.text, report));
   const FilterKept kept = filter_kept(*study, out);
@@ -268,8 +345,10 @@ TEST_P(ShippedCitations, EachCitedValueIsResultsCsvs) {
         ASSERT_TRUE(csv.has(c.metric)) << c.metric;
       }
     }
-    EXPECT_EQ(cited_misprint(*study, csv, kept, v, printed["value." + v.name]), "");
+    EXPECT_EQ(stored_misvalue(csv, values, kept, v), "");
+    EXPECT_EQ(cited_misprint(*study, values, v, printed["value." + v.name]), "");
   }
+  EXPECT_EQ(report.find("**Warning.**"), std::string::npos) << "a shipped study's values all read rows";
 }
 
 INSTANTIATE_TEST_SUITE_P(CitedValues, ShippedCitations, ::testing::ValuesIn(studies_citing_values()),
@@ -416,7 +495,8 @@ TEST(CitedValues, AggregatesAreTheCsvs) {
   for (const CitedValue& v : study->values) {
     SCOPED_TRACE(v.name);
     ASSERT_EQ(printed.count("value." + v.name), 1u);
-    EXPECT_EQ(cited_misprint(*study, csv, kept, v, printed.at("value." + v.name)), "");
+    EXPECT_EQ(stored_misvalue(csv, run->values, kept, v), "");
+    EXPECT_EQ(cited_misprint(*study, run->values, v, printed.at("value." + v.name)), "");
   }
   // Read here without the study: 8 rows; one GPU too small for 140 GB of weights at both batches, two
   // for the weights and 64 sequences' KV caches.
@@ -430,9 +510,127 @@ TEST(CitedValues, AggregatesAreTheCsvs) {
   EXPECT_EQ(printed.at("value.lost").substr(1), printed.at("value.saved"));
   // A wrong count or minimum is caught.
   const CitedValue& layouts = study->values[1];
-  EXPECT_NE(cited_misprint(*study, csv, kept, layouts, "4"), "");
+  EXPECT_NE(cited_misprint(*study, run->values, layouts, "4"), "");
   const CitedValue& fastest = study->values[5];
-  EXPECT_NE(cited_misprint(*study, csv, kept, fastest, printed.at("value.slowest")), "");
+  EXPECT_NE(cited_misprint(*study, run->values, fastest, printed.at("value.slowest")), "");
+  // values.csv that disagreed with results.csv would be caught.
+  agreement::CsvFile wrong = run->values;
+  for (auto& row : wrong.rows) {
+    if (row[wrong.column("name")] == "total") row[wrong.column("value")] = format_exact(1.001 * std::stod(row[wrong.column("value")]));
+    if (row[wrong.column("name")] == "rows") row[wrong.column("rows")] = "7";
+  }
+  EXPECT_NE(stored_misvalue(csv, wrong, kept, study->values[7]), "");
+  EXPECT_NE(stored_misvalue(csv, wrong, kept, study->values[0]), "");
+}
+
+// One replica of Llama-3-70B in fp8 on 4 H100s at batch 8 and 32, up to its values: block.
+const std::string kTwoBatches =
+    "study: s\ntitle: T\nquestion: Q?\nsolver: serving\ncalibration: none\n"
+    "axes:\n  batch: [8, 32]\n"
+    "fixed: {hardware: h100_sxm, model: llama3_70b, tp: 4, precision: fp8}\n"
+    "values:\n";
+
+// as: percent, percent_less and percent_of read two points' metric in percent of the second's, as
+// results.csv gives it: batch 32 against batch 8 on one replica serves more tokens per GPU, so the
+// change is positive and the decrease negative.
+TEST(CitedValues, PercentagesAreTheCsvsRelativeChange) {
+  TempDir dir("cited_percent");
+  const fs::path study_file = fs::path(dir.path()) / "s.yaml";
+  const std::string text =
+      kTwoBatches +
+      "  - {name: more, metric: tokens_per_s_per_gpu, where: {batch: 32}, over: {batch: 8}, as: percent}\n"
+      "  - {name: less, metric: itl_s, where: {batch: 8}, minus: {batch: 32}, as: percent_less}\n"
+      "  - {name: share, metric: tokens_per_s_per_gpu, where: {batch: 8}, over: {batch: 32}, as: percent_of}\n"
+      "  - {name: fewer, metric: tokens_per_s_per_gpu, where: {batch: 8}, minus: {batch: 32}, as: percent}\n"
+      "sections:\n  - title: S\n    text: \"Cited here: {{value.more}} more tokens, a token {{value.less}} sooner, "
+      "{{value.share}} of the tokens, {{value.fewer}} as a change.\"\n";
+  write_text(study_file, text);
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  Diagnostics d;
+  const auto study = load_study(study_file.string(), kCatalog, d);
+  ASSERT_TRUE(study) << d.format();
+  const std::size_t at = text.find("Cited here: {{");
+  const auto printed = printed_references(text.substr(at, text.rfind('"') - at), run->report);
+  const FilterKept kept = filter_kept(*study, fs::path(dir.path()) / "run");
+  for (const CitedValue& v : study->values) {
+    SCOPED_TRACE(v.name);
+    EXPECT_EQ(stored_misvalue(run->csv, run->values, kept, v), "");
+    EXPECT_EQ(cited_misprint(*study, run->values, v, printed.at("value." + v.name)), "");
+    EXPECT_EQ(values_row(run->values, v.name)[run->values.column("unit")], "%");
+  }
+  // Read here without the study: the relative change of the tokens per GPU and its share.
+  const double t8 = csv_value(run->csv, {{"batch", "8"}}, "tokens_per_s_per_gpu");
+  const double t32 = csv_value(run->csv, {{"batch", "32"}}, "tokens_per_s_per_gpu");
+  ASSERT_GT(t32, t8);
+  EXPECT_EQ(printed.at("value.more"), format_percent(t32 / t8 - 1));
+  EXPECT_EQ(printed.at("value.share"), format_percent(t8 / t32));
+  EXPECT_EQ(printed.at("value.fewer"), format_percent(t8 / t32 - 1));
+  EXPECT_EQ(printed.at("value.fewer").front(), '-');
+  EXPECT_NE(printed.at("value.more").back(), '-');
+  EXPECT_NE(misprint(printed.at("value.more"), (t32 / t8 - 1) * 1.01, kPercent), "");
+}
+
+// A min:, max: or sum: whose when: no row meets at run time prints n/a, and says so: a warning on
+// the run's stderr and in the report, values.csv's status n/a with no value. A count of no rows is 0,
+// not a warning.
+TEST(CitedValues, AnAggregateOverNoRowWarns) {
+  TempDir dir("cited_empty");
+  const fs::path study_file = fs::path(dir.path()) / "s.yaml";
+  write_text(study_file,
+             kTwoBatches +
+             "  - {name: fastest, min: itl_s, when: \"itl_s < 1 ns\"}\n"
+             "  - {name: none, count: rows, when: \"itl_s < 1 ns\"}\n"
+             "sections:\n  - title: S\n    text: \"The fastest: {{value.fastest}}; rows: {{value.none}}.\"\n");
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  const auto printed = printed_references("The fastest: {{value.fastest}}; rows: {{value.none}}.", run->report);
+  EXPECT_EQ(printed.at("value.fastest"), "n/a");
+  EXPECT_EQ(printed.at("value.none"), "0");
+  const std::vector<std::string> row = values_row(run->values, "fastest");
+  EXPECT_EQ(row[run->values.column("status")], "n/a");
+  EXPECT_EQ(row[run->values.column("value")], "");
+  EXPECT_EQ(row[run->values.column("rows")], "0");
+  const std::string warning = "values: 'fastest' (the min of itl_s) reads no row: none that its where: selects meets "
+                              "'itl_s < 1 ns'; the report prints n/a";
+  EXPECT_NE(run->stderr_text.find("dsx: warning: " + warning), std::string::npos) << run->stderr_text;
+  std::string in_markdown = warning;  // the report escapes the '<' Markdown would read as a tag
+  in_markdown.replace(in_markdown.find('<'), 1, "\\<");
+  EXPECT_NE(run->report.find("> **Warning.** " + in_markdown), std::string::npos) << run->report;
+  EXPECT_EQ(run->stderr_text.find("'none'"), std::string::npos) << run->stderr_text;
+}
+
+// A count that opens a sentence prints in words with a capital ("Two rows ..."), elsewhere in digits.
+TEST(CitedValues, ACountOpeningASentenceIsInWords) {
+  TempDir dir("cited_words");
+  const fs::path study_file = fs::path(dir.path()) / "s.yaml";
+  const std::string text =
+      kTwoBatches + "  - {name: rows, count: rows}\n"
+      "sections:\n  - title: S\n    text: \"{{value.rows}} rows open it. There are {{value.rows}} rows. "
+      "{{value.rows}} again? Yes: {{value.rows}}.\"\n";
+  write_text(study_file, text);
+  const std::optional<WrittenRun> run = run_written(dir, study_file);
+  ASSERT_TRUE(run);
+  EXPECT_NE(run->report.find("Two rows open it. There are 2 rows. Two again? Yes: 2."), std::string::npos) << run->report;
+  EXPECT_EQ(values_row(run->values, "rows")[run->values.column("value")], "2");
+}
+
+TEST(CitedValues, CountsInWordsAndWhereASentenceOpens) {
+  EXPECT_EQ(count_in_words(0), "zero");
+  EXPECT_EQ(count_in_words(7), "seven");
+  EXPECT_EQ(count_in_words(13), "thirteen");
+  EXPECT_EQ(count_in_words(20), "twenty");
+  EXPECT_EQ(count_in_words(42), "forty-two");
+  EXPECT_EQ(count_in_words(99), "ninety-nine");
+  EXPECT_EQ(count_in_words(100), "");
+  EXPECT_TRUE(opens_sentence(""));
+  EXPECT_TRUE(opens_sentence("It ends. "));
+  EXPECT_TRUE(opens_sentence("Does it? "));
+  EXPECT_TRUE(opens_sentence("A list:\n\n"));
+  EXPECT_TRUE(opens_sentence("It ends. **"));
+  EXPECT_FALSE(opens_sentence("There are "));
+  EXPECT_FALSE(opens_sentence("Of these, "));
+  EXPECT_FALSE(opens_sentence("one line\n"));
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "output/files.hpp"
 #include "output/format.hpp"
 #include "output/gnuplot_text.hpp"
+#include "output/readable_label.hpp"
 #include "output/report.hpp"
 #include "tests/output/figure_fixture.hpp"
 #include "tests/svg_text_bounds.hpp"
@@ -861,6 +862,26 @@ TEST(FigureHeatmap, CellsWithSeveralDesignPointsAreRefused) {
   FigureDecl d = figure_fixture::heatmap_decl();
   d.where.clear();  // both hardware in one cell
   EXPECT_THROW(build_figure(d, f.study, f.results, f.pareto), std::invalid_argument);
+}
+
+// A heatmap names its columns and rows as the other figures name values: chips by their catalog
+// short names, never by their ids.
+TEST(FigureHeatmap, ColumnsAndRowsNameChipsByTheirNames) {
+  const figure_fixture::Fixture f = figure_fixture::matmul_study(kSourceDir);
+  FigureDecl d = figure_fixture::heatmap_decl();
+  d.x = "hardware";
+  d.where = {{"n", "4096"}};
+  const FigureSource src = build_figure(d, f.study, f.results, f.pareto);
+  const std::size_t xtics = src.script.find("set xtics (");
+  ASSERT_NE(xtics, std::string::npos) << src.script;
+  const std::string tics = src.script.substr(xtics, src.script.find('\n', xtics) - xtics);
+  for (const char* id : {"a100_80gb_sxm", "h100_sxm"}) {
+    const std::string name = figure_value(f.study, "hardware", id);
+    EXPECT_NE(name, id);
+    EXPECT_NE(tics.find("\"" + name + "\" "), std::string::npos) << tics;
+    EXPECT_EQ(tics.find(id), std::string::npos) << tics;
+  }
+  EXPECT_NE(src.script.find("set ytics (\"fp16\" 0, \"fp32\" 1, \"fp8\" 2)"), std::string::npos) << src.script;
 }
 
 TEST(FigureCrossover, MarksWhereComputeTimeOvertakesMemoryTime) {
