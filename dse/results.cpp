@@ -42,9 +42,19 @@ std::size_t TextDictionary::heap_bytes() const {
   return bytes;
 }
 
+bool ResultTable::columns_agree() const {
+  const std::size_t n = rows();
+  const std::size_t A = axis_names.size();
+  for (std::size_t a = 0; a < A; ++a) {
+    if ((a < axis_codes.size() ? axis_codes[a].size() : 0) != n) return false;
+  }
+  return axis_codes.size() <= A && status.size() == n && detail_codes.size() == n &&
+         metrics.size() == n * metric_names.size() && (n == 0 || axis_texts.size() >= A);
+}
+
 void ResultTable::clear_rows() {
   point_index.clear();
-  axis_codes.clear();
+  for (CodeColumn& c : axis_codes) c.clear();
   status.clear();
   detail_codes.clear();
   metrics.clear();
@@ -56,10 +66,29 @@ TextDictionary& ResultTable::axis_dictionary(std::size_t a) {
   return axis_texts[a];
 }
 
-void ResultTable::push_label(std::string_view text) {
+CodeColumn& ResultTable::axis_code_column(std::size_t a) {
+  if (axis_codes.size() <= a) axis_codes.resize(std::max(a + 1, axis_names.size()));
+  return axis_codes[a];
+}
+
+std::size_t ResultTable::next_label_axis() const {
   if (axis_names.empty()) throw std::logic_error("ResultTable: a label for a table without axes");
-  const std::size_t a = axis_codes.size() % axis_names.size();
-  axis_codes.push_back(axis_dictionary(a).code(text));
+  const auto length = [this](std::size_t a) { return a < axis_codes.size() ? axis_codes[a].size() : 0; };
+  for (std::size_t a = 1; a < axis_names.size(); ++a) {
+    if (length(a) < length(0)) return a;
+  }
+  return 0;
+}
+
+void ResultTable::push_label(std::string_view text) {
+  const std::size_t a = next_label_axis();
+  axis_code_column(a).push_back(axis_dictionary(a).code(text));
+}
+
+void ResultTable::push_label_codes(std::span<const std::uint32_t> codes) {
+  if (codes.size() != axis_names.size()) throw std::logic_error("ResultTable: a row's codes for other axes");
+  if (axis_codes.size() < codes.size()) axis_codes.resize(codes.size());
+  for (std::size_t a = 0; a < codes.size(); ++a) axis_codes[a].push_back(codes[a]);
 }
 
 void ResultTable::push_labels(std::initializer_list<std::string_view> texts) {
@@ -76,7 +105,7 @@ void ResultTable::append_row(const ResultTable& from, std::size_t row) {
     throw std::logic_error("ResultTable: a row of a table with other columns");
   }
   point_index.push_back(from.point_index[row]);
-  for (std::size_t a = 0; a < A; ++a) axis_codes.push_back(axis_dictionary(a).code(from.label(row, a)));
+  for (std::size_t a = 0; a < A; ++a) axis_code_column(a).push_back(axis_dictionary(a).code(from.label(row, a)));
   status.push_back(from.status[row]);
   push_detail(from.detail(row));
   metrics.insert(metrics.end(), from.metrics.begin() + static_cast<std::ptrdiff_t>(row * M),
@@ -85,19 +114,20 @@ void ResultTable::append_row(const ResultTable& from, std::size_t row) {
 
 void ResultTable::append_rows(const ResultTable& from) {
   point_index.reserve(rows() + from.rows());
-  axis_codes.reserve(axis_codes.size() + from.axis_codes.size());
+  for (std::size_t a = 0; a < axis_names.size(); ++a) axis_code_column(a).reserve(rows() + from.rows());
   status.reserve(status.size() + from.status.size());
-  detail_codes.reserve(detail_codes.size() + from.detail_codes.size());
+  detail_codes.reserve(rows() + from.rows());
   metrics.reserve(metrics.size() + from.metrics.size());
   for (std::size_t r = 0; r < from.rows(); ++r) append_row(from, r);
 }
 
 std::size_t ResultTable::heap_bytes() const {
-  std::size_t bytes = point_index.capacity() * sizeof(std::uint64_t) + axis_codes.capacity() * sizeof(std::uint32_t) +
-                      status.capacity() * sizeof(PointStatus) + detail_codes.capacity() * sizeof(std::uint32_t) +
+  std::size_t bytes = point_index.capacity() * sizeof(std::uint64_t) + axis_codes.capacity() * sizeof(CodeColumn) +
+                      status.capacity() * sizeof(PointStatus) + detail_codes.heap_bytes() +
                       metrics.capacity() * sizeof(double) + detail_texts.heap_bytes() +
                       axis_texts.capacity() * sizeof(TextDictionary);
   for (const TextDictionary& d : axis_texts) bytes += d.heap_bytes();
+  for (const CodeColumn& c : axis_codes) bytes += c.heap_bytes();
   return bytes;
 }
 

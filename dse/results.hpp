@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dse/code_column.hpp"
 #include "engine/solver.hpp"
 
 namespace dsx {
@@ -46,13 +47,15 @@ struct ResultTable {
 
   std::vector<std::uint64_t> point_index;    // row -> grid point index
   std::vector<TextDictionary> axis_texts;    // per axis: the texts of its codes
-  std::vector<std::uint32_t> axis_codes;     // row-major: rows x axis_names.size(), into axis_texts
+  std::vector<CodeColumn> axis_codes;        // per axis: a code a row into axis_texts (axis_code_column)
   std::vector<PointStatus> status;
   TextDictionary detail_texts;
-  std::vector<std::uint32_t> detail_codes;   // per row: reason text or error message; "" when ok
+  CodeColumn detail_codes;                   // per row: reason text or error message; "" when ok
   std::vector<double> metrics;               // row-major: rows x metric_names.size()
 
   std::size_t rows() const { return point_index.size(); }
+  // Whether every column holds rows() entries (axis_texts a dictionary per axis once there are rows).
+  bool columns_agree() const;
   // Drops every row and keeps the columns, the axes' texts and the vectors' capacity, so a table
   // refilled block after block stops allocating once it has held its largest block. The detail
   // texts are kept too unless they have grown past kKeptDetailTexts (error messages that name
@@ -60,19 +63,23 @@ struct ResultTable {
   static constexpr std::size_t kKeptDetailTexts = 4096;
   void clear_rows();
   double metric(std::size_t row, std::size_t m) const { return metrics[row * metric_names.size() + m]; }
-  const std::string& label(std::size_t row, std::size_t a) const {
-    return axis_texts[a].text(axis_codes[row * axis_names.size() + a]);
-  }
+  std::uint32_t axis_code(std::size_t row, std::size_t a) const { return axis_codes[a][row]; }
+  const std::string& label(std::size_t row, std::size_t a) const { return axis_texts[a].text(axis_codes[a][row]); }
   const std::string& detail(std::size_t row) const { return detail_texts.text(detail_codes[row]); }
-  // The next row's label of the next axis (axes in order, as axis_codes is laid out).
+  // The next row's label of the next axis (a row's axes in order).
   void push_label(std::string_view text);
   void push_labels(std::initializer_list<std::string_view> texts);
-  // The next row's label of the next axis as a code of that axis's texts (the sweep's own axes).
-  void push_label_code(std::uint32_t code) { axis_codes.push_back(code); }
+  // A row's labels, every axis's, as codes of the axes' texts (the sweep's own axes).
+  void push_label_codes(std::span<const std::uint32_t> codes);
   void push_detail(std::string_view text);
-  void set_detail(std::size_t row, std::string_view text) { detail_codes[row] = detail_code(text); }
+  void set_detail(std::size_t row, std::string_view text) { detail_codes.set(row, detail_code(text)); }
   std::uint32_t detail_code(std::string_view text);
   TextDictionary& axis_dictionary(std::size_t a);
+  // Axis a's codes, the columns made when the table has none yet.
+  CodeColumn& axis_code_column(std::size_t a);
+  // The axis the next pushed label belongs to: the first whose column is shorter than the first
+  // axis's, else the first.
+  std::size_t next_label_axis() const;
   // Appends row `row` of `from`, whose axes and metric columns are this table's.
   void append_row(const ResultTable& from, std::size_t row);
   // Appends every row of `from` (same columns).

@@ -84,10 +84,7 @@ void check_column_names(const std::vector<std::string>& axes, const std::vector<
 }
 
 void check_table_shape(const ResultTable& t) {
-  const std::size_t rows = t.point_index.size();
-  if (t.axis_codes.size() != rows * t.axis_names.size() || t.status.size() != rows ||
-      t.detail_codes.size() != rows || t.metrics.size() != rows * t.metric_names.size() ||
-      (rows > 0 && t.axis_texts.size() < t.axis_names.size())) {
+  if (!t.columns_agree()) {
     throw std::logic_error("result store: ResultTable vectors disagree in length");
   }
 }
@@ -612,7 +609,7 @@ ResultTable ResultStore::read_results(const ResultReadOptions& options) const {
                                           : std::min<std::uint64_t>(row_count(), options.max_rows.value_or(std::numeric_limits<std::uint64_t>::max()));
   t.point_index.reserve(expected_rows);
   t.axis_texts.resize(axis_names_.size());
-  t.axis_codes.reserve(expected_rows * axis_names_.size());
+  for (std::size_t a = 0; a < axis_names_.size(); ++a) t.axis_code_column(a).reserve(expected_rows);
   t.status.reserve(expected_rows);
   t.detail_codes.reserve(expected_rows);
   t.metrics.reserve(expected_rows * (columns.size() + options.spare_metric_columns));
@@ -642,7 +639,7 @@ ResultTable ResultStore::read_results(const ResultReadOptions& options) const {
     t.point_index.push_back(static_cast<std::uint64_t>(index));
     for (int a = 0; a < axes; ++a) {
       const auto i = static_cast<std::size_t>(a);
-      t.axis_codes.push_back(code_of(t.axis_texts[i], last_code[i], column_text(s, 1 + a)));
+      t.axis_codes[i].push_back(code_of(t.axis_texts[i], last_code[i], column_text(s, 1 + a)));
     }
     const std::string_view status = column_text(s, axes + 1);
     const std::optional<PointStatus> parsed = parse_status(status);

@@ -156,7 +156,7 @@ void append_point(const Grid& grid, const SweepBlock& block, std::uint64_t i,
   const std::uint64_t index = block.first + i;
   grid.coordinates(index, coords);
   table.point_index.push_back(index);
-  for (const std::uint32_t c : coords) table.push_label_code(c);  // make_result_table's codes
+  table.push_label_codes(coords);  // make_result_table's codes
   const PointResult r = block.results[i];
   table.status.push_back(r.status);
   switch (r.status) {

@@ -100,21 +100,31 @@ struct Axis {
 // span a factor of 30 or more.
 constexpr double kLogSpan = 30;  // positive values spanning this factor get a log axis
 
-Axis make_axis(const QuantityDisplay& display, const std::vector<double>& values, bool allow_log = true) {
-  Axis a;
-  a.display = display;
+// The extent of an axis's values, gathered one value at a time.
+struct AxisExtent {
   double lo = std::numeric_limits<double>::infinity();
   double hi = 0;
   bool positive = true;
-  for (double v : values) {
-    if (!std::isfinite(v)) continue;
+  void include(double v) {
+    if (!std::isfinite(v)) return;
     positive = positive && v > 0;
     lo = std::min(lo, std::fabs(v));
     hi = std::max(hi, std::fabs(v));
   }
-  a.scale = choose_axis_scale(display, hi);
-  a.log = allow_log && positive && hi > 0 && lo > 0 && hi / lo >= kLogSpan;
+};
+
+Axis make_axis(const QuantityDisplay& display, const AxisExtent& e, bool allow_log = true) {
+  Axis a;
+  a.display = display;
+  a.scale = choose_axis_scale(display, e.hi);
+  a.log = allow_log && e.positive && e.hi > 0 && e.lo > 0 && e.hi / e.lo >= kLogSpan;
   return a;
+}
+
+Axis make_axis(const QuantityDisplay& display, const std::vector<double>& values, bool allow_log = true) {
+  AxisExtent e;
+  for (const double v : values) e.include(v);
+  return make_axis(display, e, allow_log);
 }
 
 std::string axis_commands(char axis, const Axis& a) {
@@ -711,11 +721,11 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   src.name = "pareto_fronts";
   src.title = fmt::format("Pareto fronts of {} and {}, one per {}", words(dx, ox.metric), words(dy, oy.metric),
                           join(analyses_of(study).pareto.group, " / "));
-  std::vector<double> xs, ys;
+  AxisExtent xs, ys;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (t.status[r] != PointStatus::ok) continue;
-    xs.push_back(t.metric(r, cx));
-    ys.push_back(t.metric(r, cy));
+    xs.include(t.metric(r, cx));
+    ys.include(t.metric(r, cy));
   }
   const Axis xa = make_axis(dx, xs);
   const Axis ya = make_axis(dy, ys);
@@ -733,7 +743,8 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
     for (const Selector& s : run.fronts.groups[g].labels) key += s.label + '\x1f';
     group_of_key.emplace(std::move(key), g);
   }
-  std::vector<std::vector<std::size_t>> rows_of_group(run.fronts.groups.size());
+  // Rows as 32-bit positions, as the fronts hold them (dse/analysis/fronts.cpp).
+  std::vector<std::vector<std::uint32_t>> rows_of_group(run.fronts.groups.size());
   std::size_t feasible = 0;
   std::string key;
   const auto group_of_row = [&](std::size_t r) -> std::optional<std::size_t> {
@@ -752,7 +763,7 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
   for (std::size_t g = 0; g < rows_of_group.size(); ++g) rows_of_group[g].reserve(group_rows[g]);
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (t.status[r] != PointStatus::ok) continue;
-    if (const auto g = group_of_row(r)) rows_of_group[*g].push_back(r);
+    if (const auto g = group_of_row(r)) rows_of_group[*g].push_back(static_cast<std::uint32_t>(r));
   }
   // More feasible rows than a page can show: one of each group per spot (output/scatter_thinning.hpp),
   // then, if still too many, every stride-th; the fronts are whole.
@@ -763,14 +774,14 @@ FigureSource fronts_figure(const ResolvedStudy& study, const AnalysedRun& run) {
       return std::pair<double, double>{xa.log ? std::log10(vx) : vx, ya.log ? std::log10(vy) : vy};
     };
     ScatterSpots spots;
-    for (const std::vector<std::size_t>& rows : rows_of_group) {
-      for (const std::size_t r : rows) {
+    for (const std::vector<std::uint32_t>& rows : rows_of_group) {
+      for (const std::uint32_t r : rows) {
         const auto [px, py] = position(r);
         spots.include(px, py);
       }
     }
     feasible_after_spots = 0;
-    for (std::vector<std::size_t>& rows : rows_of_group) {
+    for (std::vector<std::uint32_t>& rows : rows_of_group) {
       rows = spots.first_per_spot(rows, position);
       feasible_after_spots += rows.size();
     }

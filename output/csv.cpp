@@ -60,10 +60,7 @@ void append_row(std::string& out, const ResultTable& t, std::size_t row, std::st
 }
 
 void check_shape(const ResultTable& t) {
-  const std::size_t rows = t.point_index.size();
-  if (t.axis_codes.size() != rows * t.axis_names.size() || t.status.size() != rows ||
-      t.detail_codes.size() != rows || t.metrics.size() != rows * t.metric_names.size() ||
-      (rows > 0 && t.axis_texts.size() < t.axis_names.size())) {
+  if (!t.columns_agree()) {
     throw std::logic_error("csv: ResultTable vectors disagree in length");
   }
 }

@@ -19,14 +19,15 @@ void ScatterSpots::include(double x, double y) {
   y_lo_ = std::min(y_lo_, y), y_hi_ = std::max(y_hi_, y);
 }
 
-std::vector<std::size_t> ScatterSpots::first_per_spot(
-    std::span<const std::size_t> rows, const std::function<std::pair<double, double>(std::size_t)>& position) const {
+template <class Row>
+std::vector<Row> ScatterSpots::first_of_spots(std::span<const Row> rows,
+                                              const std::function<std::pair<double, double>(std::size_t)>& position) const {
   const auto cell = [](double v, double lo, double hi, double cells) {
     return hi > lo ? static_cast<std::uint64_t>(std::clamp(std::floor((v - lo) / (hi - lo) * cells), 0.0, cells - 1)) : 0;
   };
   std::unordered_set<std::uint64_t> taken;
-  std::vector<std::size_t> kept;
-  for (const std::size_t r : rows) {
+  std::vector<Row> kept;
+  for (const Row r : rows) {
     const auto [x, y] = position(r);
     if (!std::isfinite(x) || !std::isfinite(y)) {
       kept.push_back(r);
@@ -37,6 +38,16 @@ std::vector<std::size_t> ScatterSpots::first_per_spot(
     if (taken.insert(spot).second) kept.push_back(r);
   }
   return kept;
+}
+
+std::vector<std::size_t> ScatterSpots::first_per_spot(
+    std::span<const std::size_t> rows, const std::function<std::pair<double, double>(std::size_t)>& position) const {
+  return first_of_spots(rows, position);
+}
+
+std::vector<std::uint32_t> ScatterSpots::first_per_spot(
+    std::span<const std::uint32_t> rows, const std::function<std::pair<double, double>(std::size_t)>& position) const {
+  return first_of_spots(rows, position);
 }
 
 }  // namespace dsx

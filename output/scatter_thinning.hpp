@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
@@ -26,8 +27,15 @@ class ScatterSpots {
   // with a non-finite coordinate is kept (it is not drawn anyway).
   std::vector<std::size_t> first_per_spot(std::span<const std::size_t> rows,
                                           const std::function<std::pair<double, double>(std::size_t)>& position) const;
+  // The same for rows held as 32-bit positions (a keep-all run's millions of rows).
+  std::vector<std::uint32_t> first_per_spot(std::span<const std::uint32_t> rows,
+                                            const std::function<std::pair<double, double>(std::size_t)>& position) const;
 
  private:
+  template <class Row>
+  std::vector<Row> first_of_spots(std::span<const Row> rows,
+                                  const std::function<std::pair<double, double>(std::size_t)>& position) const;
+
   double x_lo_ = 0, x_hi_ = 0, y_lo_ = 0, y_hi_ = 0;
   bool empty_ = true;
 };

@@ -326,8 +326,7 @@ ResultTable select_rows(const ResultTable& table, std::span<const std::size_t> r
   for (const std::size_t r : rows) {
     if (r >= table.rows()) throw std::invalid_argument("select_rows: row out of range");
     t.point_index.push_back(table.point_index[r]);
-    t.axis_codes.insert(t.axis_codes.end(), table.axis_codes.begin() + static_cast<std::ptrdiff_t>(r * A),
-                        table.axis_codes.begin() + static_cast<std::ptrdiff_t>((r + 1) * A));
+    for (std::size_t a = 0; a < A; ++a) t.axis_code_column(a).push_back(table.axis_code(r, a));
     t.status.push_back(table.status[r]);
     t.detail_codes.push_back(table.detail_codes[r]);
     t.metrics.insert(t.metrics.end(), table.metrics.begin() + static_cast<std::ptrdiff_t>(r * M),

@@ -129,11 +129,10 @@ ParetoFronts study_fronts(const ResolvedStudy& study, const ResultTable& table) 
   }
   const std::size_t rows = table.rows();
   if (rows > std::numeric_limits<std::uint32_t>::max()) throw std::length_error("Pareto front: more rows than 32-bit row numbers hold");
-  const std::size_t axes = table.axis_names.size();
   const auto group_key = [&](std::size_t r) {
     std::uint64_t key = 0;
     for (std::size_t g = 0; g < group_cols.size(); ++g) {
-      key = key * (group_axes[g]->values.size() + 1) + position_of_code[g][table.axis_codes[r * axes + group_cols[g]]];
+      key = key * (group_axes[g]->values.size() + 1) + position_of_code[g][table.axis_code(r, group_cols[g])];
     }
     return key;
   };

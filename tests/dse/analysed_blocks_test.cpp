@@ -169,7 +169,7 @@ TEST_F(AnalysedBlocks, FormulasLoadOnlyTheColumnsTheyName) {
     }
   }
   EXPECT_EQ(selected.table.status, whole.table.status);
-  EXPECT_EQ(selected.table.detail_codes, whole.table.detail_codes);
+  EXPECT_EQ(selected.table.detail_codes.codes(), whole.table.detail_codes.codes());
   EXPECT_EQ(selected.formulas.kept, whole.formulas.kept);
   EXPECT_EQ(selected.formulas.constraint_violations, whole.formulas.constraint_violations);
   EXPECT_EQ(selected.fronts.rows, whole.fronts.rows);

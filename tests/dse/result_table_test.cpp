@@ -99,14 +99,58 @@ TEST(ResultTable, LabelsAndDetailsAreHeldOnceAndReadBackAsText) {
   EXPECT_EQ(u.metric(0, 0), 298.0);
 
   // Cleared rows keep the texts and the room.
-  const std::uint32_t* codes = t.axis_codes.data();
+  const void* codes = t.axis_codes[0].data();
   t.clear_rows();
   EXPECT_EQ(t.rows(), 0u);
   EXPECT_EQ(t.axis_texts[0].size(), 2u);
   t.point_index.push_back(0);
   t.push_labels({"h100_sxm", "8"});
-  EXPECT_EQ(t.axis_codes.data(), codes);
-  EXPECT_EQ(t.axis_codes[0], 0u);  // h100_sxm was the first text of its axis
+  EXPECT_EQ(t.axis_codes[0].data(), codes);
+  EXPECT_EQ(t.axis_code(0, 0), 0u);  // h100_sxm was the first text of its axis
+}
+
+TEST(CodeColumn, WidensOnlyAsFarAsItsLargestCodeAndKeepsEveryCode) {
+  CodeColumn c;
+  std::vector<std::uint32_t> want;
+  for (std::uint32_t v = 0; v < 256; ++v) {
+    c.push_back(v);
+    want.push_back(v);
+  }
+  EXPECT_EQ(c.width(), 1u);
+  EXPECT_EQ(c.heap_bytes(), 256u);
+  c.push_back(256);
+  want.push_back(256);
+  EXPECT_EQ(c.width(), 2u);
+  c.set(3, 70000);
+  want[3] = 70000;
+  EXPECT_EQ(c.width(), 4u);
+  EXPECT_EQ(c.codes(), want);
+  c.clear();
+  EXPECT_TRUE(c.empty());
+  c.push_back(1);
+  EXPECT_EQ(c.width(), 4u);  // a refilled column keeps its width and room
+  EXPECT_EQ(c[0], 1u);
+}
+
+TEST(ResultTable, AnAxisTakesTheBytesItsLabelCountNeeds) {
+  ResultTable t;
+  t.axis_names = {"few", "many"};
+  for (int r = 0; r < 300; ++r) {
+    t.point_index.push_back(static_cast<std::uint64_t>(r));
+    t.push_labels({r % 2 == 0 ? "even" : "odd", std::to_string(r)});
+    t.status.push_back(PointStatus::ok);
+    t.push_detail("");
+  }
+  EXPECT_TRUE(t.columns_agree());
+  EXPECT_EQ(t.axis_codes[0].width(), 1u);
+  EXPECT_EQ(t.axis_codes[1].width(), 2u);  // 300 labels
+  EXPECT_EQ(t.detail_codes.width(), 1u);
+  for (int r = 0; r < 300; ++r) {
+    ASSERT_EQ(t.label(static_cast<std::size_t>(r), 0), r % 2 == 0 ? "even" : "odd");
+    ASSERT_EQ(t.label(static_cast<std::size_t>(r), 1), std::to_string(r));
+  }
+  t.status.pop_back();
+  EXPECT_FALSE(t.columns_agree());
 }
 
 TEST(TextDictionary, PushKeepsTheCallersOrderAndCodeFindsTheFirst) {

@@ -446,7 +446,7 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
   EXPECT_EQ(change.added.point_index, want.point_index);
 
   const double* metrics_before = change.added.metrics.data();
-  const std::uint32_t* labels_before = change.added.axis_codes.data();
+  const void* labels_before = change.added.axis_codes[0].data();
   keeper.take(second, change);
   want = make_result_table(study);
   append_block(grid, second, want);
@@ -463,7 +463,7 @@ TEST_F(Retention, AChangeTakenAgainHoldsOnlyTheNewBlockAndReusesItsVectors) {
                 (std::isnan(change.added.metrics[i]) && std::isnan(want.metrics[i])));
   }
   EXPECT_EQ(change.added.metrics.data(), metrics_before);  // a smaller block fits what the first left
-  EXPECT_EQ(change.added.axis_codes.data(), labels_before);
+  EXPECT_EQ(change.added.axis_codes[0].data(), labels_before);
 }
 
 TEST_F(Retention, GridConstraintsSkipPointsBeforeTheSolverAndCountThem) {

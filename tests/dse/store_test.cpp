@@ -218,10 +218,11 @@ TEST_F(StoreTest, ReadRowsHoldLabelsAndDetailsAsCodes) {
   }
   const ResultTable back = ResultStore(path_, StoreMode::read_only).read_results();
   ASSERT_EQ(back.rows(), kRows);
-  const std::size_t row_bytes = back.point_index.capacity() * 8 + back.axis_codes.capacity() * 4 +
-                                back.status.capacity() * 1 + back.detail_codes.capacity() * 4 +
-                                back.metrics.capacity() * 8;
-  EXPECT_EQ(row_bytes, kRows * (8 + 2 * 4 + 1 + 4 + 3 * 8));
+  // Axes of 5 and 9 labels and 3 detail texts: a byte a code.
+  const std::size_t row_bytes = back.point_index.capacity() * 8 + back.axis_codes[0].heap_bytes() +
+                                back.axis_codes[1].heap_bytes() + back.status.capacity() * 1 +
+                                back.detail_codes.heap_bytes() + back.metrics.capacity() * 8;
+  EXPECT_EQ(row_bytes, kRows * (8 + 2 * 1 + 1 + 1 + 3 * 8));
   ASSERT_EQ(back.axis_texts.size(), 2u);
   EXPECT_EQ(back.axis_texts[0].size(), 5u);
   EXPECT_EQ(back.axis_texts[1].size(), 9u);

@@ -386,7 +386,7 @@ TEST(Figures, BarCategoriesAreTitledWithTheirParametersAndUnits) {
   s.study.fixed_values[InferenceSolver::batch] = 1;
   s.results.axis_names[1] = "launch_overhead";
   const std::vector<std::string> written = {"5 us", "0.01 ms", "20 us"};
-  for (std::size_t r = 0; r < s.results.rows(); ++r) s.results.axis_codes[r * 2 + 1] = s.results.axis_dictionary(1).code(written[r % 3]);
+  for (std::size_t r = 0; r < s.results.rows(); ++r) s.results.axis_codes[1].set(r, s.results.axis_dictionary(1).code(written[r % 3]));
   FigureDecl d = bars_decl();
   d.x = "launch_overhead";
   const FigureSource src = build_figure(d, s.study, s.results, s.pareto);
