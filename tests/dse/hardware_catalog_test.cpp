@@ -319,7 +319,9 @@ TEST(HardwareCatalog, Stm32h743ReadsWeightsFromFlash) {
   EXPECT_DOUBLE_EQ(mcu->weight_memory_bandwidth_bytes_per_s, 32 * 240e6 / (4 + 1));
   EXPECT_LT(mcu->weight_memory_bandwidth_bytes_per_s, mcu->memory_bandwidth_bytes_per_s);
   for (const HardwareSpec& hw : catalog().hardware) {
-    if (hw.id != "stm32h743") EXPECT_FALSE(hw.has_weight_memory()) << hw.id;
+    if (hw.id != "stm32h743") {
+      EXPECT_FALSE(hw.has_weight_memory()) << hw.id;
+    }
   }
 }
 
