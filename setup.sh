@@ -74,7 +74,7 @@ if [ "$mode" = test ]; then
   # -Og -g1: the optimizations that keep code debuggable and line tables only, enough for the
   # file:line of every frame in a sanitizer report. Against -O1 with full debug information this
   # halves the compile time of a file (output/report.cpp: 36 -> 19 CPU-s); the pass's tests run
-  # about a third longer than at -O1 (282 -> 373 s on the 2-core VM).
+  # a fifth to a third longer than at -O1 (282 -> 336-373 s on the 2-core VM).
   # CMAKE_CXX_FLAGS_DEBUG replaces the Debug type's own -g, which would otherwise follow -g1 and win.
   # -Wno-maybe-uninitialized: with -fsanitize=address, g++ 12 warns inside libstdc++'s own <regex>
   # (GCC bug 105616, https://gcc.gnu.org/bugzilla/show_bug.cgi?id=105616); the Release pass keeps
